@@ -1,0 +1,60 @@
+//===- KernelFinder.h - Find __global__ kernels and their launches -*- C++ -*-===//
+//
+// Part of cuda-opt. The inventory every other component starts from: which
+// kernels the main file defines and which <<<>>> launches call them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_ANALYSIS_KERNELFINDER_H
+#define CUDA_OPT_ANALYSIS_KERNELFINDER_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "llvm/Support/JSON.h"
+#include <string>
+#include <vector>
+
+namespace cuda_opt {
+
+/// One `kernel<<<grid, block, shmem, stream>>>(args)` in host code.
+struct LaunchSite {
+  const clang::CUDAKernelCallExpr *Call = nullptr;
+  /// The function the launch is written in.
+  const clang::FunctionDecl *Caller = nullptr;
+};
+
+/// A __global__ function defined in the main file.
+struct KernelInfo {
+  /// The definition (the templated pattern for a template kernel).
+  const clang::FunctionDecl *Decl = nullptr;
+  /// Non-null when the kernel is a template.
+  const clang::FunctionTemplateDecl *Template = nullptr;
+  std::vector<LaunchSite> Launches;
+
+  std::string name() const { return Decl->getNameAsString(); }
+  bool isExternC() const { return Decl->isExternC(); }
+};
+
+/// All kernels defined (with a body) in the main file, in source order,
+/// with the launch sites in the main file that call each.
+std::vector<KernelInfo> findKernels(clang::ASTContext &Ctx);
+
+/// The kernel called \p Name, or nullptr.
+const KernelInfo *lookupKernel(const std::vector<KernelInfo> &Kernels,
+                               llvm::StringRef Name);
+
+/// "file:line:col" of a location, for reports.
+std::string describeLocation(const clang::SourceManager &SM,
+                             clang::SourceLocation Loc);
+
+/// The kernel inventory as JSON (used by --list-kernels --json).
+llvm::json::Value kernelInventoryToJSON(clang::ASTContext &Ctx,
+                                        const KernelInfo &K);
+
+/// The source text of a node, as written.
+std::string sourceText(const clang::ASTContext &Ctx, clang::SourceRange R);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_ANALYSIS_KERNELFINDER_H

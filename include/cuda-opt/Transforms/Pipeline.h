@@ -1,0 +1,68 @@
+//===- Pipeline.h - Parse and run a pipeline of transforms ------*- C++ -*-===//
+//
+// Part of cuda-opt. `--passes='restrict-const,unroll{factor=4}'` becomes a
+// list of PassInvocations; runPipeline applies them kernel by kernel,
+// re-parsing between steps, formats the edited ranges, and re-checks that the
+// result compiles on both the host and the device side.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TRANSFORMS_PIPELINE_H
+#define CUDA_OPT_TRANSFORMS_PIPELINE_H
+
+#include "cuda-opt/Frontend/SourceParser.h"
+#include "cuda-opt/Transforms/Transform.h"
+#include "llvm/Support/JSON.h"
+
+namespace cuda_opt {
+
+/// One element of a pipeline: a transform and its validated parameters.
+struct PassInvocation {
+  std::shared_ptr<Transform> Pass;
+  ParamValues Params;
+  std::string str() const; ///< "unroll{factor=4}"
+};
+
+/// Parse "p1,p2{a=1,b=2}" (parameters separated by ',' or ' '). Unknown
+/// passes, unknown parameters and out-of-range values are errors that list
+/// what is valid.
+llvm::Expected<std::vector<PassInvocation>>
+parsePipeline(llvm::StringRef Spec);
+
+/// What happened to one (pass, kernel) pair.
+struct StepRecord {
+  std::string Pass;   ///< "unroll{factor=4}"
+  std::string Kernel;
+  bool Applied = false;
+  std::string Reason; ///< Why it was not applied.
+  unsigned Edits = 0;
+};
+
+struct PipelineResult {
+  std::string Text; ///< The rewritten file.
+  std::vector<StepRecord> Steps;
+  llvm::json::Value toJSON() const;
+};
+
+struct PipelineOptions {
+  /// Only this kernel; empty means every kernel in the file.
+  std::string KernelName;
+  /// Run clang-format on the edited ranges.
+  bool Format = true;
+};
+
+/// Run \p Passes over \p Input. Fails when a pass is illegal for the named
+/// kernel (or for every kernel, when none is named), or when a transform
+/// produced code that does not compile (reported as a cuda-opt bug).
+llvm::Expected<PipelineResult>
+runPipeline(const Toolchain &TC, const SourceInput &Input,
+            llvm::ArrayRef<PassInvocation> Passes, const PipelineOptions &Opts);
+
+/// Apply \p Replaces to \p Code and format the touched ranges in the style of
+/// the file (a .clang-format next to it, else LLVM).
+llvm::Expected<std::string>
+applyAndFormat(llvm::StringRef Path, llvm::StringRef Code,
+               const clang::tooling::Replacements &Replaces, bool Format);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TRANSFORMS_PIPELINE_H

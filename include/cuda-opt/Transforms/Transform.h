@@ -1,0 +1,101 @@
+//===- Transform.h - The source-to-source transform interface ---*- C++ -*-===//
+//
+// Part of cuda-opt. A transform rewrites one kernel (and, where it must, the
+// host code that launches it). It declares typed parameters, checks its own
+// legality and says why when it refuses, and expresses its rewrite as
+// clang::tooling::Replacements against the current text of the file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TRANSFORMS_TRANSFORM_H
+#define CUDA_OPT_TRANSFORMS_TRANSFORM_H
+
+#include "cuda-opt/Analysis/KernelFinder.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cuda_opt {
+
+/// One integer parameter of a transform, with its inclusive range.
+struct ParamSpec {
+  std::string Name;
+  int64_t Default;
+  int64_t Min;
+  int64_t Max;
+  std::string Help;
+  /// Value must be a power of two (unroll factors, vector widths, ...).
+  bool PowerOfTwo = false;
+};
+
+/// Parameter values after validation against the specs (defaults filled in).
+class ParamValues {
+public:
+  int64_t get(llvm::StringRef Name) const;
+  void set(llvm::StringRef Name, int64_t V) { Values[Name] = V; }
+  bool has(llvm::StringRef Name) const { return Values.count(Name); }
+  /// "a=1,b=2" in spec order, for reports.
+  std::string str(llvm::ArrayRef<ParamSpec> Specs) const;
+
+private:
+  llvm::StringMap<int64_t> Values;
+};
+
+/// What a transform sees: the parsed file and the kernel to rewrite.
+struct KernelTarget {
+  clang::ASTContext &Ctx;
+  const KernelInfo &Kernel;
+  clang::SourceManager &getSourceManager() const {
+    return Ctx.getSourceManager();
+  }
+};
+
+/// Base class of every transform.
+class Transform {
+public:
+  virtual ~Transform();
+  /// The name used in --passes, e.g. "unroll".
+  virtual llvm::StringRef getName() const = 0;
+  /// One line for --list-passes.
+  virtual llvm::StringRef getSummary() const = 0;
+  virtual llvm::ArrayRef<ParamSpec> getParams() const { return {}; }
+
+  /// Success if the transform may rewrite this kernel with these parameters;
+  /// otherwise an error whose message is the reason, phrased for the user
+  /// ("kernel 'k' has no counted loop to unroll").
+  virtual llvm::Error checkLegality(const KernelTarget &Target,
+                                    const ParamValues &Params) const = 0;
+
+  /// The edits. Only called after checkLegality succeeded. Edits may touch
+  /// the kernel and its launch sites, never unrelated code.
+  virtual llvm::Expected<clang::tooling::Replacements>
+  rewrite(const KernelTarget &Target, const ParamValues &Params) const = 0;
+};
+
+/// The global list of transforms. Transforms register themselves with a
+/// file-static TransformRegistration<T> next to their implementation.
+class TransformRegistry {
+public:
+  using Factory = std::function<std::unique_ptr<Transform>()>;
+  static void add(Factory F);
+  /// All transforms, sorted by name.
+  static std::vector<std::unique_ptr<Transform>> createAll();
+  static std::unique_ptr<Transform> create(llvm::StringRef Name);
+};
+
+template <typename T> struct TransformRegistration {
+  TransformRegistration() {
+    TransformRegistry::add([] { return std::make_unique<T>(); });
+  }
+};
+
+/// Helpers shared by transforms.
+llvm::Error refuse(const llvm::Twine &Reason);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TRANSFORMS_TRANSFORM_H

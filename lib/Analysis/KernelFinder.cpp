@@ -1,0 +1,175 @@
+//===- KernelFinder.cpp - Find __global__ kernels and their launches -----===//
+//
+// Part of cuda-opt.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/KernelFinder.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+
+namespace {
+class Collector : public RecursiveASTVisitor<Collector> {
+public:
+  explicit Collector(ASTContext &Ctx) : Ctx(Ctx) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!FD->hasAttr<CUDAGlobalAttr>() || !FD->doesThisDeclarationHaveABody())
+      return true;
+    if (!SM.isWrittenInMainFile(SM.getExpansionLoc(FD->getLocation())))
+      return true;
+    if (FD->isTemplateInstantiation())
+      return true;
+    KernelInfo K;
+    K.Decl = FD;
+    K.Template = FD->getDescribedFunctionTemplate();
+    Kernels.push_back(K);
+    return true;
+  }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!SM.isWrittenInMainFile(SM.getExpansionLoc(Call->getBeginLoc())))
+      return true;
+    Launches.push_back({Call, CurrentFunction});
+    return true;
+  }
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const FunctionDecl *Saved = CurrentFunction;
+    CurrentFunction = FD;
+    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    CurrentFunction = Saved;
+    return R;
+  }
+  bool TraverseCXXMethodDecl(CXXMethodDecl *FD) {
+    const FunctionDecl *Saved = CurrentFunction;
+    CurrentFunction = FD;
+    bool R = RecursiveASTVisitor::TraverseCXXMethodDecl(FD);
+    CurrentFunction = Saved;
+    return R;
+  }
+
+  ASTContext &Ctx;
+  const FunctionDecl *CurrentFunction = nullptr;
+  std::vector<KernelInfo> Kernels;
+  std::vector<LaunchSite> Launches;
+};
+
+/// The kernel definition a launch refers to, looking through template
+/// specialisations and forward declarations.
+const FunctionDecl *calledKernel(const CUDAKernelCallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee) {
+    // A dependent call inside a template: look at the unresolved name.
+    if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(
+            Call->getCallee()->IgnoreParenImpCasts())) {
+      for (const NamedDecl *ND : ULE->decls()) {
+        if (const auto *FTD = dyn_cast<FunctionTemplateDecl>(ND))
+          return FTD->getTemplatedDecl();
+        if (const auto *FD = dyn_cast<FunctionDecl>(ND))
+          return FD;
+      }
+    }
+    return nullptr;
+  }
+  if (const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern())
+    Callee = Pattern;
+  if (const FunctionDecl *Def = Callee->getDefinition())
+    Callee = Def;
+  return Callee;
+}
+} // namespace
+
+std::vector<KernelInfo> findKernels(ASTContext &Ctx) {
+  Collector C(Ctx);
+  C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (const LaunchSite &L : C.Launches) {
+    const FunctionDecl *Target = calledKernel(L.Call);
+    if (!Target)
+      continue;
+    for (KernelInfo &K : C.Kernels)
+      if (K.Decl->getCanonicalDecl() == Target->getCanonicalDecl())
+        K.Launches.push_back(L);
+  }
+  return C.Kernels;
+}
+
+const KernelInfo *lookupKernel(const std::vector<KernelInfo> &Kernels,
+                               StringRef Name) {
+  for (const KernelInfo &K : Kernels)
+    if (K.name() == Name)
+      return &K;
+  return nullptr;
+}
+
+std::string describeLocation(const SourceManager &SM, SourceLocation Loc) {
+  PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
+  if (P.isInvalid())
+    return "<unknown>";
+  return (Twine(P.getFilename()) + ":" + Twine(P.getLine()) + ":" +
+          Twine(P.getColumn()))
+      .str();
+}
+
+std::string sourceText(const ASTContext &Ctx, SourceRange R) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  CharSourceRange CR = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
+  if (CR.isInvalid())
+    return "";
+  return Lexer::getSourceText(CR, SM, Ctx.getLangOpts()).str();
+}
+
+json::Value kernelInventoryToJSON(ASTContext &Ctx, const KernelInfo &K) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  json::Array Params;
+  for (const ParmVarDecl *P : K.Decl->parameters()) {
+    QualType T = P->getType();
+    Params.push_back(json::Object{
+        {"name", P->getNameAsString()},
+        {"type", T.getAsString(Ctx.getPrintingPolicy())},
+        {"pointer", T->isPointerType()},
+    });
+  }
+  json::Array TemplateParams;
+  if (K.Template)
+    for (const NamedDecl *TP : *K.Template->getTemplateParameters())
+      TemplateParams.push_back(json::Object{
+          {"name", TP->getNameAsString()},
+          {"kind", isa<TemplateTypeParmDecl>(TP) ? "type" : "value"},
+      });
+  json::Array Launches;
+  for (const LaunchSite &L : K.Launches) {
+    const CallExpr *Config = L.Call->getConfig();
+    json::Object O{
+        {"location", describeLocation(SM, L.Call->getBeginLoc())},
+        {"caller", L.Caller ? L.Caller->getNameAsString() : ""},
+    };
+    if (Config && Config->getNumArgs() >= 2) {
+      O["grid"] = sourceText(Ctx, Config->getArg(0)->getSourceRange());
+      O["block"] = sourceText(Ctx, Config->getArg(1)->getSourceRange());
+    }
+    Launches.push_back(std::move(O));
+  }
+  return json::Object{
+      {"name", K.name()},
+      {"location", describeLocation(SM, K.Decl->getLocation())},
+      {"extern_c", K.isExternC()},
+      {"template", K.Template != nullptr},
+      {"parameters", std::move(Params)},
+      {"template_parameters", std::move(TemplateParams)},
+      {"launches", std::move(Launches)},
+  };
+}
+
+} // namespace cuda_opt

@@ -1,0 +1,74 @@
+//===- SourceParser.cpp - Parse CUDA source text into a clang AST ---------===//
+//
+// Part of cuda-opt.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Frontend/SourceParser.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+
+namespace {
+/// Collects the text of error diagnostics so they can travel in an Error.
+class ErrorCollector : public TextDiagnosticPrinter {
+public:
+  ErrorCollector(raw_string_ostream &OS, DiagnosticOptions &Opts)
+      : TextDiagnosticPrinter(OS, Opts) {}
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    // Warnings from the user's code are not our business here.
+    if (Level < DiagnosticsEngine::Error)
+      return;
+    TextDiagnosticPrinter::HandleDiagnostic(Level, Info);
+    ++Errors;
+  }
+  unsigned Errors = 0;
+};
+} // namespace
+
+Expected<std::unique_ptr<ParsedSource>>
+parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
+  std::string Messages;
+  raw_string_ostream OS(Messages);
+  DiagnosticOptions DiagOpts;
+  DiagOpts.ShowColors = false;
+  ErrorCollector Collector(OS, DiagOpts);
+
+  std::vector<std::string> Args = TC.parseArguments(Side, Input.Flags);
+  // buildASTFromCodeWithArgs prepends the tool name itself.
+  Args.erase(Args.begin());
+  std::unique_ptr<ASTUnit> Unit = tooling::buildASTFromCodeWithArgs(
+      Input.Text, Args, Input.Path, "cuda-opt",
+      std::make_shared<PCHContainerOperations>(),
+      tooling::getClangStripDependencyFileAdjuster(),
+      tooling::FileContentMappings(), &Collector);
+  OS.flush();
+  if (!Unit || Collector.Errors > 0 ||
+      Unit->getDiagnostics().hasErrorOccurred()) {
+    if (Messages.empty())
+      Messages = "clang could not build an AST for this file\n";
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             StringRef(Messages).rtrim().str().c_str());
+  }
+  return std::make_unique<ParsedSource>(std::move(Unit));
+}
+
+Error checkCompiles(const Toolchain &TC, const SourceInput &Input) {
+  for (CudaSide Side : {CudaSide::Host, CudaSide::Device}) {
+    Expected<std::unique_ptr<ParsedSource>> Parsed =
+        parseSource(TC, Input, Side);
+    if (!Parsed)
+      return Parsed.takeError();
+  }
+  return Error::success();
+}
+
+} // namespace cuda_opt

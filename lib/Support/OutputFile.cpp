@@ -1,0 +1,126 @@
+//===- OutputFile.cpp - Atomic output writing and text diffs -------------===//
+//
+// Part of cuda-opt.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Support/OutputFile.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+#include <vector>
+
+using namespace llvm;
+
+namespace cuda_opt {
+
+Error writeFileAtomically(StringRef Path, StringRef Contents) {
+  if (Path == "-") {
+    outs() << Contents;
+    outs().flush();
+    return Error::success();
+  }
+  SmallString<256> Dir = sys::path::parent_path(Path);
+  if (Dir.empty())
+    Dir = ".";
+  SmallString<256> Model(Dir);
+  sys::path::append(Model, sys::path::filename(Path) + ".tmp-%%%%%%");
+  int FD;
+  SmallString<256> TempPath;
+  if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, TempPath))
+    return createStringError(EC, "cannot write output '%s': %s",
+                             Path.str().c_str(), EC.message().c_str());
+  {
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Contents;
+    OS.flush();
+    if (OS.has_error()) {
+      std::error_code EC = OS.error();
+      OS.clear_error();
+      sys::fs::remove(TempPath);
+      return createStringError(EC, "cannot write output '%s': %s",
+                               Path.str().c_str(), EC.message().c_str());
+    }
+  }
+  if (std::error_code EC = sys::fs::rename(TempPath, Path)) {
+    sys::fs::remove(TempPath);
+    return createStringError(EC, "cannot write output '%s': %s",
+                             Path.str().c_str(), EC.message().c_str());
+  }
+  return Error::success();
+}
+
+std::string unifiedDiff(StringRef OldName, StringRef Old, StringRef NewName,
+                        StringRef New) {
+  SmallVector<StringRef, 0> A, B;
+  Old.split(A, '\n');
+  New.split(B, '\n');
+  const size_t N = A.size(), M = B.size();
+  // Longest common subsequence table on lines; inputs are single source files.
+  std::vector<std::vector<uint32_t>> L(N + 1, std::vector<uint32_t>(M + 1));
+  for (size_t I = N; I-- > 0;)
+    for (size_t J = M; J-- > 0;)
+      L[I][J] = A[I] == B[J] ? L[I + 1][J + 1] + 1
+                             : std::max(L[I + 1][J], L[I][J + 1]);
+  // Edit script: ' ' keep, '-' delete, '+' insert, with line numbers.
+  struct Op {
+    char Kind;
+    size_t OldLine, NewLine;
+  };
+  std::vector<Op> Ops;
+  size_t I = 0, J = 0;
+  while (I < N || J < M) {
+    if (I < N && J < M && A[I] == B[J]) {
+      Ops.push_back({' ', I++, J++});
+    } else if (I < N && (J == M || L[I + 1][J] >= L[I][J + 1])) {
+      Ops.push_back({'-', I++, J});
+    } else {
+      Ops.push_back({'+', I, J++});
+    }
+  }
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << "--- " << OldName << "\n+++ " << NewName << "\n";
+  const size_t Context = 3;
+  size_t K = 0;
+  while (K < Ops.size()) {
+    if (Ops[K].Kind == ' ') {
+      ++K;
+      continue;
+    }
+    // A hunk: from Context lines before this change up to Context lines after
+    // the last change that is within 2*Context of the previous one.
+    size_t Start = K >= Context ? K - Context : 0;
+    size_t End = K;
+    size_t Quiet = 0;
+    for (size_t P = K; P < Ops.size(); ++P) {
+      if (Ops[P].Kind == ' ') {
+        if (++Quiet > 2 * Context)
+          break;
+      } else {
+        Quiet = 0;
+        End = P;
+      }
+    }
+    size_t Stop = std::min(Ops.size(), End + Context + 1);
+    size_t OldCount = 0, NewCount = 0;
+    for (size_t P = Start; P < Stop; ++P) {
+      if (Ops[P].Kind != '+')
+        ++OldCount;
+      if (Ops[P].Kind != '-')
+        ++NewCount;
+    }
+    OS << "@@ -" << Ops[Start].OldLine + 1 << "," << OldCount << " +"
+       << Ops[Start].NewLine + 1 << "," << NewCount << " @@\n";
+    for (size_t P = Start; P < Stop; ++P) {
+      StringRef Line = Ops[P].Kind == '+' ? B[Ops[P].NewLine] : A[Ops[P].OldLine];
+      OS << Ops[P].Kind << Line << "\n";
+    }
+    K = Stop;
+  }
+  return Out;
+}
+
+} // namespace cuda_opt

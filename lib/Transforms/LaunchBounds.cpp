@@ -1,0 +1,99 @@
+//===- LaunchBounds.cpp - Add __launch_bounds__ to a kernel --------------===//
+//
+// Part of cuda-opt.
+//
+// launch-bounds{threads,blocks} writes __launch_bounds__(threads, blocks) on
+// the kernel. The bound is a promise to the compiler: launching with more
+// threads per block than `threads` fails at run time, so the transform is
+// legal only when every launch in the file has a known block size within the
+// bound. threads=0 takes the largest block size seen at the launch sites.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/LaunchConfig.h"
+#include "cuda-opt/Transforms/Transform.h"
+
+#include "clang/AST/Attr.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+class LaunchBounds : public Transform {
+public:
+  StringRef getName() const override { return "launch-bounds"; }
+  StringRef getSummary() const override {
+    return "add __launch_bounds__(threads, blocks) so the compiler can budget "
+           "registers";
+  }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"threads", 0, 0, 1024,
+         "max threads per block; 0 = largest block size at the launch sites"},
+        {"blocks", 0, 0, 32,
+         "min resident blocks per SM; 0 = leave to the compiler"},
+    };
+    return Specs;
+  }
+
+  /// The threads bound to write, or an error saying why no bound is safe.
+  Expected<int64_t> boundFor(const KernelTarget &T,
+                             const ParamValues &P) const {
+    const KernelInfo &K = T.Kernel;
+    if (K.Launches.empty())
+      return refuse("kernel '" + K.name() +
+                    "' is not launched in this file, so its block size is "
+                    "unknown; a __launch_bounds__ smaller than the real block "
+                    "size would make launches fail");
+    int64_t Largest = 0;
+    for (const LaunchSite &L : K.Launches) {
+      std::optional<int64_t> N = threadsPerBlock(L, T.Ctx);
+      if (!N)
+        return refuse("the block size of the launch at " +
+                      describeLocation(T.getSourceManager(),
+                                       L.Call->getBeginLoc()) +
+                      " is not a compile-time constant");
+      Largest = std::max(Largest, *N);
+    }
+    int64_t Threads = P.get("threads");
+    if (Threads == 0)
+      return Largest;
+    if (Threads < Largest)
+      return refuse("threads=" + Twine(Threads) + " is below the block size " +
+                    Twine(Largest) + " used at a launch site");
+    return Threads;
+  }
+
+  Error checkLegality(const KernelTarget &T,
+                      const ParamValues &P) const override {
+    if (T.Kernel.Decl->hasAttr<CUDALaunchBoundsAttr>())
+      return refuse("kernel '" + T.Kernel.name() +
+                    "' already has __launch_bounds__");
+    return boundFor(T, P).takeError();
+  }
+
+  Expected<tooling::Replacements>
+  rewrite(const KernelTarget &T, const ParamValues &P) const override {
+    Expected<int64_t> Threads = boundFor(T, P);
+    if (!Threads)
+      return Threads.takeError();
+    std::string Attr = "__launch_bounds__(" + std::to_string(*Threads);
+    if (P.get("blocks") > 0)
+      Attr += ", " + std::to_string(P.get("blocks"));
+    Attr += ") ";
+    // Insert right before the kernel's name: `__global__ void
+    // __launch_bounds__(256) k(...)` is where nvcc and clang both accept it.
+    const SourceManager &SM = T.getSourceManager();
+    SourceLocation Loc = SM.getExpansionLoc(T.Kernel.Decl->getLocation());
+    tooling::Replacements R;
+    if (Error E = R.add(tooling::Replacement(SM, Loc, 0, Attr)))
+      return std::move(E);
+    return R;
+  }
+};
+
+TransformRegistration<LaunchBounds> Registration;
+
+} // namespace
+} // namespace cuda_opt

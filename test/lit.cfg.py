@@ -1,0 +1,54 @@
+# -*- Python -*-
+# lit configuration for cuda-opt. Features:
+#   cuda-device  a CUDA GPU is visible (nvidia-smi lists one); GPU-only tests
+#   nvcc         nvcc is installed (compile checks of rewritten output)
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "cuda-opt"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".cu", ".test", ".mlir"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.cuda_opt_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "PATH", "CUDA_PATH"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.cuda_opt_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["cuda-opt"], tool_dirs)
+for t in ["FileCheck", "not", "count", "split-file"]:
+    llvm_config.add_tool_substitutions([t], [config.llvm_tools_dir])
+
+cuda_path = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+config.substitutions.append(("%cuda_path", cuda_path))
+# Compile-check a rewritten file for the device, the way the issue asks.
+clangxx = os.path.join(config.llvm_tools_dir, "clang++")
+config.substitutions.append(
+    ("%cuda_compile",
+     f"{clangxx} -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 "
+     f"--cuda-path={cuda_path} -nocudalib -Wno-unknown-cuda-version "
+     f"-std=c++17 -fsyntax-only -Xclang -target-sdk-version=12.9"))
+
+nvcc = os.path.join(cuda_path, "bin", "nvcc")
+if os.path.exists(nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+
+def has_gpu():
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True,
+                             timeout=20)
+        return out.returncode == 0 and "GPU" in out.stdout
+    except Exception:
+        return False
+
+if has_gpu():
+    config.available_features.add("cuda-device")

@@ -1,0 +1,325 @@
+//===- cuda-opt.cpp - The cuda-opt command --------------------------------===//
+//
+// Part of cuda-opt. Parses the command line and dispatches to one of the
+// modes: --list-passes, --list-kernels, --analyze, --passes.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Analysis/KernelModel.h"
+#include "cuda-opt/Frontend/CudaToolchain.h"
+#include "cuda-opt/Frontend/SourceParser.h"
+#include "cuda-opt/Support/OutputFile.h"
+#include "cuda-opt/Transforms/Pipeline.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace llvm;
+using namespace cuda_opt;
+
+static cl::OptionCategory Category("cuda-opt options");
+
+static cl::list<std::string> InputFiles(cl::Positional, cl::desc("<file.cu>..."),
+                                        cl::cat(Category));
+static cl::opt<std::string>
+    BuildPath("p", cl::desc("Build directory containing compile_commands.json"),
+              cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string> CudaPath(
+    "cuda-path",
+    cl::desc("CUDA installation (default: $CUDA_PATH, then /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string> ResourceDir(
+    "resource-dir",
+    cl::desc("clang resource directory (default: next to cuda-opt, then the "
+             "build's)"),
+    cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string> GpuArch("cuda-gpu-arch",
+                                    cl::desc("GPU architecture (default sm_90)"),
+                                    cl::init("sm_90"), cl::cat(Category));
+
+static cl::opt<bool> ListPasses("list-passes",
+                                cl::desc("List every transform and exit"),
+                                cl::cat(Category));
+static cl::opt<bool> ListKernels("list-kernels",
+                                 cl::desc("List the __global__ kernels, their "
+                                          "parameters and launch sites"),
+                                 cl::cat(Category));
+static cl::opt<bool> Analyze("analyze", cl::desc("Print the kernel model"),
+                             cl::cat(Category));
+static cl::opt<bool> JSON("json", cl::desc("Machine-readable output"),
+                          cl::cat(Category));
+static cl::opt<std::string> KernelName("kernel",
+                                       cl::desc("Only this kernel"),
+                                       cl::value_desc("name"),
+                                       cl::cat(Category));
+static cl::opt<std::string>
+    Passes("passes",
+           cl::desc("Transform pipeline, e.g. 'restrict-const,unroll{factor=4}'"),
+           cl::value_desc("pipeline"), cl::cat(Category));
+static cl::opt<std::string>
+    OutputPath("o", cl::desc("Output file (one input) or directory (several)"),
+               cl::value_desc("path"), cl::init("-"), cl::cat(Category));
+enum class EmitKind { Source, Diff, Report };
+static cl::opt<EmitKind> Emit(
+    "emit", cl::desc("What --passes writes"), cl::init(EmitKind::Source),
+    cl::values(clEnumValN(EmitKind::Source, "source", "the rewritten file"),
+               clEnumValN(EmitKind::Diff, "diff", "a unified diff"),
+               clEnumValN(EmitKind::Report, "report",
+                          "what was applied where, and why not")),
+    cl::cat(Category));
+static cl::opt<bool> NoFormat("no-format",
+                              cl::desc("Do not clang-format edited ranges"),
+                              cl::cat(Category));
+
+static StringRef ToolName = "cuda-opt";
+
+static int fail(const Twine &Message) {
+  WithColor::error(errs(), ToolName) << Message << "\n";
+  return 1;
+}
+
+static int fail(Error E) { return fail(toString(std::move(E))); }
+
+static int listPasses() {
+  for (const auto &T : TransformRegistry::createAll()) {
+    outs() << "  " << T->getName();
+    outs().indent(std::max<int>(1, 16 - (int)T->getName().size()))
+        << "- " << T->getSummary() << "\n";
+    for (const ParamSpec &P : T->getParams())
+      outs() << "      " << P.Name << "=<int> [" << P.Min << ".." << P.Max
+             << (P.PowerOfTwo ? ", power of two" : "")
+             << "] default " << P.Default << ": " << P.Help << "\n";
+  }
+  return 0;
+}
+
+/// Read a file and attach the parse flags it is compiled with.
+static Expected<SourceInput>
+loadInput(StringRef File, const tooling::CompilationDatabase *DB,
+          ArrayRef<std::string> ExtraFlags) {
+  SmallString<256> Abs(File);
+  if (std::error_code EC = sys::fs::make_absolute(Abs))
+    return createStringError(EC, "cannot resolve path '%s'", File.str().c_str());
+  sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Abs);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read input file '%s': %s",
+                             File.str().c_str(),
+                             Buf.getError().message().c_str());
+  SourceInput In;
+  In.Path = std::string(Abs);
+  In.Text = (*Buf)->getBuffer().str();
+  if (DB) {
+    std::vector<tooling::CompileCommand> Cmds = DB->getCompileCommands(Abs);
+    if (Cmds.empty())
+      WithColor::warning(errs(), ToolName)
+          << "'" << File << "' is not in the compilation database; parsing "
+          << "it with the flags given after '--' only\n";
+    else
+      In.Flags = filterParseFlags(Cmds.front().CommandLine);
+  }
+  In.Flags.insert(In.Flags.end(), ExtraFlags.begin(), ExtraFlags.end());
+  return In;
+}
+
+static int listKernels(const Toolchain &TC, const SourceInput &In,
+                       json::Array &JsonOut) {
+  Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
+  if (!Parsed)
+    return fail(Parsed.takeError());
+  clang::ASTContext &Ctx = (*Parsed)->getASTContext();
+  std::vector<KernelInfo> Kernels = findKernels(Ctx);
+  for (const KernelInfo &K : Kernels) {
+    if (!KernelName.empty() && K.name() != KernelName)
+      continue;
+    json::Value V = kernelInventoryToJSON(Ctx, K);
+    if (JSON) {
+      JsonOut.push_back(std::move(V));
+      continue;
+    }
+    const json::Object &O = *V.getAsObject();
+    outs() << "kernel " << K.name() << " at " << *O.getString("location")
+           << (K.isExternC() ? " [extern \"C\"]" : "") << "\n";
+    if (K.Template) {
+      outs() << "  template parameters:";
+      for (const json::Value &TP : *O.getArray("template_parameters"))
+        outs() << " " << *TP.getAsObject()->getString("name");
+      outs() << "\n";
+    }
+    for (const json::Value &P : *O.getArray("parameters"))
+      outs() << "  param " << *P.getAsObject()->getString("type") << " "
+             << *P.getAsObject()->getString("name") << "\n";
+    for (const json::Value &L : *O.getArray("launches")) {
+      const json::Object &LO = *L.getAsObject();
+      outs() << "  launch at " << *LO.getString("location") << " in "
+             << *LO.getString("caller");
+      if (auto G = LO.getString("grid"))
+        outs() << " <<<" << *G << ", " << *LO.getString("block") << ">>>";
+      outs() << "\n";
+    }
+  }
+  if (!KernelName.empty() && !lookupKernel(Kernels, KernelName))
+    return fail("no kernel named '" + KernelName + "' in '" + In.Path + "'");
+  return 0;
+}
+
+static int analyze(const Toolchain &TC, const SourceInput &In,
+                   json::Array &JsonOut) {
+  Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
+  if (!Parsed)
+    return fail(Parsed.takeError());
+  clang::ASTContext &Ctx = (*Parsed)->getASTContext();
+  std::vector<KernelInfo> Kernels = findKernels(Ctx);
+  if (!KernelName.empty() && !lookupKernel(Kernels, KernelName))
+    return fail("no kernel named '" + KernelName + "' in '" + In.Path + "'");
+  for (const KernelInfo &K : Kernels)
+    if (KernelName.empty() || K.name() == KernelName)
+      JsonOut.push_back(analyzeKernelToJSON(Ctx, K));
+  return 0;
+}
+
+static int transform(const Toolchain &TC, const SourceInput &In,
+                     ArrayRef<PassInvocation> Pipeline, StringRef Output) {
+  PipelineOptions Opts;
+  Opts.KernelName = KernelName;
+  Opts.Format = !NoFormat;
+  Expected<PipelineResult> R = runPipeline(TC, In, Pipeline, Opts);
+  if (!R)
+    return fail(R.takeError());
+  std::string Out;
+  switch (Emit) {
+  case EmitKind::Source:
+    Out = R->Text;
+    break;
+  case EmitKind::Diff:
+    Out = unifiedDiff(In.Path, In.Text, In.Path, R->Text);
+    break;
+  case EmitKind::Report: {
+    raw_string_ostream OS(Out);
+    if (JSON) {
+      json::Value V = R->toJSON();
+      V.getAsObject()->insert({"file", In.Path});
+      OS << formatv("{0:2}", V) << "\n";
+    } else {
+      OS << "file " << In.Path << "\n";
+      for (const StepRecord &S : R->Steps) {
+        OS << "  " << S.Pass << " on " << S.Kernel << ": ";
+        if (S.Applied)
+          OS << "applied (" << S.Edits << " edits)\n";
+        else
+          OS << "skipped: " << S.Reason << "\n";
+      }
+    }
+    break;
+  }
+  }
+  if (Error E = writeFileAtomically(Output, Out))
+    return fail(std::move(E));
+  return 0;
+}
+
+int main(int argc, const char **argv) {
+  InitLLVM X(argc, argv);
+  // Everything after "--" is parse flags for every input.
+  std::vector<std::string> ExtraFlags;
+  int ToolArgc = argc;
+  for (int I = 1; I < argc; ++I)
+    if (StringRef(argv[I]) == "--") {
+      ToolArgc = I;
+      for (int J = I + 1; J < argc; ++J)
+        ExtraFlags.push_back(argv[J]);
+      break;
+    }
+  cl::HideUnrelatedOptions(Category);
+  cl::ParseCommandLineOptions(
+      ToolArgc, argv,
+      "cuda-opt: analyse and rewrite CUDA kernels\n\n"
+      "  cuda-opt --list-kernels FILE.cu [-- FLAGS]\n"
+      "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
+      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o OUT.cu\n");
+
+  if (ListPasses)
+    return listPasses();
+
+  int Modes = ListKernels + Analyze + !Passes.empty();
+  if (Modes == 0)
+    return fail("nothing to do: give one of --list-kernels, --analyze, "
+                "--passes=PIPELINE or --list-passes (see --help)");
+  if (Modes > 1)
+    return fail("--list-kernels, --analyze and --passes are exclusive; give "
+                "one of them");
+  if (InputFiles.empty())
+    return fail("no input files; give one or more .cu files");
+
+  // Validate the pipeline before any parsing: a typo should fail fast.
+  std::vector<PassInvocation> Pipeline;
+  if (!Passes.empty()) {
+    Expected<std::vector<PassInvocation>> P = parsePipeline(Passes);
+    if (!P)
+      return fail(P.takeError());
+    Pipeline = std::move(*P);
+  }
+
+  std::unique_ptr<tooling::CompilationDatabase> DB;
+  if (!BuildPath.empty()) {
+    std::string Err;
+    DB = tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath, Err);
+    if (!DB)
+      return fail("cannot load compile_commands.json from '" + BuildPath +
+                  "': " + Err);
+  }
+
+  ToolchainOptions TO;
+  TO.CudaPath = CudaPath;
+  TO.ResourceDir = ResourceDir;
+  TO.GpuArch = GpuArch;
+  TO.ExecutablePath =
+      sys::fs::getMainExecutable(argv[0], (void *)(intptr_t)&listPasses);
+  Expected<Toolchain> TC = Toolchain::discover(TO);
+  if (!TC)
+    return fail(TC.takeError());
+
+  const bool ManyInputs = InputFiles.size() > 1;
+  if (!Passes.empty() && ManyInputs && OutputPath != "-" &&
+      !sys::fs::is_directory(OutputPath))
+    return fail("with several inputs, -o must name an existing directory");
+
+  int RC = 0;
+  json::Array JsonOut;
+  for (const std::string &File : InputFiles) {
+    Expected<SourceInput> In = loadInput(File, DB.get(), ExtraFlags);
+    if (!In) {
+      RC = fail(In.takeError());
+      continue;
+    }
+    int FileRC = 0;
+    if (ListKernels)
+      FileRC = listKernels(*TC, *In, JsonOut);
+    else if (Analyze)
+      FileRC = analyze(*TC, *In, JsonOut);
+    else {
+      std::string Out = OutputPath;
+      if (ManyInputs && OutputPath != "-") {
+        SmallString<256> P(OutputPath);
+        sys::path::append(P, sys::path::filename(File));
+        Out = std::string(P);
+      }
+      FileRC = transform(*TC, *In, Pipeline, Out);
+    }
+    RC |= FileRC;
+  }
+  if ((ListKernels && JSON) || Analyze) {
+    if (Analyze && !JSON)
+      outs() << formatv("{0:2}", json::Value(std::move(JsonOut))) << "\n";
+    else
+      outs() << formatv("{0:2}", json::Value(std::move(JsonOut))) << "\n";
+  }
+  return RC;
+}
