@@ -5,6 +5,7 @@
 import os
 import shutil
 import subprocess
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -38,6 +39,14 @@ nvcc = os.path.join(cuda_path, "bin", "nvcc")
 if os.path.exists(nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
+
+# GPU equivalence: build and run original and rewrite, compare their dumps.
+cuda_opt_bin = os.path.join(config.cuda_opt_tools_dir, "cuda-opt")
+equiv = os.path.join(config.cuda_opt_src_root, "utils", "gpu_equivalence.py")
+config.substitutions.append(
+    ("%gpu_equiv",
+     f"{sys.executable} {equiv} --cuda-opt {cuda_opt_bin} --nvcc {nvcc} "
+     f"--work %t.dir --"))
 
 def has_gpu():
     smi = shutil.which("nvidia-smi")

@@ -270,7 +270,7 @@ int main(int argc, const char **argv) {
   std::unique_ptr<tooling::CompilationDatabase> DB;
   if (!BuildPath.empty()) {
     std::string Err;
-    DB = tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath, Err);
+    DB = tooling::CompilationDatabase::loadFromDirectory(BuildPath, Err);
     if (!DB)
       return fail("cannot load compile_commands.json from '" + BuildPath +
                   "': " + Err);

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Check on a GPU that a cuda-opt rewrite computes what the original computes.
+
+    gpu_equivalence.py --cuda-opt BIN --nvcc NVCC --work DIR \
+        [--seeds 3] [--rtol 1e-5] -- --passes=PIPELINE FILE.cu [more cuda-opt args]
+
+Builds FILE.cu and its rewrite with nvcc, runs both as `prog OUT SEED` for each
+seed (the program dumps its outputs with test/GPU/Inputs/gpu_check.h), and
+compares the dumps: same records, same lengths, every element within
+tolerance, NaN/Inf only where the original has them. Exit 0 when equal.
+"""
+import argparse
+import math
+import os
+import struct
+import subprocess
+import sys
+
+DTYPES = {0: ("f", 4), 1: ("d", 8), 2: ("e", 2), 3: ("i", 4)}
+DEFAULT_RTOL = {0: 1e-5, 1: 1e-12, 2: 1e-2, 3: 0.0}
+
+
+def read_dump(path):
+    records = {}
+    with open(path, "rb") as f:
+        data = f.read()
+    pos = 0
+    while pos < len(data):
+        (n,) = struct.unpack_from("<I", data, pos)
+        pos += 4
+        name = data[pos:pos + n].decode()
+        pos += n
+        dtype, count = struct.unpack_from("<IQ", data, pos)
+        pos += 12
+        fmt, size = DTYPES[dtype]
+        values = struct.unpack_from("<%d%s" % (count, fmt), data, pos)
+        pos += count * size
+        records[name] = (dtype, values)
+    return records
+
+
+def compare(orig, new, rtol_override):
+    problems = []
+    if set(orig) != set(new):
+        problems.append("outputs differ: %s vs %s" % (sorted(orig), sorted(new)))
+        return problems
+    for name, (dtype, a) in orig.items():
+        dtype_b, b = new[name]
+        if dtype != dtype_b or len(a) != len(b):
+            problems.append("%s: dtype/length differ" % name)
+            continue
+        rtol = DEFAULT_RTOL[dtype] if rtol_override is None else rtol_override
+        scale = max((abs(x) for x in a if math.isfinite(x)), default=1.0) or 1.0
+        bad = 0
+        first = None
+        for i, (x, y) in enumerate(zip(a, b)):
+            if dtype == 3:
+                ok = x == y
+            elif not math.isfinite(x) or not math.isfinite(y):
+                ok = (math.isnan(x) and math.isnan(y)) or x == y
+            else:
+                # Relative to the element, with an absolute floor relative to
+                # the output's scale (reordered fp sums near zero).
+                ok = abs(x - y) <= rtol * max(abs(x), 1e-3 * scale)
+            if not ok:
+                bad += 1
+                if first is None:
+                    first = (i, x, y)
+        if bad:
+            problems.append("%s: %d of %d elements differ; first at [%d]: %r vs %r"
+                            % (name, bad, len(a), first[0], first[1], first[2]))
+    return problems
+
+
+def run(cmd, what):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        sys.stderr.write("%s failed (%d): %s\n%s%s" % (what, r.returncode,
+                         " ".join(cmd), r.stdout, r.stderr))
+        sys.exit(1)
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cuda-opt", required=True)
+    ap.add_argument("--nvcc", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--rtol", type=float, default=None)
+    ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("rest", nargs=argparse.REMAINDER)
+    args = ap.parse_args()
+    rest = [a for a in args.rest if a != "--"]
+    src = [a for a in rest if a.endswith(".cu")]
+    if len(src) != 1:
+        ap.error("give exactly one .cu file after --")
+    src = src[0]
+    os.makedirs(args.work, exist_ok=True)
+    include = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "..", "test", "GPU", "Inputs")
+    rewritten = os.path.join(args.work, "rewritten.cu")
+    run([args.cuda_opt] + rest + ["-o", rewritten, "--", "-I", include],
+        "cuda-opt")
+    nvcc = [args.nvcc, "-O2", "-std=c++17", "-arch=" + args.arch, "-I", include]
+    exe = {}
+    for tag, path in (("orig", src), ("new", rewritten)):
+        exe[tag] = os.path.join(args.work, tag + ".exe")
+        run(nvcc + [path, "-o", exe[tag]], "nvcc " + tag)
+    failures = []
+    for seed in range(1, args.seeds + 1):
+        dumps = {}
+        for tag in ("orig", "new"):
+            out = os.path.join(args.work, "%s.%d.bin" % (tag, seed))
+            run([exe[tag], out, str(seed)], "%s seed %d" % (tag, seed))
+            dumps[tag] = read_dump(out)
+        if not dumps["orig"]:
+            failures.append("seed %d: the original dumped no outputs" % seed)
+        for p in compare(dumps["orig"], dumps["new"], args.rtol):
+            failures.append("seed %d: %s" % (seed, p))
+    if failures:
+        print("NOT EQUIVALENT:\n  " + "\n  ".join(failures))
+        return 1
+    print("equivalent on %d seeds" % args.seeds)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
