@@ -52,6 +52,10 @@ Expected<std::string> applyAndFormat(StringRef Path, StringRef Code,
   return tooling::applyAllReplacements(Code, ToApply);
 }
 
+StringRef defaultPipelineSpec() {
+  return "restrict-const,vectorize{width=4},launch-bounds";
+}
+
 Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                      const SourceInput &Input,
                                      ArrayRef<PassInvocation> Passes,
@@ -140,7 +144,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
       Result.Steps.push_back(Step);
       ++AppliedForPass;
     }
-    if (AppliedForPass == 0)
+    if (AppliedForPass == 0 && !Opts.SkipIllegal)
       return createStringError(inconvertibleErrorCode(),
                                "pass '%s' is not legal here:%s",
                                PI.str().c_str(), Reasons.c_str());

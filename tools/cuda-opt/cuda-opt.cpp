@@ -8,6 +8,7 @@
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "cuda-opt/Frontend/SourceParser.h"
+#include "cuda-opt/Support/GpuProbe.h"
 #include "cuda-opt/Support/OutputFile.h"
 #include "cuda-opt/Transforms/Pipeline.h"
 
@@ -51,6 +52,11 @@ static cl::opt<bool> ListKernels("list-kernels",
                                  cl::desc("List the __global__ kernels, their "
                                           "parameters and launch sites"),
                                  cl::cat(Category));
+static cl::opt<bool>
+    Tune("tune",
+         cl::desc("Rewrite, measure the variants on the GPU and keep the "
+                  "fastest verified one (also spelled 'cuda-opt tune FILE')"),
+         cl::cat(Category));
 static cl::opt<bool> Analyze("analyze", cl::desc("Print the kernel model"),
                              cl::cat(Category));
 static cl::opt<bool> JSON("json", cl::desc("Machine-readable output"),
@@ -225,8 +231,69 @@ static int transform(const Toolchain &TC, const SourceInput &In,
   return 0;
 }
 
+/// `cuda-opt tune`: today it applies the given or default pipeline and says
+/// that it did not measure; the measurement engine plugs in here.
+static int tune(const Toolchain &TC, const SourceInput &In, StringRef Output,
+                const GpuProbeResult &Gpus) {
+  std::string Spec = Passes.empty() ? defaultPipelineSpec().str() : Passes;
+  Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(Spec);
+  if (!Pipeline)
+    return fail(Pipeline.takeError());
+  PipelineOptions Opts;
+  Opts.KernelName = KernelName;
+  Opts.Format = !NoFormat;
+  Opts.SkipIllegal = Passes.empty();
+  Expected<PipelineResult> R = runPipeline(TC, In, *Pipeline, Opts);
+  if (!R)
+    return fail(R.takeError());
+  std::string Why =
+      Gpus.Devices.empty()
+          ? "no CUDA GPU: " + Gpus.Reason
+          : "found " + Gpus.Devices.front().Name +
+                ", but this build has no measurement engine yet";
+  json::Value Report = R->toJSON();
+  json::Object &RO = *Report.getAsObject();
+  RO["file"] = In.Path;
+  RO["pipeline"] = Spec;
+  RO["measured"] = false;
+  RO["not_measured_reason"] = Why;
+  std::string Md;
+  raw_string_ostream MdOS(Md);
+  MdOS << "# cuda-opt tune report\n\nfile: `" << In.Path << "`  \npipeline: `"
+       << Spec << "`  \nresult: **not measured** (" << Why << ")\n\n"
+       << "| pass | kernel | result |\n|---|---|---|\n";
+  for (const StepRecord &S : R->Steps)
+    MdOS << "| `" << S.Pass << "` | " << S.Kernel << " | "
+         << (S.Applied ? "applied" : "skipped: " + S.Reason) << " |\n";
+  if (Error E = writeFileAtomically(Output, R->Text))
+    return fail(std::move(E));
+  if (Output != "-") {
+    if (Error E = writeFileAtomically((Output + ".report.md").str(), Md))
+      return fail(std::move(E));
+    std::string J;
+    raw_string_ostream JOS(J);
+    JOS << formatv("{0:2}", Report) << "\n";
+    if (Error E = writeFileAtomically((Output + ".report.json").str(), J))
+      return fail(std::move(E));
+  }
+  unsigned Applied = 0;
+  for (const StepRecord &S : R->Steps)
+    Applied += S.Applied;
+  WithColor::note(errs(), ToolName)
+      << "not measured (" << Why << "); applied " << Applied << " of "
+      << R->Steps.size() << " pass/kernel steps of '" << Spec << "'"
+      << (Output != "-" ? "; report in " + Output.str() + ".report.md" : "")
+      << "\n";
+  return 0;
+}
+
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
+  // `cuda-opt tune FILE` is spelled as a subcommand; treat it as --tune.
+  std::vector<const char *> Argv(argv, argv + argc);
+  if (argc > 1 && StringRef(argv[1]) == "tune")
+    Argv[1] = "--tune";
+  argv = Argv.data();
   // Everything after "--" is parse flags for every input.
   std::vector<std::string> ExtraFlags;
   int ToolArgc = argc;
@@ -243,24 +310,25 @@ int main(int argc, const char **argv) {
       "cuda-opt: analyse and rewrite CUDA kernels\n\n"
       "  cuda-opt --list-kernels FILE.cu [-- FLAGS]\n"
       "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
-      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o OUT.cu\n");
+      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o OUT.cu\n"
+      "  cuda-opt tune FILE.cu -o OUT.cu\n");
 
   if (ListPasses)
     return listPasses();
 
-  int Modes = ListKernels + Analyze + !Passes.empty();
+  int Modes = ListKernels + Analyze + Tune + (!Passes.empty() && !Tune);
   if (Modes == 0)
-    return fail("nothing to do: give one of --list-kernels, --analyze, "
+    return fail("nothing to do: give one of tune, --list-kernels, --analyze, "
                 "--passes=PIPELINE or --list-passes (see --help)");
   if (Modes > 1)
-    return fail("--list-kernels, --analyze and --passes are exclusive; give "
-                "one of them");
+    return fail("tune, --list-kernels, --analyze and --passes are exclusive; "
+                "give one of them");
   if (InputFiles.empty())
     return fail("no input files; give one or more .cu files");
 
   // Validate the pipeline before any parsing: a typo should fail fast.
   std::vector<PassInvocation> Pipeline;
-  if (!Passes.empty()) {
+  if (!Passes.empty() && !Tune) {
     Expected<std::vector<PassInvocation>> P = parsePipeline(Passes);
     if (!P)
       return fail(P.takeError());
@@ -286,8 +354,12 @@ int main(int argc, const char **argv) {
   if (!TC)
     return fail(TC.takeError());
 
+  GpuProbeResult Gpus;
+  if (Tune)
+    Gpus = probeGpus();
+
   const bool ManyInputs = InputFiles.size() > 1;
-  if (!Passes.empty() && ManyInputs && OutputPath != "-" &&
+  if ((!Passes.empty() || Tune) && ManyInputs && OutputPath != "-" &&
       !sys::fs::is_directory(OutputPath))
     return fail("with several inputs, -o must name an existing directory");
 
@@ -311,7 +383,8 @@ int main(int argc, const char **argv) {
         sys::path::append(P, sys::path::filename(File));
         Out = std::string(P);
       }
-      FileRC = transform(*TC, *In, Pipeline, Out);
+      FileRC = Tune ? tune(*TC, *In, Out, Gpus)
+                    : transform(*TC, *In, Pipeline, Out);
     }
     RC |= FileRC;
   }

@@ -48,7 +48,14 @@ struct PipelineOptions {
   std::string KernelName;
   /// Run clang-format on the edited ranges.
   bool Format = true;
+  /// Best effort: a pass that is legal for no kernel is recorded as skipped
+  /// instead of failing the run (used by the default pipeline).
+  bool SkipIllegal = false;
 };
+
+/// The pipeline `cuda-opt tune` applies when it cannot measure: rewrites that
+/// are never slower when legal. Each is skipped where it is not legal.
+llvm::StringRef defaultPipelineSpec();
 
 /// Run \p Passes over \p Input. Fails when a pass is illegal for the named
 /// kernel (or for every kernel, when none is named), or when a transform

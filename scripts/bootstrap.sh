@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One-step set-up for a fresh Debian 12 machine with CUDA 13 at /usr/local/cuda:
+# installs the build dependencies, builds cuda-opt, then
+#   scripts/bootstrap.sh example   runs cuda-opt on examples/ (the main job)
+#   scripts/bootstrap.sh test      runs the lit test suite
+# Idempotent: a second run reuses the packages and the build directory.
+set -euo pipefail
+mode=${1:-example}
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+
+sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+packages="clang-22 libclang-22-dev llvm-22-dev llvm-22-tools libmlir-22-dev
+  mlir-22-tools cmake ninja-build python3 zlib1g-dev libzstd-dev"
+missing=""
+for p in $packages; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "== installing:$missing"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+fi
+if [ ! -e "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ]; then
+  echo "error: no CUDA toolkit at ${CUDA_PATH:-/usr/local/cuda}; install CUDA 13 or set CUDA_PATH" >&2
+  exit 1
+fi
+
+echo "== building cuda-opt in $build"
+cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
+  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
+ninja -C "$build" cuda-opt
+
+case "$mode" in
+  example) exec "$root/scripts/run-example.sh" "$build/bin/cuda-opt" ;;
+  test) exec "$root/scripts/run-tests.sh" "$build" ;;
+  *) echo "usage: $0 [example|test]" >&2; exit 64 ;;
+esac
