@@ -28,6 +28,6 @@ lit.llvm.initialize(lit_config, config)
 lit_config.load_config(config, "$root/test/lit.cfg.py")
 CFG
 filter=${1:-GPU/}
-python3 -m lit -v --filter "$filter" "$work/build/test" 2>&1 | tee "$out/gpu-lit.log"
+python3 -c "from lit.main import main; main()" -v --filter "$filter" "$work/build/test" 2>&1 | tee "$out/gpu-lit.log"
 echo "lit summary (GPU subset):"
 grep -E "^ *(Passed|Failed|Unsupported|Unresolved)" "$out/gpu-lit.log"

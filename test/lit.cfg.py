@@ -9,21 +9,25 @@ import sys
 
 import lit.formats
 from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
 
 config.name = "cuda-opt"
-config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cu", ".test", ".mlir"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cuda_opt_obj_root, "test")
 
 llvm_config.with_system_environment(["HOME", "PATH", "CUDA_PATH"])
-llvm_config.use_default_substitutions()
 
 tool_dirs = [config.cuda_opt_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["cuda-opt"], tool_dirs)
-for t in ["FileCheck", "not", "count", "split-file"]:
-    llvm_config.add_tool_substitutions([t], [config.llvm_tools_dir])
+# The LLVM test tools are absent on the GPU machine, where only the GPU subset
+# (which needs none of them) runs; tests needing them are CPU tests.
+llvm_config.add_tool_substitutions(
+    [ToolSubst(t, unresolved="ignore")
+     for t in ["FileCheck", "not", "count", "split-file"]],
+    [config.llvm_tools_dir])
 
 cuda_path = os.environ.get("CUDA_PATH", "/usr/local/cuda")
 config.substitutions.append(("%cuda_path", cuda_path))
