@@ -1,0 +1,213 @@
+//===- GridStride.cpp - Turn a one-element-per-thread kernel into a loop --===//
+//
+// Part of cuda-opt.
+//
+// grid-stride{blocks-per-sm} rewrites
+//
+//   int i = blockIdx.x * blockDim.x + threadIdx.x;
+//   if (i < n) { body }
+//
+// into the grid-stride loop
+//
+//   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+//        i += blockDim.x * gridDim.x) { body }
+//
+// so that any grid computes every element. With blocks-per-sm=k > 0 each
+// launch's grid is also capped at run time at k blocks per multiprocessor,
+// through a small helper emitted once before the first function that
+// launches a kernel. The loop visits exactly the elements the guard let
+// through, so the transform is legal whenever the grid of every launch is
+// known to cover the work and the per-element work depends only on i.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/ThreadMapping.h"
+#include "cuda-opt/Transforms/Transform.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RawCommentList.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+constexpr llvm::StringLiteral HelperName = "cudaOptGridStrideBlocks";
+
+class GridStride : public Transform {
+public:
+  StringRef getName() const override { return "grid-stride"; }
+  StringRef getSummary() const override {
+    return "turn a one-element-per-thread kernel into a grid-stride loop";
+  }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"blocks-per-sm", 0, 0, 64,
+         "cap each launch's grid at this many blocks per multiprocessor; 0 = "
+         "keep the launch grids"},
+    };
+    return Specs;
+  }
+
+  Expected<ThreadMapping> mappingFor(const KernelTarget &T) const {
+    Expected<ThreadMapping> M = analyzeThreadMapping(T.Ctx, T.Kernel);
+    if (!M)
+      return M.takeError();
+    if (M->rank() != 1)
+      return refuse("kernel '" + T.Kernel.name() +
+                    "' maps threads in 2-D; grid-stride handles 1-D kernels "
+                    "only");
+    if (Error E = analyzeLaunches(T.Ctx, T.Kernel, *M).takeError())
+      return std::move(E);
+    std::vector<std::pair<SourceRange, std::string>> Unused;
+    if (Error E = returnsToContinue(T.Ctx, M->Body, Unused))
+      return std::move(E);
+    return M;
+  }
+
+  Error checkLegality(const KernelTarget &T,
+                      const ParamValues &P) const override {
+    return mappingFor(T).takeError();
+  }
+
+  /// The loop that replaces the index declaration, guard and body.
+  Expected<std::string> loopText(const KernelTarget &T,
+                                 const ThreadMapping &M) const {
+    const MappedIndex &I = M.x();
+    std::string Name = I.Var->getNameAsString();
+    std::string Type = indexTypeText(T.Ctx, I.Var);
+    std::string Stride = "blockDim.x * gridDim.x";
+    if (isWideIndex(T.Ctx, I.Var))
+      Stride = "static_cast<" + Type + ">(blockDim.x) * gridDim.x";
+    std::string Cond =
+        M.EarlyReturn ? Name + (I.Inclusive ? " <= " : " < ") +
+                            parenthesizedText(T.Ctx, I.Bound)
+                      : sourceText(T.Ctx, M.Guard->getCond()->getSourceRange());
+    std::string Head = "for (" + Type + " " + Name + " = " +
+                       sourceText(T.Ctx, I.Var->getInit()->getSourceRange()) +
+                       "; " + Cond + "; " + Name + " += " + Stride + ") ";
+
+    std::vector<std::pair<SourceRange, std::string>> Edits;
+    if (Error E = returnsToContinue(T.Ctx, M.Body, Edits))
+      return std::move(E);
+    Expected<std::string> Body =
+        textWithEdits(T.Ctx, bodyRange(T.Ctx, M), Edits);
+    if (!Body)
+      return Body.takeError();
+    bool Braced = !M.EarlyReturn && isa<CompoundStmt>(M.Body.front());
+    if (Braced)
+      return Head + *Body;
+    return Head + "{\n" + *Body + "\n}";
+  }
+
+  /// The top-level declaration that holds the first launch in the file:
+  /// where the grid helper goes, with its leading comment.
+  SourceLocation helperLocation(const KernelTarget &T) const {
+    const SourceManager &SM = T.getSourceManager();
+    std::vector<SourceLocation> Launches;
+    for (const KernelInfo &K : findKernels(T.Ctx))
+      for (const LaunchSite &L : K.Launches)
+        Launches.push_back(SM.getExpansionLoc(L.Call->getBeginLoc()));
+    for (const Decl *D : T.Ctx.getTranslationUnitDecl()->decls()) {
+      SourceLocation B = SM.getExpansionLoc(D->getBeginLoc());
+      SourceLocation E = SM.getExpansionLoc(D->getEndLoc());
+      if (!SM.isWrittenInMainFile(B))
+        continue;
+      for (SourceLocation L : Launches) {
+        if (SM.isBeforeInTranslationUnit(L, B) ||
+            SM.isBeforeInTranslationUnit(E, L))
+          continue;
+        if (const RawComment *RC = T.Ctx.getRawCommentForDeclNoCache(D))
+          B = RC->getBeginLoc();
+        return aboveLineComments(SM, B);
+      }
+    }
+    return SourceLocation();
+  }
+
+  /// Move \p Loc up over the `//` comment lines directly above it, so the
+  /// helper does not split a function from its comment.
+  static SourceLocation aboveLineComments(const SourceManager &SM,
+                                          SourceLocation Loc) {
+    FileID File = SM.getFileID(Loc);
+    StringRef Text = SM.getBufferData(File);
+    unsigned Offset = SM.getFileOffset(Loc);
+    unsigned LineStart = Text.rfind('\n', Offset);
+    LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+    if (!Text.substr(LineStart, Offset - LineStart).trim().empty())
+      return Loc;
+    while (LineStart > 0) {
+      size_t Prev = Text.rfind('\n', LineStart - 1);
+      unsigned PrevStart = Prev == StringRef::npos ? 0 : Prev + 1;
+      if (!Text.substr(PrevStart, LineStart - PrevStart)
+               .ltrim()
+               .starts_with("//"))
+        break;
+      LineStart = PrevStart;
+    }
+    return SM.getComposedLoc(File, LineStart);
+  }
+
+  bool helperExists(const KernelTarget &T) const {
+    for (const Decl *D : T.Ctx.getTranslationUnitDecl()->decls())
+      if (const auto *FD = dyn_cast<FunctionDecl>(D))
+        if (FD->getDeclName().isIdentifier() && FD->getName() == HelperName)
+          return true;
+    return false;
+  }
+
+  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
+                                          const ParamValues &P) const override {
+    Expected<ThreadMapping> M = mappingFor(T);
+    if (!M)
+      return M.takeError();
+    const SourceManager &SM = T.getSourceManager();
+    const LangOptions &LO = T.Ctx.getLangOpts();
+    tooling::Replacements R;
+    Expected<std::string> Loop = loopText(T, *M);
+    if (!Loop)
+      return Loop.takeError();
+    if (Error E = R.add(tooling::Replacement(
+            SM, CharSourceRange::getTokenRange(M->Region), *Loop, LO)))
+      return std::move(E);
+
+    int64_t PerSM = P.get("blocks-per-sm");
+    if (PerSM == 0)
+      return R;
+    for (const LaunchSite &L : T.Kernel.Launches) {
+      auto Wrap = [&](StringRef G) {
+        return (HelperName + "(" + G + ", " + Twine(PerSM) + ")").str();
+      };
+      if (Error E = rewriteGridX(T.Ctx, L, Wrap, R))
+        return std::move(E);
+    }
+    if (helperExists(T))
+      return R;
+    SourceLocation At = helperLocation(T);
+    if (At.isInvalid())
+      return refuse("internal error: no place found for the grid helper");
+    std::string Helper =
+        "/// Added by cuda-opt grid-stride: a grid of at most BlocksPerSM "
+        "blocks per\n/// multiprocessor of the current device, and never "
+        "more than Blocks.\nstatic unsigned " +
+        HelperName.str() +
+        "(unsigned Blocks, unsigned BlocksPerSM) {\n"
+        "  int Device = 0, SMs = 0;\n"
+        "  if (cudaGetDevice(&Device) != cudaSuccess ||\n"
+        "      cudaDeviceGetAttribute(&SMs, cudaDevAttrMultiProcessorCount,\n"
+        "                             Device) != cudaSuccess ||\n"
+        "      SMs <= 0)\n"
+        "    return Blocks;\n"
+        "  unsigned Limit = BlocksPerSM * static_cast<unsigned>(SMs);\n"
+        "  return Blocks < Limit ? Blocks : Limit;\n"
+        "}\n\n";
+    if (Error E = R.add(tooling::Replacement(SM, At, 0, Helper)))
+      return std::move(E);
+    return R;
+  }
+};
+
+TransformRegistration<GridStride> Registration;
+
+} // namespace
+} // namespace cuda_opt
