@@ -448,7 +448,11 @@ private:
           A.ElementBytes
               ? IndexExpr::constant(*A.ElementBytes)
               : IndexExpr::symbol(B.symbols().opaque(
-                    "sizeof(" + A.ElementType + ")", DepNone));
+                    "sizeof(" +
+                        ElemTy.getUnqualifiedType().getAsString(
+                            Ctx.getPrintingPolicy()) +
+                        ")",
+                    DepNone));
       int64_t Times =
           Kind == AccessKind::ReadWrite || Kind == AccessKind::Atomic ? 2 : 1;
       Out.GlobalBytes = Out.GlobalBytes + Bytes.scaled(Times) * weight();
@@ -501,6 +505,10 @@ private:
         return addBarrier(CE, B.text(CE),
                           groupScope(MC->getImplicitObjectArgument()->getType(),
                                      Ctx));
+      // A static member called through an object: `block.sync()`.
+      if (const auto *ME =
+              dyn_cast<MemberExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+        return addBarrier(CE, B.text(CE), groupScope(ME->getBase()->getType(), Ctx));
       if (CE->getNumArgs() == 1)
         return addBarrier(CE, B.text(CE),
                           groupScope(CE->getArg(0)->getType(), Ctx));
@@ -611,7 +619,8 @@ private:
       return;
     Value = Value->IgnoreParenImpCasts();
     if (std::optional<BinaryParts> Prod = binaryParts(Value))
-      if (Prod->Op == BO_Mul)
+      if (Prod->Op == BO_Mul &&
+          (accessOf(Prod->LHS) >= 0 || accessOf(Prod->RHS) >= 0))
         return addAccumulation(E, BP.LHS, Prod->LHS, Prod->RHS);
     if (accessOf(Value) >= 0)
       addAccumulation(E, BP.LHS, Value, nullptr);

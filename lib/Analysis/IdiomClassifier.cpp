@@ -124,8 +124,12 @@ private:
 
   std::string loopName(int L) const {
     const LoopInfo &Lp = M.Loops[L];
-    return Lp.VarName.empty() ? Lp.Kind + " loop at " + Lp.Location
-                              : "loop over '" + Lp.VarName + "'";
+    // "file:line:col" -> "line N".
+    StringRef Loc(Lp.Location);
+    StringRef Line = Loc.rsplit(':').first.rsplit(':').second;
+    std::string Where = Line.empty() ? "" : " (line " + Line.str() + ")";
+    return Lp.VarName.empty() ? Lp.Kind + " loop" + Where
+                              : "loop over '" + Lp.VarName + "'" + Where;
   }
 
   // Scan --------------------------------------------------------------------
@@ -333,7 +337,7 @@ private:
         continue;
       for (const MemoryAccess &R : M.Accesses) {
         if (!isMemory(R) || R.Kind != AccessKind::Read || !R.Affine ||
-            R.ElementType != W.ElementType)
+            R.ElementBytes != W.ElementBytes)
           continue;
         for (unsigned P = 0; P < 2; ++P) {
           int MW = minorAxis(W.Index, Pairs[P][0], Pairs[P][1]);
@@ -447,7 +451,16 @@ private:
                              ? ""
                              : " (calls to device functions are not "
                                "analysed)");
-    return "no idiom matched the loops, accesses and synchronisation";
+    unsigned Global = 0, Shared = 0;
+    for (const MemoryAccess &A : M.Accesses) {
+      Global += A.Space == MemorySpace::Global;
+      Shared += A.Space == MemorySpace::Shared;
+    }
+    return "no idiom matched: " + std::to_string(M.Loops.size()) +
+           " loop(s), " + std::to_string(Global) + " global and " +
+           std::to_string(Shared) + " shared access(es), " +
+           std::to_string(M.Barriers.size()) + " barrier(s), " +
+           std::to_string(M.Atomics.size()) + " atomic(s)";
   }
 
   const KernelModel &M;

@@ -234,9 +234,17 @@ std::string IndexExpr::str(const SymbolTable &Symbols) const {
       Factors.push_back(std::to_string(Mag));
     for (unsigned S : M) {
       const std::string &Name = Symbols[S].Name;
-      bool Simple = llvm::all_of(Name, [](char Ch) {
-        return isAlnum(Ch) || Ch == '_' || Ch == '.';
-      });
+      // Parenthesise names with operators outside brackets: "(n / 2)".
+      bool Simple = true;
+      int Depth = 0;
+      for (char Ch : Name) {
+        if (Ch == '(' || Ch == '[')
+          ++Depth;
+        else if (Ch == ')' || Ch == ']')
+          --Depth;
+        else if (Depth == 0 && !isAlnum(Ch) && Ch != '_' && Ch != '.')
+          Simple = false;
+      }
       Factors.push_back(Simple ? Name : "(" + Name + ")");
     }
     Out += llvm::join(Factors, "*");

@@ -9,6 +9,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 using namespace llvm;
@@ -79,8 +80,63 @@ IndexExprBuilder::IndexExprBuilder(ASTContext &Ctx, const FunctionDecl *Kernel,
                                    SymbolTable &Symbols)
     : Ctx(Ctx), Symbols(Symbols) {
   WriteCollector C(Writes);
-  if (Kernel && Kernel->getBody())
-    C.TraverseStmt(Kernel->getBody());
+  if (!Kernel || !Kernel->getBody())
+    return;
+  C.TraverseStmt(Kernel->getBody());
+  for (const Stmt *S : Kernel->getBody()->children())
+    TopLevel.insert(S);
+}
+
+const Expr *IndexExprBuilder::reachingValue(const VarDecl *V,
+                                            const Expr *Ref) const {
+  if (!Ref || isa<ParmVarDecl>(V) || !V->hasLocalStorage())
+    return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Expr *Best = V->getInit();
+  SourceLocation BestLoc = V->getLocation();
+  for (const VariableWrite &W : writesOf(V)) {
+    if (W.Op != BO_Assign || !W.Value || !TopLevel.contains(W.Site))
+      return nullptr;
+    if (!SM.isBeforeInTranslationUnit(W.Site->getEndLoc(), Ref->getBeginLoc()))
+      continue;
+    if (SM.isBeforeInTranslationUnit(BestLoc, W.Site->getBeginLoc())) {
+      Best = W.Value;
+      BestLoc = W.Site->getBeginLoc();
+    }
+  }
+  return Best;
+}
+
+std::optional<IndexExpr> IndexExprBuilder::buildGroupRank(const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  if (!FD || FD->getName() != "thread_rank")
+    return std::nullopt;
+  const auto *Method = dyn_cast<CXXMethodDecl>(FD);
+  if (!Method)
+    return std::nullopt;
+  std::string Group = Method->getParent()->getNameAsString();
+  auto Sym = [&](SymbolKind K, unsigned D) {
+    return IndexExpr::symbol(Symbols.builtin(K, D));
+  };
+  // Rank of the thread in its block: x + X * (y + Y * z).
+  IndexExpr InBlock =
+      Sym(SymbolKind::ThreadIdx, 0) +
+      Sym(SymbolKind::BlockDim, 0) *
+          (Sym(SymbolKind::ThreadIdx, 1) +
+           Sym(SymbolKind::BlockDim, 1) * Sym(SymbolKind::ThreadIdx, 2));
+  if (Group == "thread_block")
+    return InBlock;
+  if (Group != "grid_group")
+    return std::nullopt;
+  IndexExpr Block =
+      Sym(SymbolKind::BlockIdx, 0) +
+      Sym(SymbolKind::GridDim, 0) *
+          (Sym(SymbolKind::BlockIdx, 1) +
+           Sym(SymbolKind::GridDim, 1) * Sym(SymbolKind::BlockIdx, 2));
+  IndexExpr BlockSize = Sym(SymbolKind::BlockDim, 0) *
+                        Sym(SymbolKind::BlockDim, 1) *
+                        Sym(SymbolKind::BlockDim, 2);
+  return Block * BlockSize + InBlock;
 }
 
 void IndexExprBuilder::bind(const VarDecl *V, IndexExpr Form) {
@@ -191,6 +247,9 @@ unsigned IndexExprBuilder::dependence(const Stmt *S) {
       if (ME->isArrow())
         D |= DepData;
     if (const auto *CE = dyn_cast<CallExpr>(Bare))
+      if (std::optional<IndexExpr> Rank = buildGroupRank(CE))
+        return Rank->dependence(Symbols);
+    if (const auto *CE = dyn_cast<CallExpr>(Bare))
       if (const FunctionDecl *FD = CE->getDirectCallee())
         if (FD->getName().starts_with("__shfl") ||
             FD->getName().starts_with("__ldg") ||
@@ -227,6 +286,18 @@ IndexExpr IndexExprBuilder::buildVariable(const VarDecl *V, const Expr *Ref) {
     // A __device__ / __shared__ / __constant__ variable: memory.
     return IndexExpr::symbol(
         Symbols.decl(SymbolKind::Opaque, V, declName(V), DepData));
+  } else if (const Expr *Value = VW.empty() ? nullptr
+                                             : reachingValue(V, Ref)) {
+    auto MemoIt = ValueMemo.find(Value);
+    if (MemoIt != ValueMemo.end())
+      return MemoIt->second;
+    if (ValuesInProgress.contains(Value))
+      return opaque(Ref);
+    ValuesInProgress.insert(Value);
+    IndexExpr Form = build(Value);
+    ValuesInProgress.erase(Value);
+    ValueMemo[Value] = Form;
+    return Form;
   } else if (VW.empty() && V->getInit()) {
     auto MemoIt = Memo.find(V);
     if (MemoIt != Memo.end())
@@ -300,6 +371,9 @@ IndexExpr IndexExprBuilder::build(const Expr *E) {
       return opaque(E);
     }
   }
+  if (const auto *CE = dyn_cast<CallExpr>(E))
+    if (std::optional<IndexExpr> Rank = buildGroupRank(CE))
+      return *Rank;
   if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
     if (UO->getOpcode() == UO_Minus)
       return build(UO->getSubExpr()).scaled(-1);

@@ -380,7 +380,9 @@ private:
       }
     }
     std::string Log = "log" + std::to_string(L.Factor);
-    if (L.Growing && !L.BoundText.empty())
+    if (L.Growing && !L.BoundText.empty() && L.Init.getConstant() == 1)
+      L.TripCountText = "~" + Log + "(" + L.Bound.str(Syms) + ")";
+    else if (L.Growing && !L.BoundText.empty())
       L.TripCountText = "~" + Log + "((" + L.Bound.str(Syms) + ") / (" +
                         L.Init.str(Syms) + "))";
     else if (!L.Growing)

@@ -68,6 +68,13 @@ public:
 
 private:
   IndexExpr buildVariable(const clang::VarDecl *V, const clang::Expr *Ref);
+  /// The value a variable that is only reassigned in straight-line code at
+  /// the top of the body has at \p Ref, or null when that does not apply.
+  const clang::Expr *reachingValue(const clang::VarDecl *V,
+                                   const clang::Expr *Ref) const;
+  /// threadIdx/blockIdx polynomials for cooperative-groups rank queries
+  /// (`block.thread_rank()`, `grid.thread_rank()`).
+  std::optional<IndexExpr> buildGroupRank(const clang::CallExpr *CE);
   IndexExpr opaque(const clang::Expr *E);
 
   clang::ASTContext &Ctx;
@@ -75,7 +82,10 @@ private:
   llvm::DenseMap<const clang::VarDecl *, std::vector<VariableWrite>> Writes;
   llvm::DenseMap<const clang::VarDecl *, IndexExpr> Bound;
   llvm::DenseMap<const clang::VarDecl *, IndexExpr> Memo;
+  llvm::DenseMap<const clang::Expr *, IndexExpr> ValueMemo;
+  llvm::DenseSet<const clang::Stmt *> TopLevel;
   llvm::DenseSet<const clang::VarDecl *> InProgress;
+  llvm::DenseSet<const clang::Expr *> ValuesInProgress;
 };
 
 } // namespace cuda_opt
