@@ -1,0 +1,115 @@
+//===- Coarsen.cpp - Let each thread compute several elements -------------===//
+//
+// Part of cuda-opt.
+//
+// coarsen{factor=F} makes each thread of a one-element-per-thread kernel
+// compute F elements, block-cyclically so that a warp still touches
+// consecutive elements on each step:
+//
+//   for (int c = 0; c < F; ++c) {
+//     int i = (blockIdx.x * F + c) * blockDim.x + threadIdx.x;
+//     if (i < n) { body }
+//   }
+//
+// and divides every launch's grid by F, rounding up. Block b of the new grid
+// does the work of old blocks b*F .. b*F+F-1, so the threads cover at least
+// what the old grid covered; the guard drops the rest. It is legal when the
+// per-element work depends only on i and every launch's grid is a ceil-div
+// of the kernel's bound (so the old grid covered exactly the guarded work).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/ThreadMapping.h"
+#include "cuda-opt/Transforms/Transform.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+class Coarsen : public Transform {
+public:
+  StringRef getName() const override { return "coarsen"; }
+  StringRef getSummary() const override {
+    return "make each thread compute several elements (block-cyclic, keeps "
+           "coalescing)";
+  }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"factor", 2, 2, 16, "elements per thread", /*PowerOfTwo=*/true},
+    };
+    return Specs;
+  }
+
+  Expected<ThreadMapping> mappingFor(const KernelTarget &T) const {
+    Expected<ThreadMapping> M = analyzeThreadMapping(T.Ctx, T.Kernel);
+    if (!M)
+      return M.takeError();
+    if (M->rank() != 1)
+      return refuse("kernel '" + T.Kernel.name() +
+                    "' maps threads in 2-D; coarsen handles 1-D kernels only");
+    if (Error E = analyzeLaunches(T.Ctx, T.Kernel, *M).takeError())
+      return std::move(E);
+    std::vector<std::pair<SourceRange, std::string>> Unused;
+    if (Error E = returnsToContinue(T.Ctx, M->Body, Unused))
+      return std::move(E);
+    return M;
+  }
+
+  Error checkLegality(const KernelTarget &T,
+                      const ParamValues &P) const override {
+    return mappingFor(T).takeError();
+  }
+
+  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
+                                          const ParamValues &P) const override {
+    Expected<ThreadMapping> M = mappingFor(T);
+    if (!M)
+      return M.takeError();
+    int64_t F = P.get("factor");
+    const MappedIndex &I = M->x();
+    std::string Type = indexTypeText(T.Ctx, I.Var);
+    std::string Counter = freshName(T.Kernel.Decl, "c");
+    std::string Block = isWideIndex(T.Ctx, I.Var)
+                            ? "static_cast<" + Type + ">(blockIdx.x)"
+                            : std::string("blockIdx.x");
+    std::string Decl = (I.Var->getType().isConstQualified() ? "const " : "") +
+                       Type + " " + I.Var->getNameAsString() + " = (" + Block +
+                       " * " + std::to_string(F) + " + " + Counter +
+                       ") * blockDim.x + threadIdx.x;\n";
+
+    // The guard and the work move into the loop; their returns become
+    // continues (the guard's own `return;` included).
+    std::vector<const Stmt *> Moved{M->Guard};
+    Moved.insert(Moved.end(), M->Body.begin(), M->Body.end());
+    if (!M->EarlyReturn)
+      Moved.resize(1);
+    std::vector<std::pair<SourceRange, std::string>> Edits;
+    if (Error E = returnsToContinue(T.Ctx, Moved, Edits))
+      return std::move(E);
+    SourceRange Work(M->Guard->getBeginLoc(), M->Region.getEnd());
+    Expected<std::string> WorkText = textWithEdits(T.Ctx, Work, Edits);
+    if (!WorkText)
+      return WorkText.takeError();
+
+    std::string Loop = "for (int " + Counter + " = 0; " + Counter + " < " +
+                       std::to_string(F) + "; ++" + Counter + ") {\n" + Decl +
+                       *WorkText + "\n}";
+    const SourceManager &SM = T.getSourceManager();
+    tooling::Replacements R;
+    if (Error E = R.add(
+            tooling::Replacement(SM, CharSourceRange::getTokenRange(M->Region),
+                                 Loop, T.Ctx.getLangOpts())))
+      return std::move(E);
+    for (const LaunchSite &L : T.Kernel.Launches)
+      if (Error E = rewriteGridX(
+              T.Ctx, L, [&](StringRef G) { return ceilDivText(G, F); }, R))
+        return std::move(E);
+    return R;
+  }
+};
+
+TransformRegistration<Coarsen> Registration;
+
+} // namespace
+} // namespace cuda_opt
