@@ -359,6 +359,9 @@ private:
   // Stencil -----------------------------------------------------------------
 
   bool matchStencil(IdiomInfo &I) {
+    // The largest group of neighbour reads; shared memory wins ties, since a
+    // tiled stencil's halo loads from global memory are not its neighbours.
+    std::vector<const MemoryAccess *> Best;
     for (const MemoryAccess &Center : M.Accesses) {
       if (!isMemory(Center) || !isRead(Center) || !Center.Affine)
         continue;
@@ -384,26 +387,42 @@ private:
       }
       if (Points.size() < 3)
         continue;
-      std::string List;
-      for (const MemoryAccess *A : Points)
-        List += (List.empty() ? "" : ", ") + A->Text;
-      I.Kind = Idiom::Stencil;
-      I.Evidence = std::to_string(Points.size()) + " reads of '" +
-                   Center.Base +
-                   "' at constant offsets from the same point: " + List;
-      return true;
+      bool Better =
+          Points.size() > Best.size() ||
+          (Points.size() == Best.size() &&
+           Center.Space == MemorySpace::Shared &&
+           Best.front()->Space != MemorySpace::Shared);
+      if (Better)
+        Best = std::move(Points);
     }
-    return false;
+    if (Best.empty())
+      return false;
+    std::string List;
+    for (const MemoryAccess *A : Best)
+      List += (List.empty() ? "" : ", ") + A->Text;
+    I.Kind = Idiom::Stencil;
+    I.Evidence = std::to_string(Best.size()) + " reads of '" +
+                 Best.front()->Base +
+                 "' at constant offsets from the same point: " + List;
+    return true;
   }
 
   // Elementwise -------------------------------------------------------------
 
   bool matchElementwise(IdiomInfo &I) {
+    // Loops must either be grid-stride loops or pure computation (no memory
+    // access inside): a loop over data is not a one-element map.
     bool GridStride = false;
-    for (const LoopInfo &L : M.Loops) {
-      if (!L.GridStride)
+    for (unsigned L = 0; L < M.Loops.size(); ++L) {
+      if (M.Loops[L].GridStride) {
+        GridStride = true;
+        continue;
+      }
+      bool Touches = llvm::any_of(M.Accesses, [&](const MemoryAccess &A) {
+        return A.Loop >= 0 && inLoop(A.Loop, L);
+      });
+      if (Touches)
         return false;
-      GridStride = true;
     }
     if (!M.Barriers.empty() || !M.Atomics.empty() || !M.Shuffles.empty())
       return false;
@@ -435,8 +454,8 @@ private:
     I.Evidence = "each thread writes '" + Writes.front()->Text +
                  "' (coalesced) and reads only the same element of its "
                  "inputs or uniform values; " +
-                 (GridStride ? "a grid-stride loop, no other loop"
-                             : "no loop");
+                 (GridStride ? "a grid-stride loop, no other loop over data"
+                             : "no loop over data");
     return true;
   }
 

@@ -10,8 +10,8 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
-#include <cmath>
 
 using namespace clang;
 using namespace llvm;
@@ -209,6 +209,12 @@ void estimateIntensity(KernelModel &M, const BodySummary &Body) {
   }
   std::optional<int64_t> F = I.Flops.getConstant();
   std::optional<int64_t> Bytes = I.GlobalBytes.getConstant();
+  if (I.Flops.isZero()) {
+    I.Status = "exact";
+    I.FlopsPerByte = 0;
+    I.Note += "no floating-point arithmetic";
+    return;
+  }
   if (F && Bytes) {
     I.Status = "exact";
     I.FlopsPerByte = double(*F) / double(*Bytes);
@@ -423,9 +429,12 @@ json::Object KernelModel::toJSON() const {
                           {"status", Intensity.Status},
                           {"note", Intensity.Note}};
   IntensityO["flops_per_byte"] =
+      Intensity.FlopsPerByte ? json::Value(*Intensity.FlopsPerByte) : nullptr;
+  // Three significant digits, for people and tests.
+  IntensityO["flops_per_byte_text"] =
       Intensity.FlopsPerByte
-          ? json::Value(std::round(*Intensity.FlopsPerByte * 1000) / 1000)
-          : nullptr;
+          ? formatv("{0}", format("%.3g", *Intensity.FlopsPerByte)).str()
+          : std::string("unknown");
   json::Array CallsJ;
   for (const std::string &C : Calls)
     CallsJ.push_back(C);
