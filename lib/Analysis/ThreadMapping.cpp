@@ -749,6 +749,18 @@ analyzeLaunches(ASTContext &Ctx, const KernelInfo &K, const ThreadMapping &M) {
                                "'") +
                     ", so cuda-opt cannot show that the grid covers exactly "
                     "the work");
+      // The work size is what the grid was computed from; it must still
+      // hold at the launch (block-size re-evaluates it there).
+      VarCollector Reads;
+      Reads.TraverseStmt(const_cast<Expr *>(Work));
+      for (const VarDecl *V : Reads.Vars)
+        if (V->hasLocalStorage() &&
+            !isNeverModifiedAfterInit(
+                V, L.Caller ? L.Caller->getBody() : nullptr, Ctx))
+          return fail(
+              "the work size '" + sourceText(Ctx, Work->getSourceRange()) +
+              "' of the launch at " + At + " reads '" + V->getNameAsString() +
+              "', which changes in the calling function");
       S.Work.push_back(Work);
       S.Block.push_back(B);
       S.BlockValue.push_back(constantOf(B, L.Caller, Ctx));
