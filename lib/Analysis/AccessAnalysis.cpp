@@ -147,8 +147,8 @@ std::optional<BinaryParts> binaryParts(const Expr *E) {
   if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
     if (OC->getNumArgs() != 2)
       return std::nullopt;
-    BinaryOperatorKind Op = BinaryOperator::getOverloadedOpcode(
-        OC->getOperator());
+    BinaryOperatorKind Op =
+        BinaryOperator::getOverloadedOpcode(OC->getOperator());
     return BinaryParts{Op, OC->getArg(0), OC->getArg(1)};
   }
   return std::nullopt;
@@ -177,10 +177,11 @@ unsigned mathCallFlops(StringRef Name) {
   if (Name.starts_with("fma"))
     return 2;
   static const char *const OneFlop[] = {
-      "sqrt", "rsqrt", "cbrt", "exp",  "exp2",  "exp10", "expm1", "log",
-      "log2", "log10", "log1p", "sin", "cos",   "tan",   "sinh",  "cosh",
-      "tanh", "asin", "acos",  "atan", "atan2", "pow",   "fmax",  "fmin",
-      "erf",  "erfc", "hypot", "fdividef", "fdiv_rn", "frcp_rn", "fsqrt_rn"};
+      "sqrt",    "rsqrt",   "cbrt",    "exp",   "exp2", "exp10", "expm1",
+      "log",     "log2",    "log10",   "log1p", "sin",  "cos",   "tan",
+      "sinh",    "cosh",    "tanh",    "asin",  "acos", "atan",  "atan2",
+      "pow",     "fmax",    "fmin",    "erf",   "erfc", "hypot", "fdividef",
+      "fdiv_rn", "frcp_rn", "fsqrt_rn"};
   for (const char *F : OneFlop) {
     StringRef Base(F);
     if (Name == Base || Name == (Base + "f").str())
@@ -200,7 +201,9 @@ public:
   }
 
   void walk(const Stmt *S) {
-    if (!S)
+    // A lambda's body runs where it is called; its parameters are not the
+    // kernel's, so its accesses cannot be placed.
+    if (!S || isa<LambdaExpr>(S))
       return;
     markRoles(S);
     auto LoopIt = LoopIndex.find(S);
@@ -240,9 +243,7 @@ private:
     return W;
   }
 
-  bool divergent() const {
-    return llvm::is_contained(DivergenceStack, true);
-  }
+  bool divergent() const { return llvm::is_contained(DivergenceStack, true); }
 
   std::string location(const Stmt *S) const {
     return describeLocation(Ctx.getSourceManager(), S->getBeginLoc());
@@ -266,17 +267,27 @@ private:
     if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
       if (UO->isIncrementDecrementOp())
         setRole(UO->getSubExpr(), Role::ReadWrite);
-      else if (UO->getOpcode() == UO_AddrOf)
+      else if (UO->getOpcode() == UO_AddrOf &&
+               !Roles.count(UO->getSubExpr()->IgnoreParens()))
         setRole(UO->getSubExpr(), Role::AddressOnly);
       return;
     }
     if (const auto *CE = dyn_cast<CallExpr>(E)) {
-      if (!isa<CXXOperatorCallExpr>(CE) &&
-          calleeName(CE).starts_with("atomic") && CE->getNumArgs() > 0)
-        if (const auto *UO = dyn_cast<UnaryOperator>(
-                CE->getArg(0)->IgnoreParenCasts()))
+      // atomicAdd(&a[i], v), __ldg(&a[i]), __stcs(&a[i], v): the pointed-to
+      // element is accessed.
+      StringRef Name = calleeName(CE);
+      std::optional<Role> R;
+      if (Name.starts_with("atomic"))
+        R = Role::Atomic;
+      else if (Name.starts_with("__ld"))
+        R = Role::Read;
+      else if (Name.starts_with("__st"))
+        R = Role::Write;
+      if (R && !isa<CXXOperatorCallExpr>(CE) && CE->getNumArgs() > 0)
+        if (const auto *UO =
+                dyn_cast<UnaryOperator>(CE->getArg(0)->IgnoreParenCasts()))
           if (UO->getOpcode() == UO_AddrOf)
-            Roles[UO->getSubExpr()->IgnoreParens()] = Role::Atomic;
+            Roles[UO->getSubExpr()->IgnoreParens()] = *R;
     }
     std::optional<BinaryParts> BP = binaryParts(E);
     if (!BP || !BinaryOperator::isAssignmentOp(BP->Op))
@@ -384,14 +395,32 @@ private:
       }
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
-      if (UO->getOpcode() == UO_AddrOf)
-        if (const auto *ASE =
-                dyn_cast<ArraySubscriptExpr>(UO->getSubExpr()->IgnoreParens())) {
+      if (UO->getOpcode() == UO_AddrOf) {
+        const Expr *Sub = UO->getSubExpr()->IgnoreParens();
+        if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(Sub)) {
           std::string Ignored;
           return subscriptTarget(ASE, Ignored);
         }
+        // &counter of a __device__ or __shared__ scalar.
+        if (const auto *DRE = dyn_cast<DeclRefExpr>(Sub))
+          if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+            if (!V->hasLocalStorage())
+              return pointerTarget(DRE);
+      }
     }
     T.Name = B.text(P);
+    // `p.data` of a struct parameter passed by value points to global memory
+    // like any other pointer the kernel receives.
+    if (const auto *ME = dyn_cast<MemberExpr>(P)) {
+      T.Decl = ME->getMemberDecl();
+      const Expr *Root = ME->getBase()->IgnoreParenImpCasts();
+      while (const auto *Inner = dyn_cast<MemberExpr>(Root))
+        Root = Inner->getBase()->IgnoreParenImpCasts();
+      if (const auto *DRE = dyn_cast<DeclRefExpr>(Root))
+        if (isa<ParmVarDecl>(DRE->getDecl()) && !ME->isArrow() &&
+            ME->getType()->isPointerType())
+          T.Space = MemorySpace::Global;
+    }
     return T;
   }
 
@@ -426,11 +455,11 @@ private:
   }
 
   int addAccess(const Expr *E, const PointerTarget &T, StringRef IndexText,
-                AccessKind Kind, QualType ElemTy) {
+                AccessKind Kind, QualType ElemTy, StringRef Text = "") {
     MemoryAccess A;
     A.E = E;
     A.Location = location(E);
-    A.Text = B.text(E);
+    A.Text = Text.empty() ? B.text(E) : Text.str();
     A.BaseDecl = T.Decl;
     A.Base = T.Name;
     A.Space = T.Space;
@@ -444,15 +473,14 @@ private:
       A.ElementBytes = Ctx.getTypeSizeInChars(ElemTy).getQuantity();
     classifyAccess(A, B.symbols());
     if (A.Space == MemorySpace::Global) {
-      IndexExpr Bytes =
-          A.ElementBytes
-              ? IndexExpr::constant(*A.ElementBytes)
-              : IndexExpr::symbol(B.symbols().opaque(
-                    "sizeof(" +
-                        ElemTy.getUnqualifiedType().getAsString(
-                            Ctx.getPrintingPolicy()) +
-                        ")",
-                    DepNone));
+      IndexExpr Bytes = A.ElementBytes
+                            ? IndexExpr::constant(*A.ElementBytes)
+                            : IndexExpr::symbol(B.symbols().opaque(
+                                  "sizeof(" +
+                                      ElemTy.getUnqualifiedType().getAsString(
+                                          Ctx.getPrintingPolicy()) +
+                                      ")",
+                                  DepNone));
       int64_t Times =
           Kind == AccessKind::ReadWrite || Kind == AccessKind::Atomic ? 2 : 1;
       Out.GlobalBytes = Out.GlobalBytes + Bytes.scaled(Times) * weight();
@@ -502,13 +530,14 @@ private:
       return addBarrier(CE, Name, "warp");
     if (Name == "sync") {
       if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE))
-        return addBarrier(CE, B.text(CE),
-                          groupScope(MC->getImplicitObjectArgument()->getType(),
-                                     Ctx));
+        return addBarrier(
+            CE, B.text(CE),
+            groupScope(MC->getImplicitObjectArgument()->getType(), Ctx));
       // A static member called through an object: `block.sync()`.
       if (const auto *ME =
               dyn_cast<MemberExpr>(CE->getCallee()->IgnoreParenImpCasts()))
-        return addBarrier(CE, B.text(CE), groupScope(ME->getBase()->getType(), Ctx));
+        return addBarrier(CE, B.text(CE),
+                          groupScope(ME->getBase()->getType(), Ctx));
       if (CE->getNumArgs() == 1)
         return addBarrier(CE, B.text(CE),
                           groupScope(CE->getArg(0)->getType(), Ctx));
@@ -537,17 +566,25 @@ private:
     At.Loop = innermostLoop();
     const Expr *Target = CE->getArg(0)->IgnoreParenCasts();
     const auto *UO = dyn_cast<UnaryOperator>(Target);
-    if (UO && UO->getOpcode() == UO_AddrOf) {
-      auto It = AccessOf.find(UO->getSubExpr()->IgnoreParens());
-      if (It != AccessOf.end())
-        At.Access = It->second;
+    auto It = UO && UO->getOpcode() == UO_AddrOf
+                  ? AccessOf.find(UO->getSubExpr()->IgnoreParens())
+                  : AccessOf.end();
+    if (It != AccessOf.end()) {
+      At.Access = It->second;
     } else {
       PointerTarget T = pointerTarget(Target);
       QualType Elem = Target->getType()->isPointerType()
                           ? Target->getType()->getPointeeType()
                           : Target->getType();
+      // Name the target as an lvalue: `*result`, `counter`.
+      std::string Text = B.text(Target);
+      if (UO && UO->getOpcode() == UO_AddrOf)
+        Text = B.text(UO->getSubExpr());
+      else
+        Text = "*" + Text;
       if (!T.Local)
-        At.Access = addAccess(CE, T, B.text(Target), AccessKind::Atomic, Elem);
+        At.Access =
+            addAccess(CE, T, B.text(Target), AccessKind::Atomic, Elem, Text);
     }
     Out.Atomics.push_back(std::move(At));
   }

@@ -169,10 +169,10 @@ private:
     }
     if (Growing >= 0 && Shrinking >= 0) {
       I.Kind = Idiom::Scan;
-      int Up = std::min(Growing, Shrinking), Down = std::max(Growing, Shrinking);
-      I.Evidence = "two tree sweeps with barriers, " + loopName(Up) +
-                   " then " + loopName(Down) +
-                   " (up-sweep/down-sweep, Blelloch scan)";
+      int Up = std::min(Growing, Shrinking),
+          Down = std::max(Growing, Shrinking);
+      I.Evidence = "two tree sweeps with barriers, " + loopName(Up) + " then " +
+                   loopName(Down) + " (up-sweep/down-sweep, Blelloch scan)";
       return true;
     }
     return false;
@@ -199,18 +199,18 @@ private:
       std::string Pair = "'" + Acc.Target + " += " + X.Text + " * " + Y.Text +
                          "' in the " + loopName(Acc.Loop);
       if (!OX.empty() && !OY.empty() && OX != OY) {
-        bool Disjoint = llvm::none_of(OX, [&](unsigned S) {
-          return OY.count(S) != 0;
-        });
+        bool Disjoint =
+            llvm::none_of(OX, [&](unsigned S) { return OY.count(S) != 0; });
         if (!Disjoint)
           continue;
         I.Kind = Idiom::Gemm;
-        bool Tiled = X.Space == MemorySpace::Shared &&
-                     Y.Space == MemorySpace::Shared;
-        I.Evidence = Pair + ": the operands vary with different indices "
-                            "(row of one, column of the other)" +
-                     (Tiled ? std::string(", from __shared__ tiles")
-                            : std::string(""));
+        bool Tiled =
+            X.Space == MemorySpace::Shared && Y.Space == MemorySpace::Shared;
+        I.Evidence =
+            Pair +
+            ": the operands vary with different indices "
+            "(row of one, column of the other)" +
+            (Tiled ? std::string(", from __shared__ tiles") : std::string(""));
         return true;
       }
       if (OX.empty() == OY.empty())
@@ -369,8 +369,7 @@ private:
       if (!(Var.dependence(Syms) & (DepThread | DepBlock)))
         continue;
       bool Accumulates = llvm::any_of(M.Accesses, [&](const MemoryAccess &A) {
-        return A.BaseDecl == Center.BaseDecl &&
-               A.Kind == AccessKind::ReadWrite;
+        return A.BaseDecl == Center.BaseDecl && A.Kind == AccessKind::ReadWrite;
       });
       if (Accumulates)
         continue;
@@ -387,11 +386,10 @@ private:
       }
       if (Points.size() < 3)
         continue;
-      bool Better =
-          Points.size() > Best.size() ||
-          (Points.size() == Best.size() &&
-           Center.Space == MemorySpace::Shared &&
-           Best.front()->Space != MemorySpace::Shared);
+      bool Better = Points.size() > Best.size() ||
+                    (Points.size() == Best.size() &&
+                     Center.Space == MemorySpace::Shared &&
+                     Best.front()->Space != MemorySpace::Shared);
       if (Better)
         Best = std::move(Points);
     }
@@ -444,9 +442,8 @@ private:
       if (A.Space != MemorySpace::Global || !isRead(A) ||
           A.Pattern == AccessPattern::Broadcast)
         continue;
-      bool SameElement = llvm::any_of(Writes, [&](const MemoryAccess *W) {
-        return W->Index == A.Index;
-      });
+      bool SameElement = llvm::any_of(
+          Writes, [&](const MemoryAccess *W) { return W->Index == A.Index; });
       if (!SameElement)
         return false;
     }

@@ -6,7 +6,9 @@
 #include "cuda-opt/Analysis/IndexExpr.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 #include <algorithm>
+#include <limits>
 
 using namespace llvm;
 
@@ -35,8 +37,8 @@ unsigned SymbolTable::add(IndexSymbol S) {
 std::optional<unsigned> SymbolTable::findBuiltin(SymbolKind Kind,
                                                  unsigned Dim) const {
   for (unsigned I = 0; I < Symbols.size(); ++I)
-    if (Symbols[I].Kind == Kind && Symbols[I].Dim == Dim &&
-        !Symbols[I].Decl && Symbols[I].Loop < 0)
+    if (Symbols[I].Kind == Kind && Symbols[I].Dim == Dim && !Symbols[I].Decl &&
+        Symbols[I].Loop < 0)
       return I;
   return std::nullopt;
 }
@@ -106,6 +108,23 @@ IndexExpr IndexExpr::symbol(unsigned Id) {
   return E;
 }
 
+/// a + b and a * b, clamped to the int64 range instead of overflowing.
+static int64_t clampedAdd(int64_t A, int64_t B) {
+  int64_t R;
+  if (!AddOverflow(A, B, R))
+    return R;
+  return B > 0 ? std::numeric_limits<int64_t>::max()
+               : std::numeric_limits<int64_t>::min();
+}
+
+static int64_t clampedMul(int64_t A, int64_t B) {
+  int64_t R;
+  if (!MulOverflow(A, B, R))
+    return R;
+  return (A < 0) != (B < 0) ? std::numeric_limits<int64_t>::min()
+                            : std::numeric_limits<int64_t>::max();
+}
+
 void IndexExpr::addTerm(const Monomial &M, int64_t C) {
   if (C == 0)
     return;
@@ -114,7 +133,7 @@ void IndexExpr::addTerm(const Monomial &M, int64_t C) {
     Terms.emplace(M, C);
     return;
   }
-  It->second += C;
+  It->second = clampedAdd(It->second, C);
   if (It->second == 0)
     Terms.erase(It);
 }
@@ -133,7 +152,7 @@ IndexExpr IndexExpr::operator-(const IndexExpr &O) const {
 IndexExpr IndexExpr::scaled(int64_t C) const {
   IndexExpr R;
   for (const auto &[M, V] : Terms)
-    R.addTerm(M, V * C);
+    R.addTerm(M, clampedMul(V, C));
   return R;
 }
 
@@ -144,7 +163,7 @@ IndexExpr IndexExpr::operator*(const IndexExpr &O) const {
       Monomial M = MA;
       M.insert(M.end(), MB.begin(), MB.end());
       llvm::sort(M);
-      R.addTerm(M, CA * CB);
+      R.addTerm(M, clampedMul(CA, CB));
     }
   return R;
 }
@@ -214,8 +233,7 @@ std::string IndexExpr::str(const SymbolTable &Symbols) const {
   if (Terms.empty())
     return "0";
   // Highest degree first reads most naturally: "K*row + k".
-  std::vector<std::pair<Monomial, int64_t>> Ordered(Terms.begin(),
-                                                    Terms.end());
+  std::vector<std::pair<Monomial, int64_t>> Ordered(Terms.begin(), Terms.end());
   std::stable_sort(Ordered.begin(), Ordered.end(),
                    [](const auto &A, const auto &B) {
                      return A.first.size() > B.first.size();

@@ -16,6 +16,9 @@ using namespace llvm;
 
 namespace cuda_opt {
 
+/// The most terms a product may expand to before it is kept opaque.
+static constexpr size_t MaxTerms = 64;
+
 namespace {
 /// Records every write to a local variable or parameter.
 class WriteCollector : public RecursiveASTVisitor<WriteCollector> {
@@ -61,8 +64,8 @@ public:
     if (K == OO_PlusPlus || K == OO_MinusMinus)
       Writes[V].push_back({OC, nullptr, BO_Comma, K == OO_PlusPlus ? 1 : -1});
     else if (OC->isAssignmentOp() && OC->getNumArgs() == 2)
-      Writes[V].push_back({OC, OC->getArg(1),
-                           BinaryOperator::getOverloadedOpcode(K), 0});
+      Writes[V].push_back(
+          {OC, OC->getArg(1), BinaryOperator::getOverloadedOpcode(K), 0});
     return true;
   }
 
@@ -277,8 +280,7 @@ IndexExpr IndexExprBuilder::buildVariable(const VarDecl *V, const Expr *Ref) {
   ArrayRef<VariableWrite> VW = writesOf(V);
   if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
     if (VW.empty())
-      return IndexExpr::symbol(
-          Symbols.decl(SymbolKind::Param, P, declName(P)));
+      return IndexExpr::symbol(Symbols.decl(SymbolKind::Param, P, declName(P)));
   } else if (!V->hasLocalStorage()) {
     if (V->getType().isConstQualified() && V->getInit())
       if (std::optional<int64_t> C = evaluate(V->getInit()))
@@ -286,8 +288,7 @@ IndexExpr IndexExprBuilder::buildVariable(const VarDecl *V, const Expr *Ref) {
     // A __device__ / __shared__ / __constant__ variable: memory.
     return IndexExpr::symbol(
         Symbols.decl(SymbolKind::Opaque, V, declName(V), DepData));
-  } else if (const Expr *Value = VW.empty() ? nullptr
-                                             : reachingValue(V, Ref)) {
+  } else if (const Expr *Value = VW.empty() ? nullptr : reachingValue(V, Ref)) {
     auto MemoIt = ValueMemo.find(Value);
     if (MemoIt != ValueMemo.end())
       return MemoIt->second;
@@ -358,8 +359,13 @@ IndexExpr IndexExprBuilder::build(const Expr *E) {
       return build(BO->getLHS()) + build(BO->getRHS());
     case BO_Sub:
       return build(BO->getLHS()) - build(BO->getRHS());
-    case BO_Mul:
-      return build(BO->getLHS()) * build(BO->getRHS());
+    case BO_Mul: {
+      IndexExpr Product = build(BO->getLHS()) * build(BO->getRHS());
+      // Keep expansions of long products of sums readable and cheap.
+      if (Product.terms().size() > MaxTerms)
+        return opaque(E);
+      return Product;
+    }
     case BO_Shl:
       if (std::optional<int64_t> Sh = evaluate(BO->getRHS()))
         if (*Sh >= 0 && *Sh < 32)

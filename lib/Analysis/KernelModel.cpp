@@ -111,9 +111,8 @@ std::string threadIndexRole(SymbolTable &Syms, const IndexExpr &F) {
       return std::string("grid stride ") + Axis[D];
     std::optional<IndexExpr> BlockSize = F.coefficientOf(BidId);
     std::optional<IndexExpr> TidCoeff = F.coefficientOf(TidId);
-    if (TidCoeff && *TidCoeff == IndexExpr::constant(1) &&
-        BlockSize && !BlockSize->isZero() &&
-        !(BlockSize->dependence(Syms) & DepVarying) &&
+    if (TidCoeff && *TidCoeff == IndexExpr::constant(1) && BlockSize &&
+        !BlockSize->isZero() && !(BlockSize->dependence(Syms) & DepVarying) &&
         F - Tid - Bid * *BlockSize == IndexExpr()) {
       std::string Role = std::string("global linear index ") + Axis[D];
       if (*BlockSize != Dim)
@@ -298,14 +297,10 @@ static json::Value optionalInt(std::optional<int64_t> V) {
 json::Object KernelModel::toJSON() const {
   json::Array ParamsJ;
   for (const ParamInfo &P : Params) {
-    json::Object O{{"name", P.Name},
-                   {"type", P.Type},
-                   {"pointer", P.Pointer},
-                   {"const", P.Const},
-                   {"restrict", P.Restrict},
-                   {"element_type", P.ElementType},
-                   {"reads", P.Reads},
-                   {"writes", P.Writes},
+    json::Object O{{"name", P.Name},         {"type", P.Type},
+                   {"pointer", P.Pointer},   {"const", P.Const},
+                   {"restrict", P.Restrict}, {"element_type", P.ElementType},
+                   {"reads", P.Reads},       {"writes", P.Writes},
                    {"atomics", P.Atomics}};
     O["element_bytes"] =
         P.ElementBytes ? json::Value(int64_t(*P.ElementBytes)) : nullptr;
@@ -373,9 +368,8 @@ json::Object KernelModel::toJSON() const {
   for (MemorySpace S :
        {MemorySpace::Global, MemorySpace::Shared, MemorySpace::Constant}) {
     json::Object Counts;
-    for (AccessPattern P :
-         {AccessPattern::Coalesced, AccessPattern::Strided,
-          AccessPattern::Broadcast, AccessPattern::Irregular})
+    for (AccessPattern P : {AccessPattern::Coalesced, AccessPattern::Strided,
+                            AccessPattern::Broadcast, AccessPattern::Irregular})
       Counts[patternName(P)] = countAccesses(S, P);
     Summary[spaceName(S)] = std::move(Counts);
   }
@@ -413,19 +407,18 @@ json::Object KernelModel::toJSON() const {
                                 {"loop", Acc.Loop}});
   json::Array SharedJ;
   for (const SharedArray &SA : Shared.Arrays) {
-    json::Object O{{"name", SA.Name}, {"type", SA.Type},
-                   {"dynamic", SA.Dynamic}};
+    json::Object O{
+        {"name", SA.Name}, {"type", SA.Type}, {"dynamic", SA.Dynamic}};
     O["bytes"] = SA.Bytes ? json::Value(int64_t(*SA.Bytes)) : nullptr;
     SharedJ.push_back(std::move(O));
   }
   json::Object SharedO{{"arrays", std::move(SharedJ)},
                        {"dynamic", Shared.UsesDynamic}};
-  SharedO["static_bytes"] =
-      Shared.StaticBytes ? json::Value(int64_t(*Shared.StaticBytes))
-                         : json::Value("unknown");
+  SharedO["static_bytes"] = Shared.StaticBytes
+                                ? json::Value(int64_t(*Shared.StaticBytes))
+                                : json::Value("unknown");
   json::Object IntensityO{{"flops", Intensity.Flops.str(Symbols)},
-                          {"global_bytes",
-                           Intensity.GlobalBytes.str(Symbols)},
+                          {"global_bytes", Intensity.GlobalBytes.str(Symbols)},
                           {"status", Intensity.Status},
                           {"note", Intensity.Note}};
   IntensityO["flops_per_byte"] =

@@ -6,6 +6,7 @@
 #include "cuda-opt/Analysis/LoopAnalysis.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
 
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/Stmt.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -30,8 +31,7 @@ namespace {
 const VarDecl *referencedVar(const Expr *E) {
   if (!E)
     return nullptr;
-  if (const auto *DRE =
-          dyn_cast<DeclRefExpr>(IndexExprBuilder::stripCasts(E)))
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(IndexExprBuilder::stripCasts(E)))
     return dyn_cast<VarDecl>(DRE->getDecl());
   return nullptr;
 }
@@ -66,7 +66,7 @@ public:
   LoopFinder(IndexExprBuilder &B) : B(B) {}
 
   void walk(const Stmt *S, int Parent) {
-    if (!S)
+    if (!S || isa<LambdaExpr>(S))
       return;
     int Self = Parent;
     if (isa<ForStmt, WhileStmt, DoStmt>(S)) {
@@ -79,9 +79,8 @@ public:
       recognise(Self);
       LoopInfo &Found = Loops[Self];
       if (Found.Weight.isZero() && !Found.TripCount) {
-        std::string Name = Found.VarName.empty()
-                               ? "loop" + std::to_string(Self)
-                               : Found.VarName;
+        std::string Name = Found.VarName.empty() ? "loop" + std::to_string(Self)
+                                                 : Found.VarName;
         Found.Weight = IndexExpr::symbol(B.symbols().loop(
             SymbolKind::TripCount, Self, "trips(" + Name + ")", DepNone));
       }
@@ -101,8 +100,7 @@ private:
 
   StepShape shapeOf(const VariableWrite &W, const VarDecl *V) {
     StepShape Sh;
-    auto Geometric = [&](std::optional<int64_t> F, bool Grow,
-                         bool IsShift) {
+    auto Geometric = [&](std::optional<int64_t> F, bool Grow, bool IsShift) {
       if (!F || *F <= 0 || (IsShift && *F >= 32))
         return;
       Sh.Kind = StepKind::Geometric;
@@ -294,9 +292,9 @@ private:
       return;
     }
     bool Plain = L.Init.isZero() && L.Stride.getConstant() == 1;
-    unsigned Iter = B.symbols().loop(SymbolKind::LoopIter, Index,
-                                     Plain ? L.VarName : "it(" + L.VarName + ")",
-                                     DepLoop);
+    unsigned Iter =
+        B.symbols().loop(SymbolKind::LoopIter, Index,
+                         Plain ? L.VarName : "it(" + L.VarName + ")", DepLoop);
     B.bind(V, L.Init + L.Stride * IndexExpr::symbol(Iter));
     classifyStride(L);
     computeAdditiveTrips(L);
@@ -368,10 +366,14 @@ private:
           return X >= *E;
         return X != *E;
       };
-      while (Holds(Value) && N <= 64) {
+      while (Holds(Value) && N <= 64 && Value < (int64_t(1) << 40) &&
+             Value > -(int64_t(1) << 40)) {
         ++N;
         Value = L.Growing ? Value * L.Factor : Value / L.Factor;
       }
+      if (Holds(Value))
+        N = 65; // Did not terminate within the simulated range.
+
       if (N <= 64) {
         L.TripCount = N;
         L.TripCountText = std::to_string(N);

@@ -75,8 +75,7 @@ public:
   unsigned builtin(SymbolKind Kind, unsigned Dim);
   unsigned decl(SymbolKind Kind, const clang::NamedDecl *D,
                 llvm::StringRef Name, unsigned Deps = DepNone);
-  unsigned loop(SymbolKind Kind, int Loop, llvm::StringRef Name,
-                unsigned Deps);
+  unsigned loop(SymbolKind Kind, int Loop, llvm::StringRef Name, unsigned Deps);
   unsigned opaque(llvm::StringRef Text, unsigned Deps);
 
   const IndexSymbol &operator[](unsigned Id) const { return Symbols[Id]; }
