@@ -15,6 +15,10 @@ python3 -m pip install -q --no-index --no-deps --target "$work/site" "$carry"/li
 export PYTHONPATH=$work/site
 bin=$work/cuda-opt/bin
 nvidia-smi -L
+cuda=${CUDA_PATH:-/usr/local/cuda}
+echo "== building the measurement worker (runtime/measure) with the CUDA toolkit"
+g++ -O2 -std=c++17 -I "$cuda/include" "$root"/runtime/measure/*.cpp \
+  -L "$cuda/lib64/stubs" -lcuda -o "$bin/cuda-opt-measure" || exit 1
 echo "== static cuda-opt: --list-kernels on examples/saxpy.cu"
 "$bin/cuda-opt" --list-kernels "$root/examples/saxpy.cu" || exit 1
 mkdir -p "$work/build/test"

@@ -44,6 +44,12 @@ if os.path.exists(nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
 
+# The measurement worker (runtime/measure), built next to cuda-opt.
+config.substitutions.append(
+    ("%cuda_opt_measure",
+     os.path.join(config.cuda_opt_tools_dir, "cuda-opt-measure")))
+config.substitutions.append(("%python", sys.executable))
+
 # GPU equivalence: build and run original and rewrite, compare their dumps.
 cuda_opt_bin = os.path.join(config.cuda_opt_tools_dir, "cuda-opt")
 equiv = os.path.join(config.cuda_opt_src_root, "utils", "gpu_equivalence.py")

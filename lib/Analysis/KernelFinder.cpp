@@ -6,6 +6,8 @@
 #include "cuda-opt/Analysis/KernelFinder.h"
 
 #include "clang/AST/Attr.h"
+#include "clang/AST/GlobalDecl.h"
+#include "clang/AST/Mangle.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
@@ -119,6 +121,16 @@ std::string describeLocation(const SourceManager &SM, SourceLocation Loc) {
   return (Twine(P.getFilename()) + ":" + Twine(P.getLine()) + ":" +
           Twine(P.getColumn()))
       .str();
+}
+
+std::string kernelSymbol(ASTContext &Ctx, const FunctionDecl *FD) {
+  std::unique_ptr<MangleContext> MC(Ctx.createMangleContext());
+  if (!MC->shouldMangleDeclName(FD))
+    return FD->getNameAsString();
+  std::string Name;
+  raw_string_ostream OS(Name);
+  MC->mangleName(GlobalDecl(FD, KernelReferenceKind::Kernel), OS);
+  return Name;
 }
 
 std::string sourceText(const ASTContext &Ctx, SourceRange R) {

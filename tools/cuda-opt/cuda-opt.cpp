@@ -8,7 +8,7 @@
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "cuda-opt/Frontend/SourceParser.h"
-#include "cuda-opt/Support/GpuProbe.h"
+#include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/OutputFile.h"
 #include "cuda-opt/Transforms/Pipeline.h"
 
@@ -57,6 +57,22 @@ static cl::opt<bool>
          cl::desc("Rewrite, measure the variants on the GPU and keep the "
                   "fastest verified one (also spelled 'cuda-opt tune FILE')"),
          cl::cat(Category));
+static cl::opt<std::string>
+    SpecPath("spec",
+             cl::desc("tune: JSON spec giving sizes, launch shape and inputs "
+                      "(spec mode; see docs/tuning.md)"),
+             cl::value_desc("file.json"), cl::cat(Category));
+static cl::opt<unsigned> Budget("budget",
+                                cl::desc("tune: most variants to measure"),
+                                cl::init(64), cl::cat(Category));
+static cl::opt<std::string>
+    MeasureWorker("measure-worker",
+                  cl::desc("tune: the cuda-opt-measure worker (default: next "
+                           "to cuda-opt)"),
+                  cl::value_desc("path"), cl::cat(Category));
+static cl::opt<std::string>
+    WorkDir("work-dir", cl::desc("tune: keep jobs, results and logs here"),
+            cl::value_desc("dir"), cl::cat(Category));
 static cl::opt<bool> Analyze("analyze", cl::desc("Print the kernel model"),
                              cl::cat(Category));
 static cl::opt<bool> JSON("json", cl::desc("Machine-readable output"),
@@ -231,57 +247,63 @@ static int transform(const Toolchain &TC, const SourceInput &In,
   return 0;
 }
 
-/// `cuda-opt tune`: today it applies the given or default pipeline and says
-/// that it did not measure; the measurement engine plugs in here.
-static int tune(const Toolchain &TC, const SourceInput &In, StringRef Output,
-                const GpuProbeResult &Gpus) {
-  std::string Spec = Passes.empty() ? defaultPipelineSpec().str() : Passes;
-  Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(Spec);
-  if (!Pipeline)
-    return fail(Pipeline.takeError());
-  PipelineOptions Opts;
+/// `cuda-opt tune`: measure candidate rewrites and keep the fastest verified
+/// one; without a GPU (or inputs to run on) rewrite with the default pipeline
+/// and say that nothing was measured.
+static int tuneFile(const Toolchain &TC, const SourceInput &In,
+                    StringRef Output, StringRef ExecutablePath) {
+  TuneOptions Opts;
   Opts.KernelName = KernelName;
+  Opts.SpecPath = SpecPath;
+  Opts.Pipeline = Passes;
+  Opts.Budget = Budget;
   Opts.Format = !NoFormat;
-  Opts.SkipIllegal = Passes.empty();
-  Expected<PipelineResult> R = runPipeline(TC, In, *Pipeline, Opts);
+  Opts.WorkerPath = MeasureWorker.empty() ? findMeasureWorker(ExecutablePath)
+                                          : std::string(MeasureWorker);
+  Opts.ShowProgress = errs().is_displayed();
+  SmallString<256> Work;
+  if (WorkDir.empty()) {
+    if (std::error_code EC = sys::fs::createUniqueDirectory("cuda-opt-tune", Work))
+      return fail("cannot create a work directory: " + EC.message());
+  } else {
+    Work = WorkDir;
+  }
+  Opts.WorkDir = std::string(Work);
+  Expected<TuneResult> R = tune(TC, In, Opts);
   if (!R)
     return fail(R.takeError());
-  std::string Why =
-      Gpus.Devices.empty()
-          ? "no CUDA GPU: " + Gpus.Reason
-          : "found " + Gpus.Devices.front().Name +
-                ", but this build has no measurement engine yet";
-  json::Value Report = R->toJSON();
-  json::Object &RO = *Report.getAsObject();
-  RO["file"] = In.Path;
-  RO["pipeline"] = Spec;
-  RO["measured"] = false;
-  RO["not_measured_reason"] = Why;
-  std::string Md;
-  raw_string_ostream MdOS(Md);
-  MdOS << "# cuda-opt tune report\n\nfile: `" << In.Path << "`  \npipeline: `"
-       << Spec << "`  \nresult: **not measured** (" << Why << ")\n\n"
-       << "| pass | kernel | result |\n|---|---|---|\n";
-  for (const StepRecord &S : R->Steps)
-    MdOS << "| `" << S.Pass << "` | " << S.Kernel << " | "
-         << (S.Applied ? "applied" : "skipped: " + S.Reason) << " |\n";
   if (Error E = writeFileAtomically(Output, R->Text))
     return fail(std::move(E));
+  std::string Json;
+  raw_string_ostream JOS(Json);
+  JOS << formatv("{0:2}", R->toJSON(In.Path)) << "\n";
+  std::string Md = R->toMarkdown(In.Path);
   if (Output != "-") {
     if (Error E = writeFileAtomically((Output + ".report.md").str(), Md))
       return fail(std::move(E));
-    std::string J;
-    raw_string_ostream JOS(J);
-    JOS << formatv("{0:2}", Report) << "\n";
-    if (Error E = writeFileAtomically((Output + ".report.json").str(), J))
+    if (Error E = writeFileAtomically((Output + ".report.json").str(), Json))
       return fail(std::move(E));
   }
-  unsigned Applied = 0;
-  for (const StepRecord &S : R->Steps)
-    Applied += S.Applied;
+  if (!R->Measured) {
+    unsigned Applied = 0;
+    for (const CandidateRecord &C : R->Candidates)
+      Applied += C.Status == "applied";
+    WithColor::note(errs(), ToolName)
+        << "not measured (" << R->NotMeasuredReason << "); applied " << Applied
+        << " of " << R->Candidates.size() << " pass/kernel steps of '"
+        << R->ChosenPipeline << "'"
+        << (Output != "-" ? "; report in " + Output.str() + ".report.md" : "")
+        << "\n";
+    return 0;
+  }
   WithColor::note(errs(), ToolName)
-      << "not measured (" << Why << "); applied " << Applied << " of "
-      << R->Steps.size() << " pass/kernel steps of '" << Spec << "'"
+      << R->Kernel << " on " << R->Device << ": "
+      << formatv("{0:F4} ms -> {1:F4} ms ({2:F3}x) with '{3}'; {4} variants "
+                 "in {5:F1} s",
+                 R->BaselineMs, R->BestMs,
+                 R->BestMs > 0 ? R->BaselineMs / R->BestMs : 0.0,
+                 R->ChosenPipeline.empty() ? "(original)" : R->ChosenPipeline,
+                 R->VariantsMeasured, R->Seconds)
       << (Output != "-" ? "; report in " + Output.str() + ".report.md" : "")
       << "\n";
   return 0;
@@ -354,10 +376,6 @@ int main(int argc, const char **argv) {
   if (!TC)
     return fail(TC.takeError());
 
-  GpuProbeResult Gpus;
-  if (Tune)
-    Gpus = probeGpus();
-
   const bool ManyInputs = InputFiles.size() > 1;
   if ((!Passes.empty() || Tune) && ManyInputs && OutputPath != "-" &&
       !sys::fs::is_directory(OutputPath))
@@ -383,7 +401,7 @@ int main(int argc, const char **argv) {
         sys::path::append(P, sys::path::filename(File));
         Out = std::string(P);
       }
-      FileRC = Tune ? tune(*TC, *In, Out, Gpus)
+      FileRC = Tune ? tuneFile(*TC, *In, Out, TO.ExecutablePath)
                     : transform(*TC, *In, Pipeline, Out);
     }
     RC |= FileRC;

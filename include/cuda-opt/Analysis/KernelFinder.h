@@ -52,6 +52,10 @@ std::string describeLocation(const clang::SourceManager &SM,
 llvm::json::Value kernelInventoryToJSON(clang::ASTContext &Ctx,
                                         const KernelInfo &K);
 
+/// The symbol the kernel has in device code (Itanium-mangled unless it is
+/// extern "C"), as nvcc and clang both emit it.
+std::string kernelSymbol(clang::ASTContext &Ctx, const clang::FunctionDecl *FD);
+
 /// The source text of a node, as written.
 std::string sourceText(const clang::ASTContext &Ctx, clang::SourceRange R);
 

@@ -1,0 +1,84 @@
+//===- Measure.h - Compile variants and measure them on the GPU -*- C++ -*-===//
+//
+// Part of cuda-opt. The LLVM-side half of measurement: compile each variant's
+// source to a cubin (nvcc, in parallel, cached by content hash), then hand
+// the cubins to the measurement worker (runtime/measure, a separate process
+// per GPU) and read back verdicts and timings. A worker that faults is
+// restarted without the faulting variant; one that outlives its deadline is
+// killed and restarted without the variant it was running.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_MEASURE_MEASURE_H
+#define CUDA_OPT_MEASURE_MEASURE_H
+
+#include "cuda-opt/Frontend/CudaToolchain.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cuda_opt {
+
+/// One candidate: its source and how to launch its kernel.
+struct VariantSource {
+  std::string Id;       ///< "original", "v3", ...
+  std::string Pipeline; ///< The transforms that made it ("" for the input).
+  std::string Text;     ///< Whole rewritten file.
+  std::string Entry;    ///< Kernel symbol (mangled).
+  std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  int64_t Shmem = 0;
+};
+
+struct CompileOptions {
+  std::string SourcePath; ///< Original file; its directory joins the -I list.
+  std::vector<std::string> Flags; ///< -I/-D/-std flags of the file.
+  std::string Arch = "sm_90";
+  std::string CacheDir; ///< Empty: $XDG_CACHE_HOME/cuda-opt or ~/.cache/...
+  unsigned Jobs = 0;    ///< Parallel compiles; 0 = hardware threads.
+};
+
+/// Compile every variant to a cubin; returns the cubin paths in order, or ""
+/// with a message in \p Errors for variants nvcc rejected.
+std::vector<std::string> compileVariants(const Toolchain &TC,
+                                         const std::vector<VariantSource> &Vs,
+                                         const CompileOptions &Opts,
+                                         std::vector<std::string> &Errors);
+
+struct Measurement {
+  std::string Id;
+  bool Verified = false;
+  std::string Error;
+  double MedianMs = 0, MinMs = 0, MaxMs = 0, P10Ms = 0, P90Ms = 0;
+  int Runs = 0;
+  double Speedup = 0; ///< Baseline median / this median.
+  double MaxRelError = 0;
+};
+
+struct MeasureOptions {
+  std::string Worker; ///< Path of cuda-opt-measure.
+  int Device = 0;
+  std::vector<unsigned> Seeds = {1, 2, 3};
+  int64_t Runs = 20;
+  double RelTol = -1;
+  unsigned DeadlineSeconds = 120; ///< Per worker process.
+  std::string WorkDir;
+  /// Called after each worker process ends, with (done, total).
+  std::function<void(unsigned, unsigned)> Progress;
+};
+
+/// Measure \p Vs (index 0 is the baseline) with arguments \p Args (job
+/// format of runtime/measure). The baseline failing is an error; variant
+/// failures are reported in their Measurement.
+llvm::Expected<std::vector<Measurement>>
+measureVariants(const std::vector<VariantSource> &Vs,
+                const std::vector<std::string> &Cubins, const llvm::json::Array &Args,
+                const MeasureOptions &Opts, std::string &DeviceName);
+
+/// The worker binary next to cuda-opt, or "" if there is none.
+std::string findMeasureWorker(llvm::StringRef ExecutablePath);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_MEASURE_MEASURE_H

@@ -1,0 +1,111 @@
+//===- VariantCompiler.cpp - Compile variants to cubins, cached -----------===//
+//
+// Part of cuda-opt. nvcc builds the whole rewritten file (host code too, so
+// any program parses) and keeps only the device cubin. Builds run in
+// parallel and are cached by a hash of everything that affects the output.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Measure/Measure.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <mutex>
+
+using namespace llvm;
+
+namespace cuda_opt {
+
+static std::string cacheDir(const CompileOptions &Opts) {
+  if (!Opts.CacheDir.empty())
+    return Opts.CacheDir;
+  SmallString<256> Dir;
+  if (std::optional<std::string> X = sys::Process::GetEnv("XDG_CACHE_HOME"))
+    Dir = *X;
+  else if (std::optional<std::string> H = sys::Process::GetEnv("HOME"))
+    sys::path::append(Dir, *H, ".cache");
+  else
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
+  sys::path::append(Dir, "cuda-opt", "cubin");
+  return std::string(Dir);
+}
+
+std::vector<std::string> compileVariants(const Toolchain &TC,
+                                         const std::vector<VariantSource> &Vs,
+                                         const CompileOptions &Opts,
+                                         std::vector<std::string> &Errors) {
+  std::vector<std::string> Cubins(Vs.size());
+  Errors.assign(Vs.size(), "");
+  std::string Dir = cacheDir(Opts);
+  sys::fs::create_directories(Dir);
+  SmallString<256> Nvcc(TC.CudaPath);
+  sys::path::append(Nvcc, "bin", "nvcc");
+  std::vector<std::string> Base = {std::string(Nvcc), "-cubin", "-O3",
+                                   "-std=c++17", "-arch=" + Opts.Arch, "-w"};
+  if (!Opts.SourcePath.empty()) {
+    Base.push_back("-I");
+    Base.push_back(sys::path::parent_path(Opts.SourcePath).str());
+  }
+  Base.insert(Base.end(), Opts.Flags.begin(), Opts.Flags.end());
+
+  DefaultThreadPool Pool(Opts.Jobs ? hardware_concurrency(Opts.Jobs)
+                                   : hardware_concurrency());
+  for (size_t I = 0; I < Vs.size(); ++I) {
+    Pool.async([&, I] {
+      SHA256 H;
+      H.update(Vs[I].Text);
+      for (const std::string &A : Base)
+        H.update(A + "\n");
+      std::string Key = toHex(H.final(), /*LowerCase=*/true).substr(0, 32);
+      SmallString<256> Cu(Dir), Cubin(Dir), Log(Dir);
+      sys::path::append(Cu, Key + ".cu");
+      sys::path::append(Cubin, Key + ".cubin");
+      sys::path::append(Log, Key + ".log");
+      if (sys::fs::exists(Cubin)) {
+        Cubins[I] = std::string(Cubin);
+        return;
+      }
+      {
+        std::error_code EC;
+        raw_fd_ostream OS(Cu, EC);
+        if (EC) {
+          Errors[I] = "cannot write " + Cu.str().str() + ": " + EC.message();
+          return;
+        }
+        OS << Vs[I].Text;
+      }
+      SmallString<256> Tmp(Cubin);
+      Tmp += ".tmp" + std::to_string(I);
+      std::vector<StringRef> Args(Base.begin(), Base.end());
+      Args.push_back(Cu);
+      Args.push_back("-o");
+      Args.push_back(Tmp);
+      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
+                                              StringRef(Log)};
+      std::string ErrMsg;
+      int RC = sys::ExecuteAndWait(Args[0], Args, std::nullopt, Redirects, 600,
+                                   0, &ErrMsg);
+      if (RC != 0) {
+        std::string Text;
+        if (ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log))
+          Text = (*B)->getBuffer().take_front(2000).str();
+        Errors[I] = "nvcc failed" + (ErrMsg.empty() ? "" : " (" + ErrMsg + ")") +
+                    ": " + StringRef(Text).trim().str();
+        sys::fs::remove(Tmp);
+        return;
+      }
+      sys::fs::rename(Tmp, Cubin);
+      Cubins[I] = std::string(Cubin);
+    });
+  }
+  Pool.wait();
+  return Cubins;
+}
+
+} // namespace cuda_opt

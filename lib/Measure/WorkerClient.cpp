@@ -1,0 +1,191 @@
+//===- WorkerClient.cpp - Run the measurement worker with a deadline ------===//
+//
+// Part of cuda-opt.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Measure/Measure.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+#include <map>
+
+using namespace llvm;
+
+namespace cuda_opt {
+
+std::string findMeasureWorker(StringRef ExecutablePath) {
+  SmallString<256> P(sys::path::parent_path(ExecutablePath));
+  sys::path::append(P, "cuda-opt-measure");
+  return sys::fs::can_execute(P) ? std::string(P) : std::string();
+}
+
+static json::Object variantJob(const VariantSource &V, StringRef Cubin) {
+  auto Dims = [](const std::array<int64_t, 3> &D) {
+    return json::Array{D[0], D[1], D[2]};
+  };
+  return json::Object{{"id", V.Id},       {"module", Cubin},
+                      {"entry", V.Entry}, {"grid", Dims(V.Grid)},
+                      {"block", Dims(V.Block)}, {"shmem", V.Shmem}};
+}
+
+static Expected<json::Value> readJSON(StringRef Path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Path);
+  if (!B)
+    return createStringError(B.getError(), "no result file %s",
+                             Path.str().c_str());
+  return json::parse((*B)->getBuffer());
+}
+
+Expected<std::vector<Measurement>>
+measureVariants(const std::vector<VariantSource> &Vs,
+                const std::vector<std::string> &Cubins, const json::Array &Args,
+                const MeasureOptions &Opts, std::string &DeviceName) {
+  if (Opts.Worker.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "the measurement worker cuda-opt-measure was not "
+                             "found next to cuda-opt; build it (it needs the "
+                             "CUDA toolkit) or pass --measure-worker=PATH");
+  std::map<std::string, Measurement> Done;
+  std::vector<size_t> Pending;
+  for (size_t I = 1; I < Vs.size(); ++I) {
+    if (Cubins[I].empty()) {
+      Measurement M;
+      M.Id = Vs[I].Id;
+      M.Error = "did not compile";
+      Done[M.Id] = M;
+      continue;
+    }
+    Pending.push_back(I);
+  }
+  sys::fs::create_directories(Opts.WorkDir);
+  unsigned Attempt = 0;
+  const unsigned Total = Pending.size();
+  while (true) {
+    json::Array Variants;
+    Variants.push_back(variantJob(Vs[0], Cubins[0]));
+    for (size_t I : Pending)
+      Variants.push_back(variantJob(Vs[I], Cubins[I]));
+    json::Array Seeds;
+    for (unsigned S : Opts.Seeds)
+      Seeds.push_back(S);
+    json::Object Job{{"device", Opts.Device},
+                     {"variants", std::move(Variants)},
+                     {"args", json::Array(Args)},
+                     {"seeds", std::move(Seeds)},
+                     {"timing", json::Object{{"runs", Opts.Runs},
+                                             {"warmup", 3},
+                                             {"flush_l2", true}}},
+                     {"rtol", Opts.RelTol}};
+    SmallString<256> JobPath(Opts.WorkDir), ResultPath(Opts.WorkDir),
+        LogPath(Opts.WorkDir);
+    sys::path::append(JobPath, "job" + std::to_string(Attempt) + ".json");
+    sys::path::append(ResultPath, "result" + std::to_string(Attempt) + ".json");
+    sys::path::append(LogPath, "worker" + std::to_string(Attempt) + ".log");
+    ++Attempt;
+    {
+      std::error_code EC;
+      raw_fd_ostream OS(JobPath, EC);
+      if (EC)
+        return createStringError(EC, "cannot write %s", JobPath.c_str());
+      OS << formatv("{0:2}", json::Value(std::move(Job)));
+    }
+    sys::fs::remove(ResultPath);
+    StringRef Argv[] = {Opts.Worker, JobPath, ResultPath};
+    std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(LogPath),
+                                            StringRef(LogPath)};
+    std::string ErrMsg;
+    bool Failed = false;
+    int RC = sys::ExecuteAndWait(Opts.Worker, Argv, std::nullopt, Redirects,
+                                 Opts.DeadlineSeconds, 0, &ErrMsg, &Failed);
+    Expected<json::Value> R = readJSON(ResultPath);
+    const json::Object *RO = R ? R->getAsObject() : nullptr;
+    if (!R)
+      consumeError(R.takeError());
+    if (RO)
+      if (std::optional<StringRef> D = RO->getString("device"))
+        DeviceName = D->str();
+
+    std::string Culprit;
+    std::string Why;
+    if (RC == 3 && RO) {
+      Culprit = RO->getString("crashed_variant").value_or("").str();
+      Why = "faulted: " + RO->getString("crash_error").value_or("").str();
+    } else if (RC != 0) {
+      // Killed at the deadline, or crashed outright: blame what was running.
+      Culprit = RO ? RO->getString("in_progress").value_or("").str() : "";
+      Why = RC == -2 ? "did not finish within " +
+                           std::to_string(Opts.DeadlineSeconds) +
+                           " s (killed): " + ErrMsg
+                     : "worker exited with status " + std::to_string(RC) +
+                           (RO ? ": " + RO->getString("error").value_or("").str()
+                               : "");
+    }
+    if (RC != 0) {
+      if (Culprit.empty() || Culprit == Vs[0].Id || Culprit == "timing")
+        return createStringError(inconvertibleErrorCode(),
+                                 "measurement failed on the %s: %s (log: %s)",
+                                 Culprit == "timing" ? "timing phase"
+                                                     : "original kernel",
+                                 Why.c_str(), LogPath.c_str());
+      Measurement M;
+      M.Id = Culprit;
+      M.Error = Why;
+      Done[Culprit] = M;
+      llvm::erase_if(Pending, [&](size_t I) { return Vs[I].Id == Culprit; });
+      if (Opts.Progress)
+        Opts.Progress(Total - Pending.size(), Total);
+      continue; // Restart the worker without it.
+    }
+    if (!RO)
+      return createStringError(inconvertibleErrorCode(),
+                               "the worker wrote no result (log: %s)",
+                               LogPath.c_str());
+    const json::Array *Arr = RO->getArray("variants");
+    if (!Arr)
+      return createStringError(inconvertibleErrorCode(),
+                               "malformed worker result %s", ResultPath.c_str());
+    for (const json::Value &V : *Arr) {
+      const json::Object &O = *V.getAsObject();
+      Measurement M;
+      M.Id = O.getString("id").value_or("").str();
+      M.Verified = O.getBoolean("verified").value_or(false);
+      M.Error = O.getString("error").value_or("").str();
+      M.Speedup = O.getNumber("speedup").value_or(0);
+      M.MaxRelError = O.getNumber("max_rel_error").value_or(0);
+      if (const json::Object *T = O.getObject("timing")) {
+        M.MedianMs = T->getNumber("median_ms").value_or(0);
+        M.MinMs = T->getNumber("min_ms").value_or(0);
+        M.MaxMs = T->getNumber("max_ms").value_or(0);
+        M.P10Ms = T->getNumber("p10_ms").value_or(0);
+        M.P90Ms = T->getNumber("p90_ms").value_or(0);
+        M.Runs = T->getInteger("runs").value_or(0);
+      }
+      Done[M.Id] = M;
+    }
+    if (Opts.Progress)
+      Opts.Progress(Total, Total);
+    break;
+  }
+  std::vector<Measurement> Out;
+  for (const VariantSource &V : Vs) {
+    auto It = Done.find(V.Id);
+    if (It != Done.end()) {
+      Out.push_back(It->second);
+    } else {
+      Measurement M;
+      M.Id = V.Id;
+      M.Error = "not measured";
+      Out.push_back(M);
+    }
+  }
+  if (!Out.front().Verified)
+    return createStringError(inconvertibleErrorCode(),
+                             "the original kernel could not be measured: %s",
+                             Out.front().Error.c_str());
+  return Out;
+}
+
+} // namespace cuda_opt

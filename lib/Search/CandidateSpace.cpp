@@ -1,0 +1,74 @@
+//===- CandidateSpace.cpp - Which pipelines the tuner tries --------------===//
+//
+// Part of cuda-opt. The exhaustive-but-small space the tuner enumerates until
+// a learned policy ranks it: every transform over a few values of each
+// parameter, alone and after restrict-const. Illegal candidates are dropped
+// later by the transforms' own legality checks.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Transforms/Transform.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace cuda_opt {
+
+/// A few values of a parameter worth trying.
+static std::vector<int64_t> tuningValues(const ParamSpec &P) {
+  std::vector<int64_t> Vs;
+  if (P.Max - P.Min <= 4) {
+    for (int64_t V = P.Min; V <= P.Max; ++V)
+      Vs.push_back(V);
+    return Vs;
+  }
+  std::set<int64_t> S = {P.Default};
+  for (int64_t V = 1; V <= P.Max && V > 0; V *= 2)
+    if (V >= P.Min && V >= 2)
+      S.insert(V);
+  // Keep the largest few powers plus the default: large ranges (block sizes)
+  // have their useful values at the top.
+  std::vector<int64_t> All(S.begin(), S.end());
+  size_t Keep = 4;
+  for (size_t I = All.size() > Keep ? All.size() - Keep : 0; I < All.size(); ++I)
+    Vs.push_back(All[I]);
+  if (llvm::find(Vs, P.Default) == Vs.end())
+    Vs.push_back(P.Default);
+  return Vs;
+}
+
+/// Every combination of the values of \p Params, as "{a=1,b=2}" strings.
+static std::vector<std::string> paramGrid(ArrayRef<ParamSpec> Params) {
+  std::vector<std::string> Out = {""};
+  for (const ParamSpec &P : Params) {
+    std::vector<std::string> Next;
+    for (const std::string &Prefix : Out)
+      for (int64_t V : tuningValues(P))
+        Next.push_back(Prefix + (Prefix.empty() ? "" : ",") + P.Name + "=" +
+                       std::to_string(V));
+    Out = std::move(Next);
+  }
+  for (std::string &S : Out)
+    if (!S.empty())
+      S = "{" + S + "}";
+  return Out;
+}
+
+std::vector<std::string> candidatePipelines(unsigned Budget) {
+  std::vector<std::string> Singles;
+  for (const auto &T : TransformRegistry::createAll())
+    for (const std::string &Params : paramGrid(T->getParams()))
+      Singles.push_back(T->getName().str() + Params);
+  std::vector<std::string> Out;
+  for (const std::string &S : Singles)
+    Out.push_back(S);
+  for (const std::string &S : Singles)
+    if (!StringRef(S).starts_with("restrict-const"))
+      Out.push_back("restrict-const," + S);
+  if (Out.size() > Budget)
+    Out.resize(Budget);
+  return Out;
+}
+
+} // namespace cuda_opt

@@ -1,0 +1,472 @@
+//===- Worker.cpp - Verify and time kernel variants on one GPU ------------===//
+//
+// Part of cuda-opt's runtime: the measurement worker `cuda-opt-measure`.
+//
+//   cuda-opt-measure JOB.json RESULT.json
+//
+// JOB names compiled variants (cubin/PTX file, entry symbol, launch shape),
+// the kernel's arguments (device buffers with dtype, element count, how to
+// fill them, whether they are outputs; scalars), the seeds and the timing
+// plan. For each seed every variant runs on identical inputs with outputs
+// poisoned and guard bands around every buffer; its outputs must match the
+// baseline's. Verified variants are then timed interleaved with the baseline
+// (CUDA events around each launch, L2 flushed before each, median of N).
+//
+// A variant that faults poisons the CUDA context, so the worker records it
+// in RESULT and exits with status 3; the caller restarts the worker without
+// it. The caller also enforces a deadline (a variant that never finishes).
+//
+// Only the CUDA driver API is used: the worker needs no nvcc to build.
+//
+//===----------------------------------------------------------------------===//
+#include "Compare.h"
+#include "DType.h"
+#include "Json.h"
+#include "Stats.h"
+
+#include <cuda.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace co_runtime;
+
+namespace {
+
+const size_t GuardBytes = 4096;
+const unsigned char GuardByte = 0xA5;
+const unsigned char PoisonByte = 0xFF; // NaN for every float type.
+
+struct Arg {
+  std::string Name;
+  bool IsBuffer = false;
+  DType Type = DType::Invalid;
+  // Buffers.
+  size_t Count = 0;
+  bool Output = false, Input = true;
+  std::string Init = "uniform"; // uniform | normal | zero | file | iota
+  double Lo = -1, Hi = 1;
+  std::string File;
+  CUdeviceptr Alloc = 0; // Start of the guarded allocation.
+  std::vector<unsigned char> Host; // Initial contents for this seed.
+  // Scalars: raw bytes passed to the kernel.
+  unsigned char Scalar[8] = {0};
+  size_t bytes() const { return Count * dtypeSize(Type); }
+  CUdeviceptr data() const { return Alloc + GuardBytes; }
+};
+
+struct Variant {
+  std::string Id, Module, Entry;
+  unsigned Grid[3] = {1, 1, 1}, Block[3] = {1, 1, 1};
+  unsigned Shmem = 0;
+  CUmodule Mod = nullptr;
+  CUfunction Fn = nullptr;
+  bool Ok = true;
+  std::string Error;
+  std::vector<double> Times;
+  double MaxRelError = 0;
+};
+
+struct Job {
+  int Device = 0;
+  std::vector<Variant> Variants; // [0] is the baseline.
+  std::vector<Arg> Args;
+  std::vector<unsigned> Seeds = {1, 2, 3};
+  int Runs = 20, Warmup = 3;
+  bool FlushL2 = true;
+  double RelTol = -1; // <0: per-dtype default.
+};
+
+std::string ResultPath;
+Json Result = Json::object();
+
+void writeResult() {
+  std::ofstream OS(ResultPath);
+  OS << Result.dump(2) << "\n";
+}
+
+[[noreturn]] void fatal(const std::string &Msg, int Code = 2) {
+  Result.set("error", Msg);
+  writeResult();
+  std::fprintf(stderr, "cuda-opt-measure: error: %s\n", Msg.c_str());
+  std::exit(Code);
+}
+
+std::string cuErr(CUresult R) {
+  const char *Name = nullptr, *Str = nullptr;
+  cuGetErrorName(R, &Name);
+  cuGetErrorString(R, &Str);
+  return std::string(Name ? Name : "?") + " (" + (Str ? Str : "") + ")";
+}
+
+void check(CUresult R, const std::string &What) {
+  if (R != CUDA_SUCCESS)
+    fatal(What + ": " + cuErr(R));
+}
+
+/// A failure inside a variant: record it against the variant, then stop the
+/// worker (the context is unusable after a fault).
+[[noreturn]] void variantFault(Variant &V, const std::string &What,
+                               CUresult R) {
+  Result.set("crashed_variant", V.Id);
+  Result.set("crash_error", What + ": " + cuErr(R));
+  writeResult();
+  std::fprintf(stderr, "cuda-opt-measure: variant %s faulted: %s\n",
+               V.Id.c_str(), cuErr(R).c_str());
+  std::exit(3);
+}
+
+Job parseJob(const Json &J) {
+  Job Jb;
+  Jb.Device = static_cast<int>(J["device"].integer(0));
+  for (const Json &V : J["variants"].items()) {
+    Variant Var;
+    Var.Id = V["id"].string();
+    Var.Module = V["module"].string();
+    Var.Entry = V["entry"].string();
+    for (int D = 0; D < 3; ++D) {
+      if (D < (int)V["grid"].items().size())
+        Var.Grid[D] = static_cast<unsigned>(V["grid"].items()[D].integer(1));
+      if (D < (int)V["block"].items().size())
+        Var.Block[D] = static_cast<unsigned>(V["block"].items()[D].integer(1));
+    }
+    Var.Shmem = static_cast<unsigned>(V["shmem"].integer(0));
+    if (Var.Id.empty() || Var.Module.empty() || Var.Entry.empty())
+      fatal("each variant needs id, module and entry");
+    Jb.Variants.push_back(Var);
+  }
+  if (Jb.Variants.empty())
+    fatal("the job has no variants");
+  for (const Json &A : J["args"].items()) {
+    Arg Ar;
+    Ar.Name = A["name"].string();
+    Ar.Type = parseDType(A["dtype"].string());
+    if (Ar.Type == DType::Invalid)
+      fatal("argument '" + Ar.Name + "' has unknown dtype '" +
+            A["dtype"].string() + "'");
+    Ar.IsBuffer = A["kind"].string() == "buffer";
+    if (Ar.IsBuffer) {
+      Ar.Count = static_cast<size_t>(A["count"].integer(0));
+      Ar.Output = A["output"].boolean(false);
+      Ar.Input = A["input"].boolean(true);
+      if (!A["init"].isNull())
+        Ar.Init = A["init"].string();
+      Ar.Lo = A["lo"].number(-1);
+      Ar.Hi = A["hi"].number(1);
+      Ar.File = A["file"].string();
+      if (Ar.Count == 0)
+        fatal("buffer '" + Ar.Name + "' has no element count");
+    } else {
+      storeFromDouble(Ar.Scalar, 0, Ar.Type, A["value"].number(0));
+      if (Ar.Type == DType::I64 || Ar.Type == DType::U64) {
+        // Exact for 64-bit integers beyond 2^53.
+        long long V = A["value"].integer(0);
+        std::memcpy(Ar.Scalar, &V, 8);
+      }
+    }
+    Jb.Args.push_back(Ar);
+  }
+  if (!J["seeds"].isNull()) {
+    Jb.Seeds.clear();
+    for (const Json &S : J["seeds"].items())
+      Jb.Seeds.push_back(static_cast<unsigned>(S.integer(1)));
+  }
+  Jb.Runs = static_cast<int>(J["timing"]["runs"].integer(20));
+  Jb.Warmup = static_cast<int>(J["timing"]["warmup"].integer(3));
+  Jb.FlushL2 = J["timing"]["flush_l2"].boolean(true);
+  Jb.RelTol = J["rtol"].number(-1);
+  return Jb;
+}
+
+uint32_t xorshift(uint32_t &S) {
+  S ^= S << 13;
+  S ^= S >> 17;
+  S ^= S << 5;
+  return S;
+}
+
+/// The initial contents of a buffer for one seed.
+void fillHost(Arg &A, unsigned Seed, size_t ArgIndex) {
+  A.Host.assign(A.bytes(), 0);
+  if (A.Init == "file") {
+    std::ifstream IS(A.File, std::ios::binary);
+    if (!IS)
+      fatal("cannot read captured contents of '" + A.Name + "' from " + A.File);
+    IS.read(reinterpret_cast<char *>(A.Host.data()),
+            static_cast<std::streamsize>(A.bytes()));
+    if (static_cast<size_t>(IS.gcount()) != A.bytes())
+      fatal("captured file " + A.File + " is shorter than buffer '" + A.Name +
+            "'");
+    return;
+  }
+  if (A.Init == "zero")
+    return;
+  uint32_t S = Seed * 2654435761u + static_cast<uint32_t>(ArgIndex) * 40503u + 1u;
+  if (S == 0)
+    S = 1;
+  for (size_t I = 0; I < A.Count; ++I) {
+    double V;
+    if (A.Init == "iota") {
+      V = static_cast<double>(I);
+    } else if (A.Init == "normal") {
+      double U1 = (xorshift(S) + 1.0) / 4294967297.0;
+      double U2 = (xorshift(S) + 1.0) / 4294967297.0;
+      V = std::sqrt(-2 * std::log(U1)) * std::cos(6.283185307179586 * U2);
+      V = A.Lo + (A.Hi - A.Lo) * 0.5 * (V + 1); // lo/hi = mean -+ sigma.
+    } else if (isFloating(A.Type)) {
+      V = A.Lo + (A.Hi - A.Lo) * (xorshift(S) / 4294967296.0);
+    } else {
+      long long Lo = static_cast<long long>(A.Lo), Hi = static_cast<long long>(A.Hi);
+      V = static_cast<double>(Lo + static_cast<long long>(xorshift(S) % (Hi - Lo + 1)));
+    }
+    storeFromDouble(A.Host.data(), I, A.Type, V);
+  }
+}
+
+/// Reset every buffer before a verification run: inputs get their initial
+/// contents, pure outputs the poison, guard bands the guard pattern.
+void resetBuffers(Job &Jb) {
+  for (Arg &A : Jb.Args) {
+    if (!A.IsBuffer)
+      continue;
+    check(cuMemsetD8(A.Alloc, GuardByte, GuardBytes), "guard");
+    check(cuMemsetD8(A.data() + A.bytes(), GuardByte, GuardBytes), "guard");
+    if (A.Output && !A.Input)
+      check(cuMemsetD8(A.data(), PoisonByte, A.bytes()), "poison");
+    else
+      check(cuMemcpyHtoD(A.data(), A.Host.data(), A.bytes()), "upload");
+  }
+}
+
+std::vector<void *> kernelParams(Job &Jb, std::vector<CUdeviceptr> &Ptrs) {
+  Ptrs.assign(Jb.Args.size(), 0);
+  std::vector<void *> Params;
+  for (size_t I = 0; I < Jb.Args.size(); ++I) {
+    Arg &A = Jb.Args[I];
+    if (A.IsBuffer) {
+      Ptrs[I] = A.data();
+      Params.push_back(&Ptrs[I]);
+    } else {
+      Params.push_back(A.Scalar);
+    }
+  }
+  return Params;
+}
+
+CUresult launch(Variant &V, std::vector<void *> &Params, CUstream Stream) {
+  return cuLaunchKernel(V.Fn, V.Grid[0], V.Grid[1], V.Grid[2], V.Block[0],
+                        V.Block[1], V.Block[2], V.Shmem, Stream, Params.data(),
+                        nullptr);
+}
+
+/// Run one variant on the current inputs; returns its output buffers.
+std::vector<std::vector<unsigned char>> runOnce(Job &Jb, Variant &V) {
+  resetBuffers(Jb);
+  std::vector<CUdeviceptr> Ptrs;
+  std::vector<void *> Params = kernelParams(Jb, Ptrs);
+  CUresult R = launch(V, Params, nullptr);
+  if (R != CUDA_SUCCESS)
+    variantFault(V, "launch", R);
+  R = cuCtxSynchronize();
+  if (R != CUDA_SUCCESS)
+    variantFault(V, "run", R);
+  std::vector<std::vector<unsigned char>> Outs;
+  std::vector<unsigned char> Guard(GuardBytes);
+  for (Arg &A : Jb.Args) {
+    if (!A.IsBuffer)
+      continue;
+    for (CUdeviceptr G : {A.Alloc, A.data() + A.bytes()}) {
+      check(cuMemcpyDtoH(Guard.data(), G, GuardBytes), "guard readback");
+      for (unsigned char C : Guard)
+        if (C != GuardByte) {
+          V.Ok = false;
+          V.Error = "wrote outside buffer '" + A.Name + "' (guard band changed)";
+          break;
+        }
+    }
+    if (!A.Output) {
+      // An input the baseline does not write must stay unchanged.
+      std::vector<unsigned char> Now(A.bytes());
+      check(cuMemcpyDtoH(Now.data(), A.data(), A.bytes()), "readback");
+      if (Now != A.Host && V.Ok) {
+        V.Ok = false;
+        V.Error = "modified input buffer '" + A.Name + "'";
+      }
+      continue;
+    }
+    Outs.emplace_back(A.bytes());
+    check(cuMemcpyDtoH(Outs.back().data(), A.data(), A.bytes()), "readback");
+  }
+  return Outs;
+}
+
+Json statsJson(const TimingStats &S) {
+  Json J = Json::object();
+  J.set("median_ms", S.MedianMs);
+  J.set("min_ms", S.MinMs);
+  J.set("max_ms", S.MaxMs);
+  J.set("p10_ms", S.P10Ms);
+  J.set("p90_ms", S.P90Ms);
+  J.set("runs", S.Runs);
+  return J;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: cuda-opt-measure JOB.json RESULT.json\n");
+    return 64;
+  }
+  ResultPath = argv[2];
+  std::ifstream IS(argv[1]);
+  if (!IS)
+    fatal(std::string("cannot read job file ") + argv[1], 64);
+  std::stringstream SS;
+  SS << IS.rdbuf();
+  std::string ParseError;
+  Json J = Json::parse(SS.str(), ParseError);
+  if (J.isNull())
+    fatal("job file is not valid JSON: " + ParseError, 64);
+  Job Jb = parseJob(J);
+
+  check(cuInit(0), "cuInit");
+  CUdevice Dev;
+  check(cuDeviceGet(&Dev, Jb.Device), "cuDeviceGet");
+  CUcontext Ctx;
+  check(cuDevicePrimaryCtxRetain(&Ctx, Dev), "context");
+  check(cuCtxSetCurrent(Ctx), "context");
+  char Name[256] = {0};
+  cuDeviceGetName(Name, sizeof(Name) - 1, Dev);
+  Result.set("device", std::string(Name));
+
+  for (Variant &V : Jb.Variants) {
+    CUresult R = cuModuleLoad(&V.Mod, V.Module.c_str());
+    if (R == CUDA_SUCCESS)
+      R = cuModuleGetFunction(&V.Fn, V.Mod, V.Entry.c_str());
+    if (R == CUDA_SUCCESS && V.Shmem > 48 * 1024)
+      R = cuFuncSetAttribute(V.Fn,
+                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(V.Shmem));
+    if (R != CUDA_SUCCESS) {
+      V.Ok = false;
+      V.Error = "cannot load " + V.Module + " entry " + V.Entry + ": " + cuErr(R);
+    }
+  }
+  Variant &Base = Jb.Variants[0];
+  if (!Base.Ok)
+    fatal("baseline: " + Base.Error);
+
+  for (Arg &A : Jb.Args)
+    if (A.IsBuffer)
+      check(cuMemAlloc(&A.Alloc, A.bytes() + 2 * GuardBytes), "cuMemAlloc");
+
+  // Verification on every seed.
+  for (unsigned Seed : Jb.Seeds) {
+    for (size_t I = 0; I < Jb.Args.size(); ++I)
+      if (Jb.Args[I].IsBuffer)
+        fillHost(Jb.Args[I], Seed, I);
+    Result.set("in_progress", Base.Id);
+    writeResult();
+    auto Expected = runOnce(Jb, Base);
+    if (!Base.Ok)
+      fatal("baseline: " + Base.Error);
+    for (size_t VI = 1; VI < Jb.Variants.size(); ++VI) {
+      Variant &V = Jb.Variants[VI];
+      if (!V.Ok)
+        continue;
+      Result.set("in_progress", V.Id);
+      writeResult();
+      auto Got = runOnce(Jb, V);
+      if (!V.Ok)
+        continue;
+      size_t OutIndex = 0;
+      for (Arg &A : Jb.Args) {
+        if (!A.IsBuffer || !A.Output)
+          continue;
+        double Tol = Jb.RelTol >= 0 ? Jb.RelTol : defaultRelTol(A.Type);
+        CompareResult C = compareBuffers(Expected[OutIndex].data(),
+                                         Got[OutIndex].data(), A.Count,
+                                         A.Type, Tol);
+        ++OutIndex;
+        V.MaxRelError = std::max(V.MaxRelError, C.MaxRelError);
+        if (!C.Equal) {
+          V.Ok = false;
+          V.Error = "seed " + std::to_string(Seed) + ": " + C.describe(A.Name);
+          break;
+        }
+      }
+    }
+  }
+
+  // Timing: every verified variant interleaved with the baseline, one launch
+  // per round each, L2 flushed before each launch.
+  int L2Bytes = 0;
+  cuDeviceGetAttribute(&L2Bytes, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, Dev);
+  size_t FlushBytes = std::max<size_t>(2 * static_cast<size_t>(L2Bytes), 128u << 20);
+  CUdeviceptr Flush = 0;
+  if (Jb.FlushL2)
+    check(cuMemAlloc(&Flush, FlushBytes), "flush buffer");
+  CUstream Stream;
+  check(cuStreamCreate(&Stream, CU_STREAM_NON_BLOCKING), "stream");
+  CUevent Start, Stop;
+  check(cuEventCreate(&Start, CU_EVENT_DEFAULT), "event");
+  check(cuEventCreate(&Stop, CU_EVENT_DEFAULT), "event");
+  resetBuffers(Jb);
+  std::vector<CUdeviceptr> Ptrs;
+  std::vector<void *> Params = kernelParams(Jb, Ptrs);
+  Result.set("in_progress", "timing");
+  writeResult();
+  for (int Round = 0; Round < Jb.Warmup + Jb.Runs; ++Round) {
+    for (Variant &V : Jb.Variants) {
+      if (!V.Ok)
+        continue;
+      if (Jb.FlushL2)
+        check(cuMemsetD8Async(Flush, static_cast<unsigned char>(Round), FlushBytes,
+                              Stream),
+              "flush");
+      check(cuEventRecord(Start, Stream), "event");
+      CUresult R = launch(V, Params, Stream);
+      if (R != CUDA_SUCCESS)
+        variantFault(V, "timed launch", R);
+      check(cuEventRecord(Stop, Stream), "event");
+      R = cuEventSynchronize(Stop);
+      if (R != CUDA_SUCCESS)
+        variantFault(V, "timed run", R);
+      float Ms = 0;
+      check(cuEventElapsedTime(&Ms, Start, Stop), "elapsed");
+      if (Round >= Jb.Warmup)
+        V.Times.push_back(Ms);
+    }
+  }
+
+  Json Variants = Json::array();
+  TimingStats BaseStats = summarize(Base.Times);
+  for (Variant &V : Jb.Variants) {
+    Json O = Json::object();
+    O.set("id", V.Id);
+    O.set("verified", V.Ok);
+    if (!V.Ok) {
+      O.set("error", V.Error);
+    } else {
+      TimingStats S = summarize(V.Times);
+      O.set("timing", statsJson(S));
+      O.set("max_rel_error", V.MaxRelError);
+      if (S.MedianMs > 0)
+        O.set("speedup", BaseStats.MedianMs / S.MedianMs);
+    }
+    Variants.push(O);
+  }
+  Result.set("variants", Variants);
+  Result.set("l2_flush_bytes", Jb.FlushL2 ? static_cast<long long>(FlushBytes) : 0LL);
+  Result.set("in_progress", Json());
+  Result.set("complete", true);
+  writeResult();
+  return 0;
+}
