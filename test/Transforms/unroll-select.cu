@@ -1,6 +1,7 @@
 // RUN: cuda-opt --passes='unroll{factor=2,loop=0}' --kernel=stencil %s -o %t.outer.cu
 // RUN: FileCheck %s --check-prefix=OUTER < %t.outer.cu
 // RUN: %cuda_compile %t.outer.cu
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -std=c++17 -c %t.outer.cu -o %t.o %}
 // RUN: cuda-opt --passes='unroll{factor=16,loop=2}' --kernel=stencil %s -o %t.third.cu
 // RUN: FileCheck %s --check-prefix=THIRD < %t.third.cu
 // RUN: %cuda_compile %t.third.cu

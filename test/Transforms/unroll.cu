@@ -1,6 +1,7 @@
 // RUN: cuda-opt --passes='unroll' %s -o %t.cu
 // RUN: FileCheck %s < %t.cu
 // RUN: %cuda_compile %t.cu
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -std=c++17 -c %t.cu -o %t.o %}
 // RUN: cuda-opt --passes='unroll{factor=8}' --no-format %s | FileCheck %s --check-prefix=INDENT --strict-whitespace
 
 // Every innermost counted loop gets the pragma; outer loops and loops that

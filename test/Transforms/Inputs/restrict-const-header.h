@@ -1,0 +1,2 @@
+// A prototype of a kernel defined in restrict-const-illegal.cu.
+__global__ void in_header(float *dst, float *src);
