@@ -219,6 +219,10 @@ public:
       walk(If->getThen());
       walk(If->getElse());
       DivergenceStack.pop_back();
+      // `if (i >= n) return;`: only some threads reach what follows.
+      if (Divergent &&
+          (containsReturn(If->getThen()) || containsReturn(If->getElse())))
+        ExitedEarly = true;
     } else {
       for (const Stmt *Child : S->children())
         walk(Child);
@@ -243,7 +247,18 @@ private:
     return W;
   }
 
-  bool divergent() const { return llvm::is_contained(DivergenceStack, true); }
+  bool divergent() const {
+    return ExitedEarly || llvm::is_contained(DivergenceStack, true);
+  }
+
+  static bool containsReturn(const Stmt *S) {
+    if (!S || isa<LambdaExpr>(S))
+      return false;
+    if (isa<ReturnStmt>(S))
+      return true;
+    return llvm::any_of(S->children(),
+                        [](const Stmt *C) { return containsReturn(C); });
+  }
 
   std::string location(const Stmt *S) const {
     return describeLocation(Ctx.getSourceManager(), S->getBeginLoc());
@@ -686,6 +701,8 @@ private:
   DenseMap<const Expr *, int> AccessOf;
   std::vector<unsigned> LoopStack;
   std::vector<bool> DivergenceStack;
+  /// A thread-dependent `return` was seen before the current statement.
+  bool ExitedEarly = false;
   StringSet<> CalledNames;
 };
 

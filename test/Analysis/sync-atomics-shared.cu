@@ -1,4 +1,4 @@
-// RUN: cuda-opt --analyze %s --json -- -I %cuda_path/include/cccl | FileCheck %s
+// RUN: cuda-opt --analyze %s --kernel histogram --json -- -I %cuda_path/include/cccl | FileCheck %s
 
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -56,3 +56,18 @@ __global__ void histogram(const unsigned char *data, unsigned int *bins,
 // CHECK-NEXT:     "name": "dyn",
 // CHECK:        "dynamic": true,
 // CHECK-NEXT:   "static_bytes": 5248
+
+// RUN: cuda-opt --analyze %s --kernel early_exit --json -- -I %cuda_path/include/cccl | FileCheck %s --check-prefix=EXIT
+
+// A barrier after a thread-dependent return is not reached by every thread.
+__global__ void early_exit(float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  x[i] *= 2.0f;
+  __syncthreads();
+}
+// EXIT:      "barriers": [
+// EXIT-NEXT:   {
+// EXIT-NEXT:     "divergent": true,
+// EXIT-NEXT:     "kind": "__syncthreads",

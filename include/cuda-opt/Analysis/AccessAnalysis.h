@@ -70,7 +70,9 @@ struct BarrierInfo {
   std::string Scope;
   std::string Location;
   int Loop = -1;
-  /// Under an `if` whose condition depends on threadIdx.
+  /// Under an `if` whose condition depends on threadIdx, or after a
+  /// thread-dependent early `return`: not every thread of the block may reach
+  /// it.
   bool Divergent = false;
 };
 
