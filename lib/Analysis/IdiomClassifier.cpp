@@ -275,12 +275,24 @@ private:
         return true;
       }
     }
-    for (const ShuffleInfo &Sh : M.Shuffles)
+    unsigned Butterflies = 0;
+    for (const ShuffleInfo &Sh : M.Shuffles) {
       if (Sh.Op.find("__reduce_") != std::string::npos) {
         I.Kind = Idiom::Reduction;
         I.Evidence = Sh.Op + ": warp reduction intrinsic";
         return true;
       }
+      if (Sh.Op.find("shfl_down") != std::string::npos ||
+          Sh.Op.find("shfl_xor") != std::string::npos)
+        ++Butterflies;
+    }
+    if (Butterflies >= 2) {
+      I.Kind = Idiom::Reduction;
+      I.Evidence = std::to_string(Butterflies) +
+                   " __shfl_down/__shfl_xor steps: unrolled warp-shuffle "
+                   "reduction";
+      return true;
+    }
     for (const AtomicInfo &At : M.Atomics) {
       if (At.Access < 0)
         continue;

@@ -229,42 +229,68 @@ IndexExpr::leadingTerm() const {
   return Best;
 }
 
+/// A symbol's name as a factor: parenthesised when it has operators outside
+/// brackets, "(n / 2)".
+static std::string factorName(const std::string &Name) {
+  int Depth = 0;
+  for (char Ch : Name) {
+    if (Ch == '(' || Ch == '[')
+      ++Depth;
+    else if (Ch == ')' || Ch == ']')
+      --Depth;
+    else if (Depth == 0 && !isAlnum(Ch) && Ch != '_' && Ch != '.')
+      return "(" + Name + ")";
+  }
+  return Name;
+}
+
+namespace {
+/// One term with its factors named and sorted, independent of the order in
+/// which symbols were interned.
+struct NamedTerm {
+  std::vector<std::string> Factors;
+  int64_t Coeff;
+};
+} // namespace
+
+/// The terms in a canonical order: highest degree first (reads naturally:
+/// "K*row + k"), then by the names of their factors.
+static std::vector<NamedTerm>
+namedTerms(const std::map<IndexExpr::Monomial, int64_t> &Terms,
+           const SymbolTable &Symbols) {
+  std::vector<NamedTerm> Out;
+  for (const auto &[M, C] : Terms) {
+    NamedTerm T{{}, C};
+    for (unsigned S : M)
+      T.Factors.push_back(factorName(Symbols[S].Name));
+    llvm::sort(T.Factors);
+    Out.push_back(std::move(T));
+  }
+  std::stable_sort(Out.begin(), Out.end(),
+                   [](const NamedTerm &A, const NamedTerm &B) {
+                     if (A.Factors.size() != B.Factors.size())
+                       return A.Factors.size() > B.Factors.size();
+                     return A.Factors < B.Factors;
+                   });
+  return Out;
+}
+
 std::string IndexExpr::str(const SymbolTable &Symbols) const {
   if (Terms.empty())
     return "0";
-  // Highest degree first reads most naturally: "K*row + k".
-  std::vector<std::pair<Monomial, int64_t>> Ordered(Terms.begin(), Terms.end());
-  std::stable_sort(Ordered.begin(), Ordered.end(),
-                   [](const auto &A, const auto &B) {
-                     return A.first.size() > B.first.size();
-                   });
   std::string Out;
   bool First = true;
-  for (const auto &[M, C] : Ordered) {
-    int64_t Mag = C < 0 ? -C : C;
+  for (const NamedTerm &T : namedTerms(Terms, Symbols)) {
+    int64_t Mag = T.Coeff < 0 ? -T.Coeff : T.Coeff;
     if (First)
-      Out += C < 0 ? "-" : "";
+      Out += T.Coeff < 0 ? "-" : "";
     else
-      Out += C < 0 ? " - " : " + ";
+      Out += T.Coeff < 0 ? " - " : " + ";
     First = false;
     std::vector<std::string> Factors;
-    if (Mag != 1 || M.empty())
+    if (Mag != 1 || T.Factors.empty())
       Factors.push_back(std::to_string(Mag));
-    for (unsigned S : M) {
-      const std::string &Name = Symbols[S].Name;
-      // Parenthesise names with operators outside brackets: "(n / 2)".
-      bool Simple = true;
-      int Depth = 0;
-      for (char Ch : Name) {
-        if (Ch == '(' || Ch == '[')
-          ++Depth;
-        else if (Ch == ')' || Ch == ']')
-          --Depth;
-        else if (Depth == 0 && !isAlnum(Ch) && Ch != '_' && Ch != '.')
-          Simple = false;
-      }
-      Factors.push_back(Simple ? Name : "(" + Name + ")");
-    }
+    Factors.insert(Factors.end(), T.Factors.begin(), T.Factors.end());
     Out += llvm::join(Factors, "*");
   }
   return Out;
@@ -272,11 +298,12 @@ std::string IndexExpr::str(const SymbolTable &Symbols) const {
 
 json::Value IndexExpr::toJSON(const SymbolTable &Symbols) const {
   json::Array Out;
-  for (const auto &[M, C] : Terms) {
+  for (const NamedTerm &T : namedTerms(Terms, Symbols)) {
     json::Array Names;
-    for (unsigned S : M)
-      Names.push_back(Symbols[S].Name);
-    Out.push_back(json::Object{{"coeff", C}, {"symbols", std::move(Names)}});
+    for (const std::string &F : T.Factors)
+      Names.push_back(F);
+    Out.push_back(
+        json::Object{{"coeff", T.Coeff}, {"symbols", std::move(Names)}});
   }
   return Out;
 }

@@ -301,15 +301,18 @@ private:
   }
 
   void classifyStride(LoopInfo &L) {
-    if (!(L.Init.dependence(B.symbols()) & DepThread))
-      return;
+    unsigned Deps = L.Init.dependence(B.symbols());
     SymbolTable &Syms = B.symbols();
     for (unsigned D = 0; D < 3; ++D) {
       IndexExpr Dim = IndexExpr::symbol(Syms.builtin(SymbolKind::BlockDim, D));
       IndexExpr Grid = IndexExpr::symbol(Syms.builtin(SymbolKind::GridDim, D));
-      if (L.Stride == Dim * Grid)
+      // Threads of the grid, or whole blocks (`r = blockIdx.y; r +=
+      // gridDim.y`), stepping over the data together.
+      if ((Deps & DepThread) && L.Stride == Dim * Grid)
         L.GridStride = true;
-      if (L.Stride == Dim)
+      if ((Deps & DepBlock) && !(Deps & DepThread) && L.Stride == Grid)
+        L.GridStride = true;
+      if ((Deps & DepThread) && L.Stride == Dim)
         L.BlockStride = true;
     }
   }

@@ -72,4 +72,23 @@ void launch(float *y, const float *x, float *c, int n) {
 // GRID:         "induction_var": "i",
 // GRID:         "stride": "blockDim.x*gridDim.x",
 // GRID-NEXT:    "trip_count": null,
-// GRID-NEXT:    "trip_count_expr": "ceil((-blockDim.x*blockIdx.x - threadIdx.x + n) / (blockDim.x*gridDim.x))"
+// GRID-NEXT:    "trip_count_expr": "ceil((-blockDim.x*blockIdx.x + n - threadIdx.x) / (blockDim.x*gridDim.x))"
+
+// RUN: cuda-opt --analyze %s --kernel relu_rows --json | FileCheck %s --check-prefix=ROWS
+
+// Rows distributed over blocks in y, columns over the threads of the grid in
+// x: both loops step over the data together, so this is still a map.
+__global__ void relu_rows(float *a, int rows, int cols) {
+  for (int r = blockIdx.y; r < rows; r += gridDim.y)
+    for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < cols;
+         c += blockDim.x * gridDim.x)
+      a[r * cols + c] = fmaxf(a[r * cols + c], 0.0f);
+}
+// ROWS:       "kind": "elementwise"
+// ROWS:       "loops": [
+// ROWS:         "grid_stride": true,
+// ROWS-NEXT:    "id": 0,
+// ROWS-NEXT:    "induction_var": "r",
+// ROWS:         "grid_stride": true,
+// ROWS-NEXT:    "id": 1,
+// ROWS-NEXT:    "induction_var": "c",

@@ -31,7 +31,7 @@ __global__ void matmul_serial(const double *A, const double *B, double *C,
 // CHECK:        "index_form": "K*blockDim.y*blockIdx.y + K*threadIdx.y + k",
 // CHECK:        "pattern": "broadcast",
 // CHECK:        "text": "A[row * K + k]"
-// CHECK:        "index_form": "k*N + blockDim.x*blockIdx.x + threadIdx.x",
+// CHECK:        "index_form": "N*k + blockDim.x*blockIdx.x + threadIdx.x",
 // CHECK:        "pattern": "coalesced",
 // CHECK:        "text": "B[k * N + col]"
 // CHECK:      "accumulations": [

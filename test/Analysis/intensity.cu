@@ -49,7 +49,7 @@ __global__ void halve(float *x, int n) {
 // ASYMPTOTIC-NEXT: "note": "limit for large trip counts; trip counts are symbolic",
 // ASYMPTOTIC-NEXT: "status": "asymptotic"
 // ASYMPTOTIC:   "block_stride": true,
-// ASYMPTOTIC:   "trip_count_expr": "ceil((-threadIdx.x + cols) / (blockDim.x))"
+// ASYMPTOTIC:   "trip_count_expr": "ceil((cols - threadIdx.x) / (blockDim.x))"
 
 // UNKNOWN:    "arithmetic_intensity": {
 // UNKNOWN-NEXT: "flops": "trips(s)",

@@ -97,3 +97,20 @@ __global__ void sum_atomic(const int *values, int *totals, int n) {
 // ATOMIC-NEXT:  "kind": "reduction"
 // ATOMIC:       "atomics": 1,
 // ATOMIC:       "name": "totals",
+
+// RUN: cuda-opt --analyze %s --kernel warp_sum_unrolled --json | FileCheck %s --check-prefix=UNROLLED
+
+// Warp sum with the shuffle steps written out.
+__global__ void warp_sum_unrolled(const float *in, float *out) {
+  float v = in[blockIdx.x * 32 + threadIdx.x];
+  v += __shfl_down_sync(0xffffffff, v, 16);
+  v += __shfl_down_sync(0xffffffff, v, 8);
+  v += __shfl_down_sync(0xffffffff, v, 4);
+  v += __shfl_down_sync(0xffffffff, v, 2);
+  v += __shfl_down_sync(0xffffffff, v, 1);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = v;
+}
+// UNROLLED:      "idiom": {
+// UNROLLED-NEXT:   "evidence": "5 __shfl_down/__shfl_xor steps: unrolled warp-shuffle reduction",
+// UNROLLED-NEXT:   "kind": "reduction"

@@ -67,7 +67,7 @@ __global__ void scan_blelloch(float *g_odata, const float *g_idata, int n) {
 // HS:           "dynamic": true,
 
 // BLELLOCH:   "affine": false,
-// BLELLOCH:   "index_form": "2*threadIdx.x*offset + 2*offset - 1",
+// BLELLOCH:   "index_form": "2*offset*threadIdx.x + 2*offset - 1",
 // BLELLOCH:   "pattern": "strided",
 // BLELLOCH:   "stride_expr": "2*offset",
 // BLELLOCH-NEXT: "text": "temp[bi]"

@@ -43,7 +43,7 @@ __global__ void conv1d(const float *in, const float *w, float *out, int n) {
 // JACOBI-NEXT:  "evidence": "4 reads of 'in' at constant offsets from the same point: in[j * nx + i - 1], in[j * nx + i + 1], in[(j - 1) * nx + i], in[(j + 1) * nx + i]",
 // JACOBI-NEXT:  "kind": "stencil"
 
-// SHARED:     "index_form": "threadIdx.x + 128*blockIdx.x - 1",
+// SHARED:     "index_form": "128*blockIdx.x + threadIdx.x - 1",
 // SHARED:     "text": "in[g - RADIUS]"
 // SHARED:     "idiom": {
 // SHARED-NEXT:  "evidence": "3 reads of 'tile' at constant offsets from the same point: tile[l - 1], tile[l], tile[l + 1]",

@@ -41,7 +41,7 @@ __global__ void transpose_tiled(float *odata, const float *idata) {
 // TILED-NEXT:   "broadcast": 0,
 // TILED-NEXT:   "coalesced": 2,
 // TILED-NEXT:   "irregular": 0,
-// TILED:      "index_form": "256*it(j)*gridDim.x + 32*threadIdx.y*gridDim.x + 1024*blockIdx.x*gridDim.x + threadIdx.x + 32*blockIdx.y",
+// TILED:      "index_form": "1024*blockIdx.x*gridDim.x + 256*gridDim.x*it(j) + 32*gridDim.x*threadIdx.y + 32*blockIdx.y + threadIdx.x",
 // TILED:      "pattern": "coalesced",
 // TILED:      "text": "odata[(y + j) * width + x]"
 // TILED:      "pattern": "strided",
