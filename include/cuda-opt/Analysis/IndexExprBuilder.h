@@ -1,5 +1,4 @@
-//===- IndexExprBuilder.h - Turn clang expressions into IndexExprs -*- C++
-//-*-===//
+//===- IndexExprBuilder.h - Clang expressions to IndexExprs -----*- C++ -*-===//
 //
 // Part of cuda-opt. Translates the integer expressions of a kernel body into
 // IndexExpr polynomials: builtins become symbols, local variables that are
