@@ -134,13 +134,22 @@ struct Finding {
 /// Facts about one pointer parameter, gathered over the definition and, for
 /// a template, every instantiation.
 struct ParamFacts {
-  bool Editable = false;    ///< A pointer whose type can be edited.
-  std::string NotEditable;  ///< Why not, when it is a pointer.
+  bool Editable = false;   ///< A pointer whose type can be edited.
+  std::string NotEditable; ///< Why not, when it is a pointer.
   bool PointeeIsPointer = false;
   bool AlreadyConst = false;
   bool AlreadyRestrict = false;
   std::optional<Finding> Write;   ///< A possible write through it.
   std::optional<Finding> Rebound; ///< The parameter itself reassigned.
+};
+
+/// The outcome of one step up the expression tree from a use.
+struct Step {
+  enum KindTy { Next, Read, Write } Kind;
+  std::optional<Finding> Why;
+  static Step next() { return {Next, std::nullopt}; }
+  static Step read() { return {Read, std::nullopt}; }
+  static Step write(Finding F) { return {Write, std::move(F)}; }
 };
 
 /// Follows the uses of one parameter in one body.
@@ -197,9 +206,9 @@ private:
       return unknown(CE);
     const FunctionDecl *FD = CE->getDirectCallee();
     if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE)) {
-      if (Index == 0 && (OC->isAssignmentOp() ||
-                         OC->getOperator() == OO_PlusPlus ||
-                         OC->getOperator() == OO_MinusMinus))
+      if (Index == 0 &&
+          (OC->isAssignmentOp() || OC->getOperator() == OO_PlusPlus ||
+           OC->getOperator() == OO_MinusMinus))
         return found(CE, "is written through");
       if (const auto *MD = dyn_cast_or_null<CXXMethodDecl>(FD)) {
         if (Index == 0) {
@@ -299,11 +308,12 @@ private:
         // A condition or a discarded value.
         return std::nullopt;
       }
-      std::optional<std::optional<Finding>> Verdict =
-          Pointee ? stepFromPointee(E, Parent, Pointee)
-                  : stepFromPointer(E, Parent, Pointee);
-      if (Verdict)
-        return *Verdict;
+      Step S = Pointee ? stepFromPointee(E, Parent, Pointee)
+                       : stepFromPointer(E, Parent, Pointee);
+      if (S.Kind == Step::Read)
+        return std::nullopt;
+      if (S.Kind == Step::Write)
+        return S.Why;
       E = cast<Expr>(Parent);
     }
   }
@@ -334,8 +344,7 @@ private:
 
   /// One step up from a pointer value. Returns a verdict, or nothing to
   /// keep walking from \p Parent (with \p Pointee updated).
-  std::optional<std::optional<Finding>>
-  stepFromPointer(const Expr *E, const Stmt *Parent, bool &Pointee) {
+  Step stepFromPointer(const Expr *E, const Stmt *Parent, bool &Pointee) {
     bool IsParam = false;
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParens()))
       IsParam = DRE->getDecl() == P;
@@ -343,21 +352,21 @@ private:
       QualType T = ICE->getType();
       if (T->isPointerType() || T->isDependentType()) {
         if (pointsToConst(T))
-          return std::optional<Finding>();
-        return std::nullopt;
+          return Step::read();
+        return Step::next();
       }
       if (T->isBooleanType() || T->isIntegerType() || T->isVoidType())
-        return std::optional<Finding>();
-      return std::optional<Finding>(unknown(ICE));
+        return Step::read();
+      return Step::write(unknown(ICE));
     }
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Parent)) {
       QualType T = Cast->getTypeAsWritten();
       if (T->isVoidType() || T->isIntegerType() || T->isBooleanType())
-        return std::optional<Finding>();
+        return Step::read();
       // Keep following: a later cast may take the const away again.
       if (pointsToConst(T))
-        return std::nullopt;
-      return std::optional<Finding>(
+        return Step::next();
+      return Step::write(
           found(Cast, "is cast to the non-const type '" +
                           T.getAsString(Ctx.getPrintingPolicy()) + "'"));
     }
@@ -365,37 +374,37 @@ private:
       switch (UO->getOpcode()) {
       case UO_Deref:
         Pointee = true;
-        return std::nullopt;
+        return Step::next();
       case UO_PreInc:
       case UO_PostInc:
       case UO_PreDec:
       case UO_PostDec:
-        return std::nullopt;
+        return Step::next();
       case UO_LNot:
-        return std::optional<Finding>();
+        return Step::read();
       case UO_AddrOf:
         Rebound = found(UO, "has its address taken");
-        return std::optional<Finding>(found(UO, "has its address taken"));
+        return Step::write(found(UO, "has its address taken"));
       default:
-        return std::optional<Finding>(unknown(UO));
+        return Step::write(unknown(UO));
       }
     }
     if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(Parent)) {
       if (ASE->getBase() != E)
-        return std::optional<Finding>(unknown(ASE));
+        return Step::write(unknown(ASE));
       Pointee = true;
-      return std::nullopt;
+      return Step::next();
     }
     if (const auto *ME = dyn_cast<MemberExpr>(Parent)) {
       if (!ME->isArrow() || ME->getBase() != E)
-        return std::optional<Finding>(unknown(ME));
+        return Step::write(unknown(ME));
       return memberOfPointee(ME, Pointee);
     }
     if (const auto *DME = dyn_cast<CXXDependentScopeMemberExpr>(Parent)) {
       if (!DME->isArrow() || DME->getBase() != E)
-        return std::optional<Finding>(unknown(DME));
+        return Step::write(unknown(DME));
       Pointee = true;
-      return std::nullopt;
+      return Step::next();
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(Parent)) {
       BinaryOperatorKind Op = BO->getOpcode();
@@ -403,128 +412,125 @@ private:
         if (BO->getLHS() == E) {
           if (IsParam)
             Rebound = found(BO, "is reassigned");
-          return std::nullopt;
+          return Step::next();
         }
         QualType LT = BO->getLHS()->getType();
         if (pointsToConst(LT) || LT->isBooleanType())
-          return std::optional<Finding>();
-        return std::optional<Finding>(
-            found(BO, "is assigned to a non-const pointer"));
+          return Step::read();
+        return Step::write(found(BO, "is assigned to a non-const pointer"));
       }
       if (Op == BO_AddAssign || Op == BO_SubAssign) {
         if (BO->getLHS() == E)
-          return std::nullopt;
-        return std::optional<Finding>(unknown(BO));
+          return Step::next();
+        return Step::write(unknown(BO));
       }
       if (Op == BO_Add || Op == BO_Sub) {
         QualType T = BO->getType();
         if (T->isPointerType() || T->isDependentType())
-          return std::nullopt;
-        return std::optional<Finding>();
+          return Step::next();
+        return Step::read();
       }
       if (BO->isComparisonOp() || BO->isLogicalOp())
-        return std::optional<Finding>();
+        return Step::read();
       if (Op == BO_Comma) {
         if (BO->getRHS() == E)
-          return std::nullopt;
-        return std::optional<Finding>();
+          return Step::next();
+        return Step::read();
       }
-      return std::optional<Finding>(unknown(BO));
+      return Step::write(unknown(BO));
     }
-    return std::optional<Finding>(unknown(Parent));
+    return Step::write(unknown(Parent));
   }
 
   /// `p->m` or `x.m` where the base is in the pointee.
-  std::optional<std::optional<Finding>> memberOfPointee(const MemberExpr *ME,
-                                                        bool &Pointee) {
+  Step memberOfPointee(const MemberExpr *ME, bool &Pointee) {
     if (const auto *MD = dyn_cast<CXXMethodDecl>(ME->getMemberDecl())) {
       if (MD->isConst() || MD->isStatic())
-        return std::optional<Finding>();
-      return std::optional<Finding>(found(
-          ME, "calls the non-const method '" + MD->getNameAsString() + "'"));
+        return Step::read();
+      return Step::write(found(ME, "calls the non-const method '" +
+                                       MD->getNameAsString() + "'"));
     }
     Pointee = true;
-    return std::nullopt;
+    return Step::next();
   }
 
   /// One step up from an lvalue inside the pointee.
-  std::optional<std::optional<Finding>>
-  stepFromPointee(const Expr *E, const Stmt *Parent, bool &Pointee) {
+  Step stepFromPointee(const Expr *E, const Stmt *Parent, bool &Pointee) {
     if (const auto *ICE = dyn_cast<ImplicitCastExpr>(Parent)) {
       switch (ICE->getCastKind()) {
       case CK_LValueToRValue:
       case CK_ToVoid:
-        return std::optional<Finding>();
+        return Step::read();
       case CK_ArrayToPointerDecay:
         Pointee = false;
-        return std::nullopt;
+        return Step::next();
       case CK_NoOp:
       case CK_DerivedToBase:
       case CK_UncheckedDerivedToBase:
         if (ICE->getType().isConstQualified())
-          return std::optional<Finding>();
-        return std::nullopt;
+          return Step::read();
+        return Step::next();
       default:
-        return std::optional<Finding>(unknown(ICE));
+        return Step::write(unknown(ICE));
       }
     }
     if (const auto *Cast = dyn_cast<ExplicitCastExpr>(Parent)) {
       QualType T = Cast->getTypeAsWritten();
       if (T->isReferenceType() && !acceptsReadOnly(T, true))
-        return std::optional<Finding>(found(
-            Cast, "is cast to the non-const reference type '" +
-                      T.getAsString(Ctx.getPrintingPolicy()) + "'"));
-      return std::optional<Finding>();
+        return Step::write(
+            found(Cast, "is cast to the non-const reference type '" +
+                            T.getAsString(Ctx.getPrintingPolicy()) + "'"));
+      return Step::read();
     }
     if (const auto *ME = dyn_cast<MemberExpr>(Parent)) {
       if (ME->getBase() != E)
-        return std::optional<Finding>(unknown(ME));
+        return Step::write(unknown(ME));
       if (ME->isArrow())
-        return std::optional<Finding>(); // Loads the pointer stored here.
+        return Step::read(); // Loads the pointer stored here.
       return memberOfPointee(ME, Pointee);
     }
     if (const auto *DME = dyn_cast<CXXDependentScopeMemberExpr>(Parent)) {
       if (DME->isArrow())
-        return std::optional<Finding>();
-      return std::nullopt;
+        return Step::read();
+      return Step::next();
     }
     if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(Parent)) {
       if (ASE->getBase() == E)
-        return std::nullopt;
-      return std::optional<Finding>();
+        return Step::next();
+      return Step::read();
     }
     if (const auto *UO = dyn_cast<UnaryOperator>(Parent)) {
       switch (UO->getOpcode()) {
       case UO_AddrOf:
         Pointee = false;
-        return std::nullopt;
+        return Step::next();
       case UO_PreInc:
       case UO_PostInc:
       case UO_PreDec:
       case UO_PostDec:
-        return std::optional<Finding>(found(UO, "is written through"));
+        return Step::write(found(UO, "is written through"));
       case UO_Real:
       case UO_Imag:
-        return std::nullopt;
+        return Step::next();
       default:
-        return std::optional<Finding>();
+        return Step::read();
       }
     }
     if (const auto *BO = dyn_cast<BinaryOperator>(Parent)) {
       if (BO->isAssignmentOp() && BO->getLHS() == E)
-        return std::optional<Finding>(found(BO, "is written through"));
+        return Step::write(found(BO, "is written through"));
       if (BO->getOpcode() == BO_Comma && BO->getRHS() == E)
-        return std::nullopt;
+        return Step::next();
       if (BO->isPtrMemOp())
-        return std::optional<Finding>(unknown(BO));
-      return std::optional<Finding>();
+        return Step::write(unknown(BO));
+      return Step::read();
     }
     if (const auto *ILE = dyn_cast<InitListExpr>(Parent)) {
       if (ILE->getType()->isRecordType() || ILE->getType()->isDependentType())
-        return std::optional<Finding>(unknown(ILE));
-      return std::optional<Finding>();
+        return Step::write(unknown(ILE));
+      return Step::read();
     }
-    return std::optional<Finding>(unknown(Parent));
+    return Step::write(unknown(Parent));
   }
 
   ASTContext &Ctx;
@@ -581,8 +587,8 @@ public:
     return plan(T).takeError();
   }
 
-  Expected<tooling::Replacements>
-  rewrite(const KernelTarget &T, const ParamValues &P) const override {
+  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
+                                          const ParamValues &P) const override {
     Expected<Plan> Pl = plan(T);
     if (!Pl)
       return Pl.takeError();
@@ -598,8 +604,8 @@ public:
         Expected<ParamEdit> PE = editSite(T, D->getParamDecl(I));
         if (!PE)
           return PE.takeError();
-        if (Error E = R.add(tooling::Replacement(SM, PE->ConstLoc, 0,
-                                                 "const ")))
+        if (Error E =
+                R.add(tooling::Replacement(SM, PE->ConstLoc, 0, "const ")))
           return std::move(E);
       }
       for (unsigned I : Pl->RestrictParams) {
@@ -608,8 +614,8 @@ public:
           return PE.takeError();
         if (PE->HasRestrict)
           continue;
-        if (Error E = R.add(tooling::Replacement(SM, PE->RestrictLoc, 0,
-                                                 "__restrict__ ")))
+        if (Error E = R.add(
+                tooling::Replacement(SM, PE->RestrictLoc, 0, "__restrict__ ")))
           return std::move(E);
       }
     }
@@ -681,16 +687,17 @@ private:
         if (TP->isTemplateParameterPack())
           return refuse(Kernel + " is a variadic template, which "
                                  "restrict-const does not handle");
-      for (const FunctionDecl *Spec : K.Template->specializations())
-        if (Spec->getTemplateSpecializationKind() !=
-            TSK_ImplicitInstantiation)
-          return refuse(Kernel + " has an explicit instantiation or "
-                                 "specialisation at " +
-                        describeLocation(SM, Spec->getPointOfInstantiation()
-                                                     .isValid()
-                                                 ? Spec->getPointOfInstantiation()
-                                                 : Spec->getLocation()) +
-                        " whose signature would no longer match");
+      for (const FunctionDecl *Spec : K.Template->specializations()) {
+        if (Spec->getTemplateSpecializationKind() == TSK_ImplicitInstantiation)
+          continue;
+        SourceLocation Where = Spec->getPointOfInstantiation();
+        if (Where.isInvalid())
+          Where = Spec->getLocation();
+        return refuse(Kernel +
+                      " has an explicit instantiation or specialisation at " +
+                      describeLocation(SM, Where) +
+                      " whose signature would no longer match");
+      }
     }
     for (const FunctionDecl *D : kernelDecls(K))
       if (!SM.isWrittenInMainFile(SM.getExpansionLoc(D->getLocation())))
@@ -970,9 +977,9 @@ private:
   }
 
   /// Why the pointer arguments of \p L might alias, or nothing.
-  std::optional<std::string> unprovableLaunch(const KernelTarget &T,
-                                              const LaunchSite &L,
-                                              ArrayRef<ParamFacts> Facts) const {
+  std::optional<std::string>
+  unprovableLaunch(const KernelTarget &T, const LaunchSite &L,
+                   ArrayRef<ParamFacts> Facts) const {
     SmallPtrSet<const VarDecl *, 8> Seen;
     for (unsigned I = 0; I < Facts.size(); ++I) {
       if (!Facts[I].Editable)
@@ -1014,8 +1021,8 @@ private:
     const Stmt *Scope = nullptr;
     const Decl *ScopeDecl = nullptr;
     if (V->isLocalVarDeclOrParm()) {
-      const auto *Fn = dyn_cast_or_null<FunctionDecl>(
-          V->getParentFunctionOrMethod());
+      const auto *Fn =
+          dyn_cast_or_null<FunctionDecl>(V->getParentFunctionOrMethod());
       if (!Fn || !Fn->getBody())
         return Name + " is declared where cuda-opt cannot see its uses";
       Scope = Fn->getBody();

@@ -110,8 +110,8 @@ public:
     return selectLoops(T, P).takeError();
   }
 
-  Expected<tooling::Replacements>
-  rewrite(const KernelTarget &T, const ParamValues &P) const override {
+  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
+                                          const ParamValues &P) const override {
     Expected<std::vector<const ForStmt *>> Loops = selectLoops(T, P);
     if (!Loops)
       return Loops.takeError();
@@ -262,10 +262,10 @@ private:
     int64_t Index = P.get("loop");
     if (Index >= 0) {
       if (Index >= static_cast<int64_t>(C.Fors.size()))
-        return refuse("kernel '" + K.name() + "' has " +
-                      Twine(C.Fors.size()) + " for loop" +
-                      (C.Fors.size() == 1 ? "" : "s") + ", so loop=" +
-                      Twine(Index) + " does not exist (loops count from 0)");
+        return refuse("kernel '" + K.name() + "' has " + Twine(C.Fors.size()) +
+                      " for loop" + (C.Fors.size() == 1 ? "" : "s") +
+                      ", so loop=" + Twine(Index) +
+                      " does not exist (loops count from 0)");
       const ForStmt *FS = C.Fors[Index];
       if (Error E = checkLoop(T, FS, C))
         return std::move(E);
@@ -286,16 +286,15 @@ private:
       Picked.push_back(FS);
     }
     if (Picked.empty())
-      return refuse("kernel '" + K.name() +
-                    "' has no innermost counted loop to unroll: " +
-                    FirstReason);
+      return refuse(
+          "kernel '" + K.name() +
+          "' has no innermost counted loop to unroll: " + FirstReason);
     return Picked;
   }
 
   /// `#pragma unroll N` on its own line before \p FS, indented like it.
-  Expected<tooling::Replacement> pragmaBefore(const KernelTarget &T,
-                                              const ForStmt *FS,
-                                              int64_t Factor) const {
+  Expected<tooling::Replacement>
+  pragmaBefore(const KernelTarget &T, const ForStmt *FS, int64_t Factor) const {
     const SourceManager &SM = T.getSourceManager();
     SourceLocation ForLoc = FS->getForLoc();
     auto [FID, Offset] = SM.getDecomposedLoc(ForLoc);
