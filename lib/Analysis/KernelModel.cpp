@@ -34,6 +34,60 @@ unsigned KernelModel::countAccesses(MemorySpace Space,
   return N;
 }
 
+std::vector<const MemoryAccess *>
+KernelModel::accessesOf(const ValueDecl *Base) const {
+  std::vector<const MemoryAccess *> Out;
+  for (const MemoryAccess &A : Accesses)
+    if (A.BaseDecl == Base)
+      Out.push_back(&A);
+  return Out;
+}
+
+int KernelModel::loopIndexOf(const Stmt *S) const {
+  for (unsigned I = 0; I < Loops.size(); ++I)
+    if (Loops[I].S == S)
+      return I;
+  return -1;
+}
+
+bool KernelModel::hasDivergentBarrier() const {
+  return llvm::any_of(Barriers,
+                      [](const BarrierInfo &B) { return B.Divergent; });
+}
+
+std::vector<std::pair<std::string, double>> KernelModel::features() const {
+  std::vector<std::pair<std::string, double>> F;
+  auto Add = [&F](StringRef Name, double V) { F.push_back({Name.str(), V}); };
+  Add("num_params", Params.size());
+  Add("num_pointer_params",
+      llvm::count_if(Params, [](const ParamInfo &P) { return P.Pointer; }));
+  Add("num_loops", Loops.size());
+  Add("max_loop_depth", maxLoopDepth());
+  Add("num_grid_stride_loops",
+      llvm::count_if(Loops, [](const LoopInfo &L) { return L.GridStride; }));
+  Add("num_constant_trip_loops", llvm::count_if(Loops, [](const LoopInfo &L) {
+        return L.TripCount.has_value();
+      }));
+  for (MemorySpace S : {MemorySpace::Global, MemorySpace::Shared})
+    for (AccessPattern P : {AccessPattern::Coalesced, AccessPattern::Strided,
+                            AccessPattern::Broadcast, AccessPattern::Irregular})
+      Add((spaceName(S) + "_" + patternName(P)).str(), countAccesses(S, P));
+  Add("num_barriers", Barriers.size());
+  Add("has_divergent_barrier", hasDivergentBarrier());
+  Add("num_atomics", Atomics.size());
+  Add("num_shuffles", Shuffles.size());
+  Add("shared_static_bytes",
+      Shared.StaticBytes ? double(*Shared.StaticBytes) : -1.0);
+  Add("uses_dynamic_shared", Shared.UsesDynamic);
+  Add("flops_per_byte", Intensity.FlopsPerByte ? *Intensity.FlopsPerByte : -1);
+  using cuda_opt::Idiom;
+  for (Idiom I :
+       {Idiom::Gemm, Idiom::Gemv, Idiom::Reduction, Idiom::Elementwise,
+        Idiom::Stencil, Idiom::Transpose, Idiom::Scan, Idiom::Unknown})
+    Add(("idiom_" + idiomName(I)).str(), this->Idiom.Kind == I);
+  return F;
+}
+
 namespace {
 
 std::optional<uint64_t> typeBytes(ASTContext &Ctx, QualType T) {
@@ -431,6 +485,9 @@ json::Object KernelModel::toJSON() const {
   json::Array CallsJ;
   for (const std::string &C : Calls)
     CallsJ.push_back(C);
+  json::Object FeaturesJ;
+  for (auto &[Name, Value] : features())
+    FeaturesJ[Name] = Value;
 
   return json::Object{
       {"name", Name},
@@ -451,6 +508,7 @@ json::Object KernelModel::toJSON() const {
       {"idiom", json::Object{{"kind", idiomName(Idiom.Kind)},
                              {"evidence", Idiom.Evidence}}},
       {"calls", std::move(CallsJ)},
+      {"features", std::move(FeaturesJ)},
   };
 }
 

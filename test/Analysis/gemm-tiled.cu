@@ -71,3 +71,16 @@ __global__ void matmul_tiled(const float *A, const float *B, float *C, int N) {
 // CHECK-NEXT:   "static_bytes": 2048
 // CHECK:        "name": "row",
 // CHECK-NEXT:   "role": "global linear index y (block size 16)",
+
+// RUN: cuda-opt --analyze %s --json | FileCheck %s --check-prefix=FEATURES
+// The flat feature vector for a learned policy.
+// FEATURES:      "features": {
+// FEATURES-NEXT:   "flops_per_byte": 4,
+// FEATURES-NEXT:   "global_broadcast": 0,
+// FEATURES-NEXT:   "global_coalesced": 3,
+// FEATURES:        "idiom_gemm": 1,
+// FEATURES:        "idiom_unknown": 0,
+// FEATURES:        "max_loop_depth": 2,
+// FEATURES:        "num_barriers": 2,
+// FEATURES:        "shared_coalesced": 3,
+// FEATURES:        "shared_static_bytes": 2048,

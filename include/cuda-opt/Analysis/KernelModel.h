@@ -104,6 +104,17 @@ struct KernelModel {
   unsigned maxLoopDepth() const;
   /// Accesses counted by pattern over one memory space.
   unsigned countAccesses(MemorySpace Space, AccessPattern Pattern) const;
+  /// The accesses through a parameter, __shared__ array or global variable.
+  std::vector<const MemoryAccess *>
+  accessesOf(const clang::ValueDecl *Base) const;
+  /// The index of the loop statement \p S in Loops, or -1.
+  int loopIndexOf(const clang::Stmt *S) const;
+  /// True when some barrier may not be reached by every thread of its scope.
+  bool hasDivergentBarrier() const;
+
+  /// A flat numeric summary for a learned policy, in a fixed order: counts,
+  /// sizes, intensity and a one-hot of the idiom. Unknown values are -1.
+  std::vector<std::pair<std::string, double>> features() const;
 
   /// The model as JSON (without the launch inventory).
   llvm::json::Object toJSON() const;
