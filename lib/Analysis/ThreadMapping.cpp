@@ -790,6 +790,8 @@ std::string parenthesizedText(const ASTContext &Ctx, const Expr *E) {
 std::string ceilDivText(StringRef G, int64_t F) {
   // `(n + 255) / 256` becomes `((n + 255) / 256 + 3) / 4`. Operands that bind
   // less tightly than `+` (shifts, comparisons, ?:) need parentheses.
+  if (F == 1)
+    return G.str();
   bool Loose = G.find_first_of("?<>=&|^,") != StringRef::npos;
   std::string Base = Loose ? "(" + G.str() + ")" : G.str();
   return "(" + Base + " + " + std::to_string(F - 1) + ") / " +
