@@ -341,6 +341,67 @@ public:
 };
 } // namespace
 
+namespace {
+/// Writes to a variable in host code. Like isNeverModifiedAfterInit, but a
+/// kernel launch only reads its arguments (kernel parameters are values),
+/// which matters for launches in templates, where the callee is unresolved.
+class HostWriteFinder : public RecursiveASTVisitor<HostWriteFinder> {
+public:
+  explicit HostWriteFinder(const VarDecl *V) : V(V) {}
+  bool isV(const Expr *E) const { return refersTo(E, V); }
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    Written |= BO->isAssignmentOp() && isV(BO->getLHS());
+    return true;
+  }
+  bool VisitUnaryOperator(UnaryOperator *UO) {
+    Written |= (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
+               isV(UO->getSubExpr());
+    return true;
+  }
+  bool VisitVarDecl(VarDecl *D) {
+    QualType T = D->getType();
+    Written |= T->isReferenceType() &&
+               !T.getNonReferenceType().isConstQualified() && D->getInit() &&
+               isV(D->getInit());
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *CE) {
+    if (isa<CUDAKernelCallExpr>(CE))
+      return true;
+    const FunctionDecl *FD = CE->getDirectCallee();
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      if (!isV(CE->getArg(I)))
+        continue;
+      if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE)) {
+        Written |= I == 0 && OC->isAssignmentOp();
+        continue;
+      }
+      if (!FD || I >= FD->getNumParams()) {
+        Written = true;
+        continue;
+      }
+      QualType T = FD->getParamDecl(I)->getType();
+      Written |=
+          T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
+    }
+    return true;
+  }
+  const VarDecl *V;
+  bool Written = false;
+};
+} // namespace
+
+/// True when host variable \p V keeps its value throughout \p Caller.
+static bool isStableIn(const VarDecl *V, const FunctionDecl *Caller) {
+  if (!V->hasLocalStorage())
+    return V->getType().isConstQualified();
+  if (!Caller || !Caller->getBody())
+    return false;
+  HostWriteFinder F(V);
+  F.TraverseStmt(Caller->getBody());
+  return !F.Written;
+}
+
 Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
                                              const KernelInfo &K) {
   const auto *Body = dyn_cast_or_null<CompoundStmt>(K.Decl->getBody());
@@ -537,12 +598,7 @@ static const VarDecl *stableLocal(const Expr *E, const FunctionDecl *Caller,
   const auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
   if (!VD || isa<ParmVarDecl>(VD) || !VD->getInit())
     return nullptr;
-  const Stmt *Scope = Caller ? Caller->getBody() : nullptr;
-  if (!VD->hasLocalStorage() && !VD->getType().isConstQualified())
-    return nullptr;
-  if (!isNeverModifiedAfterInit(VD, Scope, Ctx))
-    return nullptr;
-  return VD;
+  return isStableIn(VD, Caller) ? VD : nullptr;
 }
 
 /// The x, y, z extents of a grid or block argument, following local dim3 and
@@ -754,9 +810,7 @@ analyzeLaunches(ASTContext &Ctx, const KernelInfo &K, const ThreadMapping &M) {
       VarCollector Reads;
       Reads.TraverseStmt(const_cast<Expr *>(Work));
       for (const VarDecl *V : Reads.Vars)
-        if (V->hasLocalStorage() &&
-            !isNeverModifiedAfterInit(
-                V, L.Caller ? L.Caller->getBody() : nullptr, Ctx))
+        if (V->hasLocalStorage() && !isStableIn(V, L.Caller))
           return fail(
               "the work size '" + sourceText(Ctx, Work->getSourceRange()) +
               "' of the launch at " + At + " reads '" + V->getNameAsString() +
