@@ -199,9 +199,14 @@ private:
       std::string Pair = "'" + Acc.Target + " += " + X.Text + " * " + Y.Text +
                          "' in the " + loopName(Acc.Loop);
       if (!OX.empty() && !OY.empty() && OX != OY) {
-        bool Disjoint =
-            llvm::none_of(OX, [&](unsigned S) { return OY.count(S) != 0; });
-        if (!Disjoint)
+        // Each operand must vary with an index the other does not (the row
+        // of A, the column of B); shared ones such as a batch index in
+        // blockIdx.z are allowed.
+        auto OnlyIn = [](const std::set<unsigned> &A,
+                         const std::set<unsigned> &B) {
+          return llvm::any_of(A, [&](unsigned S) { return !B.count(S); });
+        };
+        if (!OnlyIn(OX, OY) || !OnlyIn(OY, OX))
           continue;
         I.Kind = Idiom::Gemm;
         bool Tiled =

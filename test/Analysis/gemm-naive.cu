@@ -62,3 +62,25 @@ __global__ void matmul_serial(const double *A, const double *B, double *C,
 // SERIAL-NEXT:  "evidence": "'acc += A[i * n + k] * B[k * n + j]' in the loop over 'k' (line 24){{.*}}",
 // SERIAL-NEXT:  "kind": "gemm"
 // SERIAL:     "max_loop_depth": 3,
+
+// RUN: cuda-opt --analyze %s --kernel matmul_batched --json | FileCheck %s --check-prefix=BATCHED
+
+// One matrix product per blockIdx.z: both operands also vary with the batch.
+__global__ void matmul_batched(const float *A, const float *B, float *C, int M,
+                               int N, int K) {
+  int batch = blockIdx.z;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N)
+    return;
+  const float *a = A + batch * M * K;
+  const float *b = B + batch * K * N;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k)
+    acc += a[row * K + k] * b[k * N + col];
+  C[batch * M * N + row * N + col] = acc;
+}
+// BATCHED:      "index_form": "K*M*blockIdx.z + K*blockDim.y*blockIdx.y + K*threadIdx.y + k",
+// BATCHED:      "base": "B",
+// BATCHED:      "pattern": "coalesced",
+// BATCHED:      "kind": "gemm"
