@@ -442,6 +442,14 @@ private:
   void visitLValue(const Expr *E) {
     if (E->getType()->isArrayType())
       return; // tile[ty] of tile[ty][tx]: not an access by itself
+    if (E->getType()->isFunctionType())
+      return; // (*fp)(x) calls, it does not load
+    // v[0] of a vector value lives in registers.
+    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
+      if (!ASE->getBase()->getType()->isPointerType() &&
+          !ASE->getBase()->getType()->isArrayType() &&
+          !ASE->getBase()->getType()->isDependentType())
+        return;
     auto RoleIt = Roles.find(E);
     Role R = RoleIt == Roles.end() ? Role::Read : RoleIt->second;
     if (R == Role::AddressOnly)

@@ -322,7 +322,7 @@ private:
     bool Up = L.Compare == "<" || L.Compare == "<=";
     bool Down = L.Compare == ">" || L.Compare == ">=";
     bool Inclusive = L.Compare == "<=" || L.Compare == ">=";
-    if (L.BoundText.empty() || (!Up && !Down))
+    if (L.BoundText.empty() || (!Up && !Down) || L.Stride.isZero())
       return;
     std::optional<int64_t> A = L.Init.getConstant();
     std::optional<int64_t> E = L.Bound.getConstant();
