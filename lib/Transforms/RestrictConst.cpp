@@ -815,7 +815,8 @@ private:
                                         bool ForRestrict) const {
     class Finder : public RecursiveASTVisitor<Finder> {
     public:
-      Finder(const KernelInfo &K) : K(K) {}
+      Finder(const KernelInfo &K, bool ForRestrict)
+          : K(K), ForRestrict(ForRestrict) {}
       bool isKernel(const Decl *D) const {
         const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
         if (const auto *FTD = dyn_cast_or_null<FunctionTemplateDecl>(D))
@@ -827,7 +828,12 @@ private:
         return FD->getCanonicalDecl() == K.Decl->getCanonicalDecl();
       }
       bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *Call) {
-        Callees.insert(Call->getCallee()->IgnoreParenImpCasts());
+        // A launch outside the main file is not among the launches the
+        // aliasing proof looks at, so only the type check may skip it.
+        const SourceManager &SM = K.Decl->getASTContext().getSourceManager();
+        if (!ForRestrict ||
+            SM.isWrittenInMainFile(SM.getExpansionLoc(Call->getBeginLoc())))
+          Callees.insert(Call->getCallee()->IgnoreParenImpCasts());
         return true;
       }
       bool VisitDeclRefExpr(DeclRefExpr *DRE) {
@@ -844,9 +850,10 @@ private:
         return true;
       }
       const KernelInfo &K;
+      bool ForRestrict;
       SmallPtrSet<const Expr *, 8> Callees;
       std::vector<const Expr *> Refs;
-    } F(T.Kernel);
+    } F(T.Kernel, ForRestrict);
     F.TraverseDecl(T.Ctx.getTranslationUnitDecl());
     const SourceManager &SM = T.getSourceManager();
     for (const Expr *Ref : F.Refs) {

@@ -59,3 +59,12 @@ __global__ void guarded(float *out, int n) {
   for (int s = threadIdx.x; s < n; s += blockDim.x)
     out[s] += 1.0f;
 }
+
+// extern "C" kernels are edited the same way.
+// CHECK-LABEL: {{^}}extern "C" __global__ void clear(
+// CHECK:      {{^ *}}#pragma unroll 4{{$}}
+// CHECK-NEXT: for (int i = 0; i < 32; i++)
+extern "C" __global__ void clear(float *p) {
+  for (int i = 0; i < 32; i++)
+    p[i] = 0.0f;
+}
