@@ -125,6 +125,14 @@ Toolchain::parseArguments(CudaSide Side, ArrayRef<std::string> UserArgs) const {
       "-Xclang",
       "-target-sdk-version=12.9",
   };
+  // CUDA 13 keeps libcu++ (cuda/std/...) under include/cccl; nvcc adds it
+  // implicitly, clang 22 does not. <cooperative_groups.h> needs it.
+  SmallString<256> Cccl(CudaPath);
+  sys::path::append(Cccl, "include", "cccl");
+  if (sys::fs::is_directory(Cccl)) {
+    Args.push_back("-isystem");
+    Args.push_back(std::string(Cccl));
+  }
   Args.insert(Args.end(), UserArgs.begin(), UserArgs.end());
   return Args;
 }

@@ -9,32 +9,22 @@
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Transforms/Transform.h"
 
-#include <set>
 
 using namespace llvm;
 
 namespace cuda_opt {
 
-/// A few values of a parameter worth trying.
+/// The values of a parameter worth trying: the transform's own list, else
+/// every power of two in range for power-of-two parameters, else the default.
 static std::vector<int64_t> tuningValues(const ParamSpec &P) {
+  if (!P.TuneValues.empty())
+    return P.TuneValues;
+  if (!P.PowerOfTwo)
+    return {P.Default};
   std::vector<int64_t> Vs;
-  if (P.Max - P.Min <= 4) {
-    for (int64_t V = P.Min; V <= P.Max; ++V)
-      Vs.push_back(V);
-    return Vs;
-  }
-  std::set<int64_t> S = {P.Default};
   for (int64_t V = 1; V <= P.Max && V > 0; V *= 2)
-    if (V >= P.Min && V >= 2)
-      S.insert(V);
-  // Keep the largest few powers plus the default: large ranges (block sizes)
-  // have their useful values at the top.
-  std::vector<int64_t> All(S.begin(), S.end());
-  size_t Keep = 4;
-  for (size_t I = All.size() > Keep ? All.size() - Keep : 0; I < All.size(); ++I)
-    Vs.push_back(All[I]);
-  if (llvm::find(Vs, P.Default) == Vs.end())
-    Vs.push_back(P.Default);
+    if (V >= P.Min)
+      Vs.push_back(V);
   return Vs;
 }
 

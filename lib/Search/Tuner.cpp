@@ -11,6 +11,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
 #include <set>
@@ -132,36 +133,76 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
   Variants.push_back(Orig);
   std::set<std::string> Seen = {Input.Text};
   std::vector<std::string> Candidates = candidatePipelines(Opts.Budget * 4);
-  unsigned Index = 0;
+
+  // Cheap filter on the one parse we have: a candidate any of whose passes is
+  // illegal for the original kernel is dropped without rewriting. (A pass
+  // after another may still become illegal; runPipeline checks again.)
+  std::vector<std::string> Legal;
   for (const std::string &P : Candidates) {
-    progress(Opts, "rewrite", ++Index, Candidates.size());
-    if (Variants.size() > Opts.Budget)
-      continue;
-    CandidateRecord C;
-    C.Pipeline = P;
     Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(P);
     if (!Pipeline) {
       consumeError(Pipeline.takeError());
       continue;
     }
-    PipelineOptions PO;
-    PO.KernelName = Spec->Kernel;
-    PO.Format = Opts.Format;
-    Expected<PipelineResult> R = runPipeline(TC, Input, *Pipeline, PO);
-    if (!R) {
+    std::string Why;
+    for (const PassInvocation &PI : *Pipeline)
+      if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, *K}, PI.Params)) {
+        Why = PI.str() + ": " + toString(std::move(E));
+        break;
+      }
+    if (Why.empty()) {
+      Legal.push_back(P);
+      continue;
+    }
+    CandidateRecord C;
+    C.Pipeline = P;
+    C.Status = "illegal";
+    C.Detail = Why;
+    Result.Candidates.push_back(C);
+  }
+
+  // Rewrite the legal candidates in parallel: each parse is independent.
+  std::vector<std::optional<std::string>> Texts(Legal.size());
+  std::vector<std::string> Failures(Legal.size());
+  {
+    DefaultThreadPool Pool(hardware_concurrency());
+    for (size_t I = 0; I < Legal.size(); ++I)
+      Pool.async([&, I] {
+        Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(Legal[I]);
+        if (!Pipeline) {
+          Failures[I] = toString(Pipeline.takeError());
+          return;
+        }
+        PipelineOptions PO;
+        PO.KernelName = Spec->Kernel;
+        PO.Format = Opts.Format;
+        Expected<PipelineResult> R = runPipeline(TC, Input, *Pipeline, PO);
+        if (!R) {
+          Failures[I] = toString(R.takeError());
+          return;
+        }
+        Texts[I] = std::move(R->Text);
+      });
+    Pool.wait();
+  }
+  for (size_t I = 0; I < Legal.size(); ++I) {
+    if (!Texts[I]) {
+      CandidateRecord C;
+      C.Pipeline = Legal[I];
       C.Status = "illegal";
-      C.Detail = toString(R.takeError());
+      C.Detail = Failures[I];
       Result.Candidates.push_back(C);
       continue;
     }
-    if (!Seen.insert(R->Text).second)
-      continue; // Same source as an earlier candidate.
+    if (Variants.size() > Opts.Budget || !Seen.insert(*Texts[I]).second)
+      continue; // Over budget, or the same source as an earlier candidate.
     VariantSource V = Orig;
     V.Id = "v" + std::to_string(Variants.size());
-    V.Pipeline = P;
-    V.Text = R->Text;
+    V.Pipeline = Legal[I];
+    V.Text = std::move(*Texts[I]);
     Variants.push_back(V);
   }
+  progress(Opts, "rewrite", Legal.size(), Legal.size());
 
   CompileOptions CO;
   CO.SourcePath = Input.Path;

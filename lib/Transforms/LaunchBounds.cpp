@@ -6,7 +6,8 @@
 // the kernel. The bound is a promise to the compiler: launching with more
 // threads per block than `threads` fails at run time, so the transform is
 // legal only when every launch in the file has a known block size within the
-// bound. threads=0 takes the largest block size seen at the launch sites.
+// bound. threads=0 takes the largest block size seen at the launch sites; an
+// explicit threads=N is accepted for kernels not launched in the file.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/LaunchConfig.h"
@@ -30,9 +31,11 @@ public:
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
         {"threads", 0, 0, 1024,
-         "max threads per block; 0 = largest block size at the launch sites"},
+         "max threads per block; 0 = largest block size at the launch sites",
+         false, {0, 256, 512, 1024}},
         {"blocks", 0, 0, 32,
-         "min resident blocks per SM; 0 = leave to the compiler"},
+         "min resident blocks per SM; 0 = leave to the compiler", false,
+         {0, 2, 4, 8}},
     };
     return Specs;
   }
@@ -41,11 +44,15 @@ public:
   Expected<int64_t> boundFor(const KernelTarget &T,
                              const ParamValues &P) const {
     const KernelInfo &K = T.Kernel;
+    // A library kernel launched elsewhere: only an explicit bound, which the
+    // user (or the tuner, from a spec's block size) vouches for.
+    if (K.Launches.empty() && P.get("threads") > 0)
+      return P.get("threads");
     if (K.Launches.empty())
       return refuse("kernel '" + K.name() +
                     "' is not launched in this file, so its block size is "
-                    "unknown; a __launch_bounds__ smaller than the real block "
-                    "size would make launches fail");
+                    "unknown; give threads=N if every launch uses at most N "
+                    "threads per block");
     int64_t Largest = 0;
     for (const LaunchSite &L : K.Launches) {
       std::optional<int64_t> N = threadsPerBlock(L, T.Ctx);

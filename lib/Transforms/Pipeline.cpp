@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Transforms/Pipeline.h"
+#include "cuda-opt/Transforms/SourceStyle.h"
 
 #include "clang/Format/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -36,15 +37,10 @@ Expected<std::string> applyAndFormat(StringRef Path, StringRef Code,
                                      bool Format) {
   tooling::Replacements ToApply = Replaces;
   if (Format) {
-    Expected<format::FormatStyle> Style =
-        format::getStyle("file", Path, "LLVM", Code);
-    if (!Style) {
-      consumeError(Style.takeError());
-      Style = format::getLLVMStyle();
-    }
+    format::FormatStyle Style = styleForFile(Path, Code);
     // Only the replaced ranges are reformatted; the rest stays byte-for-byte.
     Expected<tooling::Replacements> Formatted =
-        format::formatReplacements(Code, Replaces, *Style);
+        format::formatReplacements(Code, Replaces, Style);
     if (!Formatted)
       return Formatted.takeError();
     ToApply = *Formatted;

@@ -1,4 +1,4 @@
-// RUN: cuda-opt --analyze %s --kernel histogram --json -- -I %cuda_path/include/cccl | FileCheck %s
+// RUN: cuda-opt --analyze %s --kernel histogram --json | FileCheck %s
 
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
@@ -57,7 +57,7 @@ __global__ void histogram(const unsigned char *data, unsigned int *bins,
 // CHECK:        "dynamic": true,
 // CHECK-NEXT:   "static_bytes": 5248
 
-// RUN: cuda-opt --analyze %s --kernel early_exit --json -- -I %cuda_path/include/cccl | FileCheck %s --check-prefix=EXIT
+// RUN: cuda-opt --analyze %s --kernel early_exit --json | FileCheck %s --check-prefix=EXIT
 
 // A barrier after a thread-dependent return is not reached by every thread.
 __global__ void early_exit(float *x, int n) {

@@ -8,7 +8,7 @@
 // DYN-NEXT: kernel 'dynamic': the block size of the launch at {{.*}}launch-bounds-illegal.cu:21:3 is not a compile-time constant
 // SMALL: kernel 'fixed': threads=128 is below the block size 256 used at a launch site
 // HAS: kernel 'bounded' already has __launch_bounds__
-// NOLAUNCH: kernel 'unlaunched' is not launched in this file
+// NOLAUNCH: kernel 'unlaunched' is not launched in this file, so its block size is unknown; give threads=N
 
 __global__ void dynamic(float *p) { p[threadIdx.x] = 0.0f; }
 __global__ void fixed(float *p) { p[threadIdx.x] = 1.0f; }

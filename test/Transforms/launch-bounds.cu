@@ -31,3 +31,8 @@ int main() {
   tiled<<<grid, block>>>(y, x, 1024);
   return 0;
 }
+
+// A kernel with no launch in the file takes an explicit bound.
+// RUN: cuda-opt --passes='launch-bounds{threads=128}' --kernel=library %s | FileCheck %s --check-prefix=LIB
+// LIB: __global__ void __launch_bounds__(128) library(
+__global__ void library(float *p) { p[threadIdx.x] = 4.0f; }

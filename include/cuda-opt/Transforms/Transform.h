@@ -30,6 +30,9 @@ struct ParamSpec {
   std::string Help;
   /// Value must be a power of two (unroll factors, vector widths, ...).
   bool PowerOfTwo = false;
+  /// The values the tuner tries; empty = every power of two in range (for
+  /// PowerOfTwo parameters) or just the default.
+  std::vector<int64_t> TuneValues = {};
 };
 
 /// Parameter values after validation against the specs (defaults filled in).

@@ -54,11 +54,12 @@ extern "C" __global__ void faults(float *out, const float *in, int n) {
     out[i] = 2.0f * in[i] + wild[i];
 }
 
-// Never finishes.
+// Never finishes: spins on a volatile load of an input that never changes
+// (a volatile access is a side effect, so the loop cannot be removed).
 extern "C" __global__ void hangs(float *out, const float *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  volatile int spin = 1;
-  while (spin)
+  const volatile float *p = in;
+  while (p[0] == p[0])
     ;
   if (i < n)
     out[i] = 2.0f * in[i];
