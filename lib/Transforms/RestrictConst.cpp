@@ -935,7 +935,7 @@ private:
       return *G;
 
     for (const LaunchSite &L : K.Launches)
-      if (std::optional<std::string> Why = unprovableLaunch(T, L, Facts))
+      if (std::optional<std::string> Why = unprovableLaunch(T, L))
         return "at the launch at " +
                describeLocation(SM, L.Call->getBeginLoc()) + ", " + *Why;
     return std::nullopt;
@@ -983,16 +983,21 @@ private:
            ", which may hold a pointer into an argument";
   }
 
-  /// Why the pointer arguments of \p L might alias, or nothing.
-  std::optional<std::string>
-  unprovableLaunch(const KernelTarget &T, const LaunchSite &L,
-                   ArrayRef<ParamFacts> Facts) const {
+  /// Why the pointer arguments of \p L might alias, or nothing. Every
+  /// argument that is or may be a pointer counts, also for parameters that
+  /// are not edited (a typedef'd pointer still aliases).
+  std::optional<std::string> unprovableLaunch(const KernelTarget &T,
+                                              const LaunchSite &L) const {
+    const FunctionDecl *Kernel = T.Kernel.Decl;
     SmallPtrSet<const VarDecl *, 8> Seen;
-    for (unsigned I = 0; I < Facts.size(); ++I) {
-      if (!Facts[I].Editable)
+    for (unsigned I = 0; I < L.Call->getNumArgs(); ++I) {
+      QualType ArgType = L.Call->getArg(I)->getType();
+      bool MayBePointer = ArgType->isPointerType() ||
+                          ArgType->isDependentType() ||
+                          (I < Kernel->getNumParams() &&
+                           Kernel->getParamDecl(I)->getType()->isPointerType());
+      if (!MayBePointer)
         continue;
-      if (I >= L.Call->getNumArgs())
-        return std::string("not every pointer parameter has an argument");
       const Expr *Arg = L.Call->getArg(I);
       if (const auto *Default = dyn_cast<CXXDefaultArgExpr>(Arg))
         Arg = Default->getExpr();
