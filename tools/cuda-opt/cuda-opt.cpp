@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Analysis/KernelModel.h"
+#include "cuda-opt/Analysis/KernelModelText.h"
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Search/Tuner.h"
@@ -406,11 +407,11 @@ int main(int argc, const char **argv) {
     }
     RC |= FileRC;
   }
-  if ((ListKernels && JSON) || Analyze) {
-    if (Analyze && !JSON)
-      outs() << formatv("{0:2}", json::Value(std::move(JsonOut))) << "\n";
-    else
-      outs() << formatv("{0:2}", json::Value(std::move(JsonOut))) << "\n";
+  if (Analyze && !JSON) {
+    for (const json::Value &V : JsonOut)
+      printKernelModelText(*V.getAsObject(), outs());
+  } else if ((ListKernels || Analyze) && JSON) {
+    outs() << formatv("{0:2}", json::Value(std::move(JsonOut))) << "\n";
   }
   return RC;
 }
