@@ -170,6 +170,11 @@ json::Value kernelInventoryToJSON(ASTContext &Ctx, const KernelInfo &K) {
     if (Config && Config->getNumArgs() >= 2) {
       O["grid"] = sourceText(Ctx, Config->getArg(0)->getSourceRange());
       O["block"] = sourceText(Ctx, Config->getArg(1)->getSourceRange());
+      // Dynamic shared memory and stream, when written (not defaulted).
+      if (Config->getNumArgs() > 2 && !isa<CXXDefaultArgExpr>(Config->getArg(2)))
+        O["shmem"] = sourceText(Ctx, Config->getArg(2)->getSourceRange());
+      if (Config->getNumArgs() > 3 && !isa<CXXDefaultArgExpr>(Config->getArg(3)))
+        O["stream"] = sourceText(Ctx, Config->getArg(3)->getSourceRange());
     }
     Launches.push_back(std::move(O));
   }

@@ -183,8 +183,14 @@ static int listKernels(const Toolchain &TC, const SourceInput &In,
       const json::Object &LO = *L.getAsObject();
       outs() << "  launch at " << *LO.getString("location") << " in "
              << *LO.getString("caller");
-      if (auto G = LO.getString("grid"))
-        outs() << " <<<" << *G << ", " << *LO.getString("block") << ">>>";
+      if (auto G = LO.getString("grid")) {
+        outs() << " <<<" << *G << ", " << *LO.getString("block");
+        if (auto Sh = LO.getString("shmem"))
+          outs() << ", " << *Sh;
+        if (auto St = LO.getString("stream"))
+          outs() << ", " << *St;
+        outs() << ">>>";
+      }
       outs() << "\n";
     }
   }
