@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# bench/check-local.sh [NAME...] - on the build machine (no GPU): compile every
+# corpus program with nvcc and check its tuning spec with cuda-opt (spec
+# errors are reported even without a GPU). Exit status: number of failures.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+co=${CUDA_OPT:-}
+if [ -z "$co" ]; then
+  for c in "$root/build/bin/cuda-opt" "$root/build-t1/bin/cuda-opt" \
+           "$root/build-t2/bin/cuda-opt"; do
+    [ -x "$c" ] && { co=$c; break; }
+  done
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  for f in "$here"/corpus/*.cu; do names+=("$(basename "$f" .cu)"); done
+fi
+fails=0
+for n in "${names[@]}"; do
+  src=$here/corpus/$n.cu
+  if ! "$nvcc" -O3 -std=c++17 -arch=sm_90 "$src" -o "$tmp/$n" 2>"$tmp/$n.nvcc"; then
+    echo "$n: nvcc FAILED"; cat "$tmp/$n.nvcc"; fails=$((fails + 1)); continue
+  fi
+  if [ -s "$tmp/$n.nvcc" ]; then echo "$n: nvcc warnings:"; cat "$tmp/$n.nvcc"; fi
+  if ! out=$("$co" tune "$src" --spec="$here/corpus/$n.tune.json" \
+             -o "$tmp/$n.opt.cu" 2>&1) || ! grep -q "not measured (no CUDA GPU" <<<"$out"; then
+    echo "$n: spec FAILED"; echo "$out"; fails=$((fails + 1)); continue
+  fi
+  echo "$n: compiles, spec ok"
+done
+exit $fails
