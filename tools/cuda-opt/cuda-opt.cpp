@@ -152,55 +152,11 @@ loadInput(StringRef File, const tooling::CompilationDatabase *DB,
   return In;
 }
 
-static int listKernels(const Toolchain &TC, const SourceInput &In,
-                       json::Array &JsonOut) {
-  Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
-  if (!Parsed)
-    return fail(Parsed.takeError());
-  clang::ASTContext &Ctx = (*Parsed)->getASTContext();
-  std::vector<KernelInfo> Kernels = findKernels(Ctx);
-  for (const KernelInfo &K : Kernels) {
-    if (!KernelName.empty() && K.name() != KernelName)
-      continue;
-    json::Value V = kernelInventoryToJSON(Ctx, K);
-    if (JSON) {
-      JsonOut.push_back(std::move(V));
-      continue;
-    }
-    const json::Object &O = *V.getAsObject();
-    outs() << "kernel " << K.name() << " at " << *O.getString("location")
-           << (K.isExternC() ? " [extern \"C\"]" : "") << "\n";
-    if (K.Template) {
-      outs() << "  template parameters:";
-      for (const json::Value &TP : *O.getArray("template_parameters"))
-        outs() << " " << *TP.getAsObject()->getString("name");
-      outs() << "\n";
-    }
-    for (const json::Value &P : *O.getArray("parameters"))
-      outs() << "  param " << *P.getAsObject()->getString("type") << " "
-             << *P.getAsObject()->getString("name") << "\n";
-    for (const json::Value &L : *O.getArray("launches")) {
-      const json::Object &LO = *L.getAsObject();
-      outs() << "  launch at " << *LO.getString("location") << " in "
-             << *LO.getString("caller");
-      if (auto G = LO.getString("grid")) {
-        outs() << " <<<" << *G << ", " << *LO.getString("block");
-        if (auto Sh = LO.getString("shmem"))
-          outs() << ", " << *Sh;
-        if (auto St = LO.getString("stream"))
-          outs() << ", " << *St;
-        outs() << ">>>";
-      }
-      outs() << "\n";
-    }
-  }
-  if (!KernelName.empty() && !lookupKernel(Kernels, KernelName))
-    return fail("no kernel named '" + KernelName + "' in '" + In.Path + "'");
-  return 0;
-}
-
-static int analyze(const Toolchain &TC, const SourceInput &In,
-                   json::Array &JsonOut) {
+/// Parse \p In and call \p Fn on every kernel --kernel selects (all when it
+/// is not given). A --kernel that names no kernel is an error.
+static int
+forSelectedKernels(const Toolchain &TC, const SourceInput &In,
+                   function_ref<void(clang::ASTContext &, const KernelInfo &)> Fn) {
   Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
   if (!Parsed)
     return fail(Parsed.takeError());
@@ -210,8 +166,56 @@ static int analyze(const Toolchain &TC, const SourceInput &In,
     return fail("no kernel named '" + KernelName + "' in '" + In.Path + "'");
   for (const KernelInfo &K : Kernels)
     if (KernelName.empty() || K.name() == KernelName)
-      JsonOut.push_back(analyzeKernelToJSON(Ctx, K));
+      Fn(Ctx, K);
   return 0;
+}
+
+static void printInventory(const KernelInfo &K, const json::Object &O) {
+  outs() << "kernel " << K.name() << " at " << *O.getString("location")
+         << (K.isExternC() ? " [extern \"C\"]" : "") << "\n";
+  if (K.Template) {
+    outs() << "  template parameters:";
+    for (const json::Value &TP : *O.getArray("template_parameters"))
+      outs() << " " << *TP.getAsObject()->getString("name");
+    outs() << "\n";
+  }
+  for (const json::Value &P : *O.getArray("parameters"))
+    outs() << "  param " << *P.getAsObject()->getString("type") << " "
+           << *P.getAsObject()->getString("name") << "\n";
+  for (const json::Value &L : *O.getArray("launches")) {
+    const json::Object &LO = *L.getAsObject();
+    outs() << "  launch at " << *LO.getString("location") << " in "
+           << *LO.getString("caller");
+    if (auto G = LO.getString("grid")) {
+      outs() << " <<<" << *G << ", " << *LO.getString("block");
+      if (auto Sh = LO.getString("shmem"))
+        outs() << ", " << *Sh;
+      if (auto St = LO.getString("stream"))
+        outs() << ", " << *St;
+      outs() << ">>>";
+    }
+    outs() << "\n";
+  }
+}
+
+static int listKernels(const Toolchain &TC, const SourceInput &In,
+                       json::Array &JsonOut) {
+  return forSelectedKernels(TC, In, [&](clang::ASTContext &Ctx,
+                                        const KernelInfo &K) {
+    json::Value V = kernelInventoryToJSON(Ctx, K);
+    if (JSON)
+      JsonOut.push_back(std::move(V));
+    else
+      printInventory(K, *V.getAsObject());
+  });
+}
+
+static int analyze(const Toolchain &TC, const SourceInput &In,
+                   json::Array &JsonOut) {
+  return forSelectedKernels(TC, In,
+                            [&](clang::ASTContext &Ctx, const KernelInfo &K) {
+                              JsonOut.push_back(analyzeKernelToJSON(Ctx, K));
+                            });
 }
 
 static int transform(const Toolchain &TC, const SourceInput &In,
