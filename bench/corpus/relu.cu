@@ -1,0 +1,58 @@
+// relu.cu - elementwise ReLU over 256M floats, one element per thread.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#define CK(call)                                                               \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                   \
+      std::printf("relu: FAILED (%s: %s)\n", #call, cudaGetErrorString(e_));  \
+      return 1;                                                                \
+    }                                                                          \
+  } while (0)
+
+static uint32_t rng = 0xabcdef1u;
+static float frand(float lo, float hi) {
+  rng ^= rng << 13;
+  rng ^= rng >> 17;
+  rng ^= rng << 5;
+  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
+}
+
+__global__ void relu(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+int main() {
+  const int n = 1 << 28;
+  std::vector<float> hin(n), hout(n);
+  for (int i = 0; i < n; ++i)
+    hin[i] = frand(-2.0f, 2.0f);
+  float *in, *out;
+  CK(cudaMalloc(&in, (size_t)n * sizeof(float)));
+  CK(cudaMalloc(&out, (size_t)n * sizeof(float)));
+  CK(cudaMemcpy(in, hin.data(), (size_t)n * sizeof(float),
+                cudaMemcpyHostToDevice));
+  relu<<<(n + 255) / 256, 256>>>(out, in, n);
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  CK(cudaMemcpy(hout.data(), out, (size_t)n * sizeof(float),
+                cudaMemcpyDeviceToHost));
+  long long bad = 0;
+  for (int i = 0; i < n; ++i) {
+    float ref = hin[i] > 0.0f ? hin[i] : 0.0f;
+    bad += hout[i] != ref;
+  }
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+  if (bad) {
+    std::printf("relu: FAILED (%lld of %d outputs wrong)\n", bad, n);
+    return 1;
+  }
+  std::printf("relu: ok\n");
+  return 0;
+}
