@@ -1,5 +1,5 @@
 // avgpool.cu - 3x3 average pooling with stride 2 (no padding) over a
-// 16384 x 16384 image, one thread per output pixel.
+// 16384 x 32768 image (w x h), one thread per output pixel.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -37,7 +37,7 @@ __global__ void avgpool3x3(float *out, const float *in, int w, int h, int ow,
 }
 
 int main() {
-  const int w = 16384, h = 16384;
+  const int w = 16384, h = 32768;
   const int ow = (w - 3) / 2 + 1, oh = (h - 3) / 2 + 1;
   std::vector<float> hin((size_t)w * h), hout((size_t)ow * oh);
   for (auto &v : hin)

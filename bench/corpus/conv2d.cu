@@ -1,4 +1,4 @@
-// conv2d.cu - naive 2D convolution (correlation) of a 16384 x 8192 image with
+// conv2d.cu - naive 2D convolution (correlation) of a 16384 x 16384 image with
 // a 5x5 filter, zero padding at the borders, one thread per output pixel.
 #include <cmath>
 #include <cstdint>
@@ -61,7 +61,7 @@ static double reference(const std::vector<float> &in, const float *filt,
 }
 
 int main() {
-  const int w = 16384, h = 8192;
+  const int w = 16384, h = 16384;
   const size_t total = (size_t)w * h;
   std::vector<float> hin(total), hout(total), hf(FW * FW);
   for (auto &v : hin)

@@ -1,4 +1,4 @@
-// maxpool.cu - 2x2 max pooling with stride 2 over 16 channels of 4096 x 4096
+// maxpool.cu - 2x2 max pooling with stride 2 over 32 channels of 4096 x 4096
 // (channel-major), one thread per output, the channel in blockIdx.z.
 #include <cmath>
 #include <cstdint>
@@ -37,7 +37,7 @@ __global__ void maxpool2x2(float *out, const float *in, int channels, int w,
 }
 
 int main() {
-  const int channels = 16, w = 4096, h = 4096;
+  const int channels = 32, w = 4096, h = 4096;
   const int ow = w / 2, oh = h / 2;
   std::vector<float> hin((size_t)channels * w * h),
       hout((size_t)channels * ow * oh);

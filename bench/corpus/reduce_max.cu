@@ -1,4 +1,4 @@
-// reduce_max.cu - maximum of 256M floats: a shared-memory tree per block,
+// reduce_max.cu - maximum of 512M floats: a shared-memory tree per block,
 // then a compare-and-swap loop to fold the block's maximum into the result.
 #include <cfloat>
 #include <cmath>
@@ -51,7 +51,7 @@ __global__ void reduce_max(float *result, const float *in, int n) {
 }
 
 int main() {
-  const int n = 1 << 28;
+  const int n = 1 << 29;
   std::vector<float> hin(n);
   float ref = -FLT_MAX;
   for (int i = 0; i < n; ++i) {
