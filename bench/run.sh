@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# bench/run.sh [NAME...] - run the benchmark corpus on a GPU machine.
+#
+# For every program in bench/corpus (or only the NAMEs given):
+#   1. build it with nvcc and run it; it must print "NAME: ok";
+#   2. cuda-opt tune NAME.cu --spec=NAME.tune.json (measured on the GPU);
+#   3. build and run the optimised program; it must still print "NAME: ok".
+# Then bench/summarize.py writes bench/results/h200.{md,json}.
+#
+# Environment (defaults in brackets):
+#   CUDA_OPT          the cuda-opt binary                   [cuda-opt on PATH]
+#   CUDA_OPT_MEASURE  the measurement worker          [cuda-opt-measure on PATH]
+#   NVCC              nvcc                [nvcc on PATH, else /usr/local/cuda/bin/nvcc]
+#   NVCC_FLAGS        flags for the programs     [-O3 -std=c++17 -arch=sm_90]
+#   OUT               logs, binaries, optimised sources, reports    [bench/out]
+#   RESULTS           where summarize.py writes                 [bench/results]
+#   RESULTS_NAME      file stem of the results                          [h200]
+#   TUNE_ARGS         extra arguments for cuda-opt tune (e.g. --budget=20)  []
+#   PROGRAM_TIMEOUT   seconds allowed for one program run                [600]
+#   TUNE_TIMEOUT      seconds allowed for one tune                      [3600]
+#   FORCE_TUNE=1      tune even when the original program did not print ok
+#
+# One program failing never stops the others. Exit status: 0 when every
+# program passed every step, 1 otherwise.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+corpus=$here/corpus
+OUT=${OUT:-$here/out}
+RESULTS=${RESULTS:-$here/results}
+RESULTS_NAME=${RESULTS_NAME:-h200}
+CUDA_OPT=${CUDA_OPT:-cuda-opt}
+CUDA_OPT_MEASURE=${CUDA_OPT_MEASURE:-cuda-opt-measure}
+if [ -z "${NVCC:-}" ]; then
+  if command -v nvcc >/dev/null 2>&1; then NVCC=nvcc
+  else NVCC=/usr/local/cuda/bin/nvcc; fi
+fi
+NVCC_FLAGS=${NVCC_FLAGS:--O3 -std=c++17 -arch=sm_90}
+TUNE_ARGS=${TUNE_ARGS:-}
+PROGRAM_TIMEOUT=${PROGRAM_TIMEOUT:-600}
+TUNE_TIMEOUT=${TUNE_TIMEOUT:-3600}
+FORCE_TUNE=${FORCE_TUNE:-0}
+
+mkdir -p "$OUT/bin" "$OUT/logs" "$OUT/work" || exit 1
+OUT=$(cd "$OUT" && pwd)
+status=$OUT/status.tsv
+
+log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$OUT/run.log"; }
+
+# Absolute paths for the tools when they are given as relative paths.
+abspath() {
+  case $1 in
+    */*) echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")" ;;
+    *) command -v "$1" || echo "$1" ;;
+  esac
+}
+CUDA_OPT=$(abspath "$CUDA_OPT")
+CUDA_OPT_MEASURE=$(abspath "$CUDA_OPT_MEASURE")
+
+missing=0
+for tool in "$CUDA_OPT" "$CUDA_OPT_MEASURE" "$NVCC"; do
+  if ! command -v "$tool" >/dev/null 2>&1 && [ ! -x "$tool" ]; then
+    log "error: '$tool' not found (set CUDA_OPT, CUDA_OPT_MEASURE or NVCC)"
+    missing=1
+  fi
+done
+[ $missing = 0 ] || exit 2
+
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  for f in "$corpus"/*.cu; do names+=("$(basename "$f" .cu)"); done
+fi
+
+: >"$OUT/run.log"
+log "corpus: ${#names[@]} programs; OUT=$OUT"
+log "cuda-opt: $CUDA_OPT; worker: $CUDA_OPT_MEASURE; nvcc: $NVCC $NVCC_FLAGS"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+    2>&1 | tee -a "$OUT/run.log"
+fi
+
+printf 'program\tbuild\trun\ttune\topt_build\topt_run\ttune_s\n' >"$status"
+
+# run_program NAME BINARY LOG: runs the binary, returns 0 when it printed
+# exactly "NAME: ok" and exited 0.
+run_program() {
+  local name=$1 bin=$2 logf=$3 rc
+  (cd "$OUT" && timeout "$PROGRAM_TIMEOUT" "$bin") >"$logf" 2>&1
+  rc=$?
+  echo "exit status: $rc" >>"$logf"
+  [ $rc = 0 ] && grep -qx "$name: ok" "$logf"
+}
+
+failures=0
+for name in "${names[@]}"; do
+  src=$corpus/$name.cu
+  spec=$corpus/$name.tune.json
+  b=skip r=skip t=skip ob=skip orun=skip tsec=
+  if [ ! -f "$src" ] || [ ! -f "$spec" ]; then
+    log "$name: missing $src or $spec"
+    printf '%s\tmissing\t-\t-\t-\t-\t\n' "$name" >>"$status"
+    failures=$((failures + 1))
+    continue
+  fi
+  rm -f "$OUT/$name.opt.cu" "$OUT/$name.opt.cu.report.json" \
+    "$OUT/$name.opt.cu.report.md" "$OUT/bin/$name" "$OUT/bin/$name.opt"
+
+  # 1. The original program.
+  # shellcheck disable=SC2086
+  if "$NVCC" $NVCC_FLAGS "$src" -o "$OUT/bin/$name" >"$OUT/logs/$name.build.log" 2>&1; then
+    b=ok
+    if run_program "$name" "$OUT/bin/$name" "$OUT/logs/$name.run.log"; then
+      r=ok
+    else
+      r=FAIL
+    fi
+  else
+    b=FAIL
+  fi
+  log "$name: build $b, run $r"
+
+  # 2. Tune the main kernel.
+  if [ "$r" = ok ] || [ "$FORCE_TUNE" = 1 ]; then
+    rm -rf "$OUT/work/$name"
+    mkdir -p "$OUT/work/$name"
+    start=$(date +%s)
+    # shellcheck disable=SC2086
+    if timeout "$TUNE_TIMEOUT" "$CUDA_OPT" tune "$src" --spec="$spec" \
+        --measure-worker="$CUDA_OPT_MEASURE" --work-dir="$OUT/work/$name" \
+        $TUNE_ARGS -o "$OUT/$name.opt.cu" >"$OUT/logs/$name.tune.log" 2>&1 &&
+       [ -f "$OUT/$name.opt.cu" ]; then
+      t=ok
+      grep -q "not measured" "$OUT/logs/$name.tune.log" && t=unmeasured
+    else
+      t=FAIL
+    fi
+    tsec=$(( $(date +%s) - start ))
+    log "$name: tune $t (${tsec}s)"
+  fi
+
+  # 3. The optimised program.
+  if [ "$t" = ok ] || [ "$t" = unmeasured ]; then
+    # shellcheck disable=SC2086
+    if "$NVCC" $NVCC_FLAGS "$OUT/$name.opt.cu" -o "$OUT/bin/$name.opt" \
+        >"$OUT/logs/$name.opt.build.log" 2>&1; then
+      ob=ok
+      if run_program "$name" "$OUT/bin/$name.opt" "$OUT/logs/$name.opt.run.log"; then
+        orun=ok
+      else
+        orun=FAIL
+      fi
+    else
+      ob=FAIL
+    fi
+    log "$name: optimised build $ob, run $orun"
+  fi
+
+  if [ "$b" != ok ] || [ "$r" != ok ] || [ "$t" != ok ] || [ "$ob" != ok ] ||
+     [ "$orun" != ok ]; then
+    failures=$((failures + 1))
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$b" "$r" "$t" "$ob" "$orun" \
+    "$tsec" >>"$status"
+done
+
+# Summary files and the table.
+if command -v python3 >/dev/null 2>&1; then
+  python3 "$here/summarize.py" --out "$OUT" --corpus "$corpus" \
+    --results "$RESULTS" --name "$RESULTS_NAME" --status "$status" \
+    2>&1 | tee -a "$OUT/run.log"
+else
+  log "python3 not found: no summary written"
+fi
+
+echo
+echo "steps per program (logs in $OUT/logs):"
+if command -v column >/dev/null 2>&1; then
+  column -t -s $'\t' "$status"
+else
+  cat "$status"
+fi
+echo
+log "$failures of ${#names[@]} programs had a failing step"
+[ $failures = 0 ]

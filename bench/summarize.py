@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""Summarise a benchmark-corpus run (bench/run.sh).
+
+Reads OUT/NAME.opt.cu.report.json for every program (and OUT/status.tsv, the
+per-step results run.sh records, when present) and writes
+RESULTS/NAME.md and RESULTS/NAME.json: per program the input kernel's time,
+the best variant's time, the speedup, the chosen pipeline, achieved GB/s and
+TFLOP/s against the H200's ceilings, variants measured and tuning time; and
+the tuner's overall throughput in variants per minute.
+
+    python3 bench/summarize.py --out bench/out --results bench/results
+"""
+import argparse
+import datetime
+import glob
+import json
+import math
+import os
+import sys
+
+COPY_CEILING_GBS = 4234.0  # H200 device-to-device copy, docs/tuning.md
+PEAK_TFLOPS = {"fp32": 60.0, "fp16": 750.0}  # FFMA; fp16 tensor cores
+REPORT_SUFFIX = ".opt.cu.report.json"
+
+
+def read_status(path):
+    """status.tsv -> {program: {column: value}}."""
+    rows = {}
+    if not path or not os.path.exists(path):
+        return rows
+    with open(path) as f:
+        header = f.readline().rstrip("\n").split("\t")
+        for line in f:
+            cells = line.rstrip("\n").split("\t")
+            if not cells or not cells[0]:
+                continue
+            cells += [""] * (len(header) - len(cells))
+            rows[cells[0]] = dict(zip(header, cells))
+    return rows
+
+
+def precision_of(corpus, name):
+    """fp16 when the program's source uses __half, else fp32."""
+    path = os.path.join(corpus, name + ".cu") if corpus else None
+    if path and os.path.exists(path):
+        with open(path, errors="replace") as f:
+            if "__half" in f.read():
+                return "fp16"
+    return "fp32"
+
+
+def pick(cands, pred):
+    for c in cands:
+        if pred(c):
+            return c
+    return None
+
+
+def rate(value, ceiling):
+    if value is None or not ceiling:
+        return None
+    return 100.0 * value / ceiling
+
+
+def summarize_report(name, rep, precision):
+    """One program's row from its report JSON."""
+    row = {
+        "program": name,
+        "kernel": rep.get("kernel", ""),
+        "measured": bool(rep.get("measured")),
+        "pipeline": rep.get("pipeline", ""),
+        "precision": precision,
+    }
+    if not row["measured"]:
+        row["not_measured_reason"] = rep.get("not_measured_reason", "")
+        return row
+    cands = rep.get("candidates", [])
+    base = pick(cands, lambda c: c.get("id") == "v0") or pick(
+        cands, lambda c: not c.get("pipeline"))
+    best = pick(cands, lambda c: c.get("status") == "fastest") or base
+    base_ms = rep.get("baseline_ms")
+    best_ms = rep.get("best_ms")
+    min_bytes = rep.get("min_bytes") or 0
+
+    def gbs(c, ms):
+        if c and c.get("gb_per_s") is not None:
+            return c["gb_per_s"]
+        if min_bytes and ms:
+            return min_bytes / (ms * 1e-3) / 1e9
+        return None
+
+    def tfs(c):
+        return c.get("tflop_per_s") if c else None
+
+    ceiling = rep.get("copy_ceiling_gb_per_s") or COPY_CEILING_GBS
+    peak = PEAK_TFLOPS[precision]
+    row.update({
+        "device": rep.get("device", ""),
+        "baseline_ms": base_ms,
+        "best_ms": best_ms,
+        "speedup": rep.get("speedup") or (
+            base_ms / best_ms if base_ms and best_ms else None),
+        "variants_measured": rep.get("variants_measured", 0),
+        "seconds": rep.get("seconds", 0.0),
+        "min_bytes": min_bytes,
+        "baseline_gb_per_s": gbs(base, base_ms),
+        "best_gb_per_s": gbs(best, best_ms),
+        "baseline_tflop_per_s": tfs(base),
+        "best_tflop_per_s": tfs(best),
+        "copy_ceiling_gb_per_s": ceiling,
+        "peak_tflop_per_s": peak,
+        "statuses": {},
+    })
+    row["baseline_pct_of_copy"] = rate(row["baseline_gb_per_s"], ceiling)
+    row["best_pct_of_copy"] = rate(row["best_gb_per_s"], ceiling)
+    row["baseline_pct_of_peak_flops"] = rate(row["baseline_tflop_per_s"], peak)
+    row["best_pct_of_peak_flops"] = rate(row["best_tflop_per_s"], peak)
+    for c in cands:
+        s = c.get("status", "?")
+        row["statuses"][s] = row["statuses"].get(s, 0) + 1
+    return row
+
+
+def fmt(v, spec, empty="-"):
+    return empty if v is None else format(v, spec)
+
+
+def checks_cell(st):
+    if not st:
+        return "-"
+    return "%s/%s" % (st.get("run", "?"), st.get("opt_run", "?"))
+
+
+def markdown(rows, totals, generated, out_dir):
+    lines = []
+    device = next((r["device"] for r in rows if r.get("device")), "unknown")
+    lines.append("# cuda-opt benchmark corpus: results")
+    lines.append("")
+    lines.append("Generated %s from `%s`; device: %s.  " %
+                 (generated, out_dir, device))
+    lines.append("Ceilings: %g GB/s copy, %g TFLOP/s fp32 FFMA, %g TFLOP/s "
+                 "fp16 tensor. Columns are explained in `bench/README.md`." %
+                 (COPY_CEILING_GBS, PEAK_TFLOPS["fp32"], PEAK_TFLOPS["fp16"]))
+    lines.append("")
+    lines.append("| program | kernel | checks orig/opt | input ms | best ms | "
+                 "speedup | chosen pipeline | input GB/s (%) | best GB/s (%) "
+                 "| best TFLOP/s (% of peak) | variants | tune s |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        st = r.get("status_row")
+        if not r.get("measured"):
+            why = r.get("not_measured_reason") or r.get("problem") or "no report"
+            lines.append("| %s | %s | %s | - | - | - | not measured: %s | - | "
+                         "- | - | - | %s |" %
+                         (r["program"], r.get("kernel", "") or "-",
+                          checks_cell(st), why.replace("|", "/"),
+                          (st or {}).get("tune_s", "") or "-"))
+            continue
+        pipe = ("`%s`" % r["pipeline"].replace("|", "/") if r["pipeline"]
+                else "(original kept)")
+        tfl = "-"
+        if r.get("best_tflop_per_s") is not None:
+            tfl = "%.2f (%.1f%% of %s)" % (
+                r["best_tflop_per_s"], r["best_pct_of_peak_flops"],
+                r["precision"])
+        lines.append(
+            "| %s | %s | %s | %s | %s | %s | %s | %s (%s%%) | %s (%s%%) | %s "
+            "| %d | %.0f |" % (
+                r["program"], r["kernel"], checks_cell(st),
+                fmt(r["baseline_ms"], ".4f"), fmt(r["best_ms"], ".4f"),
+                fmt(r["speedup"], ".2f") + "x",
+                pipe,
+                fmt(r["baseline_gb_per_s"], ".0f"),
+                fmt(r["baseline_pct_of_copy"], ".0f"),
+                fmt(r["best_gb_per_s"], ".0f"),
+                fmt(r["best_pct_of_copy"], ".0f"),
+                tfl, r["variants_measured"], r["seconds"]))
+    lines.append("")
+    lines.append("## Totals")
+    lines.append("")
+    lines.append("- programs: %d; measured: %d; faster than the input: %d" %
+                 (totals["programs"], totals["measured"], totals["improved"]))
+    if totals.get("geomean_speedup") is not None:
+        lines.append("- geometric-mean speedup over measured programs: %.3fx" %
+                     totals["geomean_speedup"])
+    lines.append("- variants measured: %d in %.1f s of tuning: **%.1f variants "
+                 "per minute**" % (totals["variants_measured"],
+                                   totals["tune_seconds"],
+                                   totals["variants_per_minute"] or 0))
+    if totals.get("checks_failed"):
+        lines.append("- programs with a failing step (build, run, tune or the "
+                     "optimised run): %s" % ", ".join(totals["checks_failed"]))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=os.path.join(here, "out"),
+                    help="run.sh's output directory (the reports)")
+    ap.add_argument("--corpus", default=os.path.join(here, "corpus"))
+    ap.add_argument("--results", default=os.path.join(here, "results"))
+    ap.add_argument("--name", default="h200", help="file stem of the results")
+    ap.add_argument("--status", default=None,
+                    help="run.sh's status.tsv (default: OUT/status.tsv)")
+    args = ap.parse_args(argv)
+
+    status = read_status(args.status or os.path.join(args.out, "status.tsv"))
+    names = set(status)
+    for path in glob.glob(os.path.join(args.out, "*" + REPORT_SUFFIX)):
+        names.add(os.path.basename(path)[:-len(REPORT_SUFFIX)])
+    if not names:
+        print("summarize: no reports or status under %s" % args.out,
+              file=sys.stderr)
+        return 1
+
+    rows = []
+    for name in sorted(names):
+        path = os.path.join(args.out, name + REPORT_SUFFIX)
+        row = {"program": name, "measured": False}
+        if os.path.exists(path):
+            try:
+                with open(path) as f:
+                    rep = json.load(f)
+                row = summarize_report(name, rep, precision_of(args.corpus, name))
+            except (OSError, ValueError, KeyError, TypeError) as e:
+                row["problem"] = "unreadable report: %s" % e
+        else:
+            row["problem"] = "no report"
+        st = status.get(name)
+        if st:
+            row["status_row"] = st
+        rows.append(row)
+
+    measured = [r for r in rows if r.get("measured")]
+    speedups = [r["speedup"] for r in measured if r.get("speedup")]
+    variants = sum(r.get("variants_measured") or 0 for r in measured)
+    seconds = sum(r.get("seconds") or 0.0 for r in measured)
+    failed = [r["program"] for r in rows
+              if r.get("status_row") and any(
+                  r["status_row"].get(k) not in ("ok",)
+                  for k in ("build", "run", "tune", "opt_build", "opt_run"))]
+    totals = {
+        "programs": len(rows),
+        "measured": len(measured),
+        "improved": sum(1 for r in measured if r.get("pipeline")),
+        "geomean_speedup": (math.exp(sum(math.log(s) for s in speedups) /
+                                     len(speedups)) if speedups else None),
+        "variants_measured": variants,
+        "tune_seconds": seconds,
+        "variants_per_minute": variants / seconds * 60.0 if seconds else None,
+        "checks_failed": failed,
+    }
+    generated = datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%d %H:%M UTC")
+    os.makedirs(args.results, exist_ok=True)
+    with open(os.path.join(args.results, args.name + ".json"), "w") as f:
+        json.dump({"generated": generated,
+                   "copy_ceiling_gb_per_s": COPY_CEILING_GBS,
+                   "peak_tflop_per_s": PEAK_TFLOPS,
+                   "programs": rows, "totals": totals}, f, indent=2)
+        f.write("\n")
+    md = markdown(rows, totals, generated, args.out)
+    with open(os.path.join(args.results, args.name + ".md"), "w") as f:
+        f.write(md)
+
+    # The short table for the terminal.
+    print("%-15s %-9s %10s %10s %8s  %s" %
+          ("program", "orig/opt", "input ms", "best ms", "speedup", "pipeline"))
+    for r in rows:
+        st = checks_cell(r.get("status_row"))
+        if r.get("measured"):
+            print("%-15s %-9s %10s %10s %8s  %s" % (
+                r["program"], st, fmt(r["baseline_ms"], ".4f"),
+                fmt(r["best_ms"], ".4f"), fmt(r["speedup"], ".2f") + "x",
+                r["pipeline"] or "(original kept)"))
+        else:
+            print("%-15s %-9s %10s %10s %8s  not measured: %s" % (
+                r["program"], st, "-", "-", "-",
+                r.get("not_measured_reason") or r.get("problem", "")))
+    if totals["variants_per_minute"]:
+        print("tuner throughput: %d variants in %.0f s = %.1f variants/minute" %
+              (variants, seconds, totals["variants_per_minute"]))
+    print("wrote %s.{md,json} in %s" % (args.name, args.results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
