@@ -1,4 +1,4 @@
-// histogram.cu - 256-bin histogram of 256M bytes, one global atomicAdd per
+// histogram.cu - 256-bin histogram of 32M bytes, one global atomicAdd per
 // element.
 #include <cstdint>
 #include <cstdio>
@@ -29,7 +29,7 @@ __global__ void histogram(unsigned int *bins, const unsigned char *data, int n) 
 }
 
 int main() {
-  const int n = 1 << 28;
+  const int n = 1 << 25;
   std::vector<unsigned char> hdata(n);
   std::vector<unsigned int> ref(256, 0), got(256);
   for (int i = 0; i < n; ++i) {

@@ -1,5 +1,5 @@
-// spmv_csr.cu - y = A * x for a 4M x 4M sparse matrix in CSR format with 8 to
-// 24 non-zeros per row (~67M in all), one thread per row.
+// spmv_csr.cu - y = A * x for an 8M x 8M sparse matrix in CSR format with 8 to
+// 24 non-zeros per row (~134M in all), one thread per row.
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -38,7 +38,7 @@ __global__ void spmv_csr(float *y, const int *row_ptr, const int *col_idx,
 }
 
 int main() {
-  const int rows = 1 << 22, cols = 1 << 22;
+  const int rows = 1 << 23, cols = 1 << 23;
   std::vector<int> hptr(rows + 1);
   hptr[0] = 0;
   for (int r = 0; r < rows; ++r)
