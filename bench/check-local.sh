@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/check-local.sh [NAME...] - on the build machine (no GPU): compile every
-# corpus program with nvcc and check its tuning spec with cuda-opt (spec
-# errors are reported even without a GPU). Exit status: number of failures.
+# corpus program with nvcc, check its tuning spec with cuda-opt (spec errors
+# are reported even without a GPU) and build what cuda-opt wrote (the default
+# pipeline, applied without measuring). Exit status: number of failures.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -30,6 +31,12 @@ for n in "${names[@]}"; do
              -o "$tmp/$n.opt.cu" 2>&1) || ! grep -q "not measured (no CUDA GPU" <<<"$out"; then
     echo "$n: spec FAILED"; echo "$out"; fails=$((fails + 1)); continue
   fi
-  echo "$n: compiles, spec ok"
+  # The default pipeline's output (what tune writes without a GPU) must build.
+  if ! "$nvcc" -O3 -std=c++17 -arch=sm_90 "$tmp/$n.opt.cu" -o "$tmp/$n.opt" \
+       >"$tmp/$n.opt.nvcc" 2>&1; then
+    echo "$n: default-pipeline output does not build"; cat "$tmp/$n.opt.nvcc"
+    fails=$((fails + 1)); continue
+  fi
+  echo "$n: compiles, spec ok, default-pipeline output builds"
 done
 exit $fails
