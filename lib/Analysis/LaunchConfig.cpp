@@ -51,6 +51,10 @@ public:
     return true;
   }
   bool VisitCallExpr(CallExpr *CE) {
+    // Kernel arguments are copied into the launch: a read, even when the
+    // callee is unresolved (a launch inside a template).
+    if (isa<CUDAKernelCallExpr>(CE))
+      return true;
     const FunctionDecl *FD = CE->getDirectCallee();
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
       if (!refersToV(CE->getArg(I)))

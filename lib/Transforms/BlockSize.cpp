@@ -51,8 +51,10 @@ public:
   }
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
-        {"x", 256, 32, 1024, "threads per block in x"},
-        {"y", 1, 1, 1024, "threads per block in y (2-D kernels only)"},
+        {"x", 256, 32, 1024, "threads per block in x", false,
+         {32, 64, 128, 256, 512, 1024}},
+        {"y", 1, 1, 1024, "threads per block in y (2-D kernels only)", false,
+         {1, 2, 4, 8, 16, 32}},
     };
     return Specs;
   }

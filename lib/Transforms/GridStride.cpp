@@ -44,7 +44,9 @@ public:
     static const ParamSpec Specs[] = {
         {"blocks-per-sm", 0, 0, 64,
          "cap each launch's grid at this many blocks per multiprocessor; 0 = "
-         "keep the launch grids"},
+         "keep the launch grids",
+         false,
+         {0, 2, 4, 8, 16, 32}},
     };
     return Specs;
   }

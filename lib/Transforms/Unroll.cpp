@@ -99,7 +99,9 @@ public:
         {"factor", 4, 2, 32, "unroll factor", /*PowerOfTwo=*/true},
         {"loop", -1, -1, 1023,
          "which for loop (0-based, source order); -1 = every innermost "
-         "counted loop"},
+         "counted loop",
+         false,
+         {-1}},
     };
     return Specs;
   }
