@@ -75,7 +75,8 @@ def summarize_report(name, rep, precision):
         row["not_measured_reason"] = rep.get("not_measured_reason", "")
         return row
     cands = rep.get("candidates", [])
-    base = pick(cands, lambda c: c.get("id") == "v0") or pick(
+    # The input kernel is the candidate "original" (empty pipeline).
+    base = pick(cands, lambda c: c.get("id") in ("original", "v0")) or pick(
         cands, lambda c: not c.get("pipeline"))
     best = pick(cands, lambda c: c.get("status") == "fastest") or base
     base_ms = rep.get("baseline_ms")

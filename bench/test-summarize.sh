@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# bench/test-summarize.sh - run summarize.py on the hand-written reports in
+# bench/testdata/fake-out and check the numbers it derives.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+python3 "$here/summarize.py" --out "$here/testdata/fake-out" \
+  --corpus "$here/corpus" --results "$tmp" --name fake >"$tmp/stdout"
+md=$tmp/fake.md
+fail=0
+expect() {
+  if ! grep -qF -- "$2" "$1"; then
+    echo "test-summarize: missing in $(basename "$1"): $2"; fail=1
+  fi
+}
+expect "$md" '| gemm_square | matmul | ok/ok | 4.2000 | 0.7000 | 6.00x | `restrict-const,gemm-tile{tile=64}` | 12 (0%) | 72 (2%) | 24.50 (40.8% of fp32) | 24 | 96 |'
+expect "$md" '| relu | relu | ok/ok | 0.5500 | 0.5500 | 1.00x | (original kept) | 3904 (92%) | 3904 (92%) | - | 10 | 30 |'
+expect "$md" '| saxpy | saxpy | ok/ok | - | - | - | not measured: no CUDA GPU'
+expect "$md" '| scan | - | FAIL/skip |'
+expect "$md" '**16.3 variants per minute**'
+expect "$md" 'geometric-mean speedup over measured programs: 2.449x'
+expect "$md" 'optimised run): saxpy, scan'
+expect "$tmp/stdout" 'tuner throughput: 34 variants in 126 s = 16.3 variants/minute'
+python3 - "$tmp/fake.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {r["program"]: r for r in d["programs"]}
+assert abs(p["gemm_square"]["best_pct_of_peak_flops"] - 40.8333) < 1e-3
+assert p["relu"]["best_pct_of_copy"] > 92 and p["relu"]["best_pct_of_copy"] < 92.3
+assert not p["saxpy"]["measured"]
+assert d["totals"]["measured"] == 2 and d["totals"]["improved"] == 1
+PY
+[ $fail = 0 ] && echo "test-summarize: ok"
+exit $fail
