@@ -41,6 +41,8 @@ format::FormatStyle styleForFile(StringRef Path, StringRef Code) {
     consumeError(S.takeError());
   }
   format::FormatStyle Style = format::getLLVMStyle();
+  // Keep inserted directives (#pragma unroll) at the code's indentation.
+  Style.IndentPPDirectives = format::FormatStyle::PPDIS_Leave;
   SmallVector<StringRef, 0> Lines;
   Code.split(Lines, '\n');
   std::map<unsigned, unsigned> IndentSteps;
