@@ -20,7 +20,9 @@
 #   TUNE_TIMEOUT      seconds allowed for one tune                      [3600]
 #   FORCE_TUNE=1      tune even when the original program did not print ok
 #
-# One program failing never stops the others. Exit status: 0 when every
+# One program failing never stops the others. Runs of different subsets into
+# the same OUT add up: status.tsv keeps other programs' rows, and the summary
+# covers every report under OUT. Exit status: 0 when every
 # program passed every step, 1 otherwise.
 set -u
 
@@ -79,7 +81,22 @@ if command -v nvidia-smi >/dev/null 2>&1; then
     2>&1 | tee -a "$OUT/run.log"
 fi
 
-printf 'program\tbuild\trun\ttune\topt_build\topt_run\ttune_s\n' >"$status"
+# Keep earlier rows for programs not in this run, so runs of subsets into one
+# OUT add up (the summary reads every report under OUT).
+header=$'program\tbuild\trun\ttune\topt_build\topt_run\ttune_s'
+{
+  echo "$header"
+  if [ -f "$status" ]; then
+    tail -n +2 "$status" | while IFS= read -r line; do
+      keep=1
+      for n in "${names[@]}"; do
+        [ "${line%%$'\t'*}" = "$n" ] && keep=0
+      done
+      [ $keep = 1 ] && echo "$line"
+    done
+  fi
+} >"$status.new"
+mv "$status.new" "$status"
 
 # run_program NAME BINARY LOG: runs the binary, returns 0 when it printed
 # exactly "NAME: ok" and exited 0.
