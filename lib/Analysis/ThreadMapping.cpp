@@ -1042,4 +1042,22 @@ Error returnsToContinue(const ASTContext &Ctx, ArrayRef<const Stmt *> Stmts,
   return Error::success();
 }
 
+Expected<ThreadMapping> analyzeLoopableMapping(ASTContext &Ctx,
+                                               const KernelInfo &K,
+                                               StringRef Pass) {
+  Expected<ThreadMapping> M = analyzeThreadMapping(Ctx, K);
+  if (!M)
+    return M.takeError();
+  if (M->rank() != 1)
+    return createStringError(inconvertibleErrorCode(),
+                             "kernel '" + K.name() + "' maps threads in 2-D; " +
+                                 Pass + " handles 1-D kernels only");
+  if (Error E = analyzeLaunches(Ctx, K, *M).takeError())
+    return std::move(E);
+  std::vector<std::pair<SourceRange, std::string>> Unused;
+  if (Error E = returnsToContinue(Ctx, M->Body, Unused))
+    return std::move(E);
+  return M;
+}
+
 } // namespace cuda_opt

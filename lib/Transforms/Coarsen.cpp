@@ -42,18 +42,7 @@ public:
   }
 
   Expected<ThreadMapping> mappingFor(const KernelTarget &T) const {
-    Expected<ThreadMapping> M = analyzeThreadMapping(T.Ctx, T.Kernel);
-    if (!M)
-      return M.takeError();
-    if (M->rank() != 1)
-      return refuse("kernel '" + T.Kernel.name() +
-                    "' maps threads in 2-D; coarsen handles 1-D kernels only");
-    if (Error E = analyzeLaunches(T.Ctx, T.Kernel, *M).takeError())
-      return std::move(E);
-    std::vector<std::pair<SourceRange, std::string>> Unused;
-    if (Error E = returnsToContinue(T.Ctx, M->Body, Unused))
-      return std::move(E);
-    return M;
+    return analyzeLoopableMapping(T.Ctx, T.Kernel, "coarsen");
   }
 
   Error checkLegality(const KernelTarget &T,

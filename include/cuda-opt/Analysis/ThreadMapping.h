@@ -123,6 +123,14 @@ returnsToContinue(const clang::ASTContext &Ctx,
                   llvm::ArrayRef<const clang::Stmt *> Stmts,
                   std::vector<std::pair<clang::SourceRange, std::string>> &Out);
 
+/// The 1-D mapping of a kernel whose per-element work can be wrapped in a
+/// loop (grid-stride, coarsen): recoverable launches, and no `return` where
+/// `continue` would mean something else. \p Pass names the transform in the
+/// refusal message.
+llvm::Expected<ThreadMapping> analyzeLoopableMapping(clang::ASTContext &Ctx,
+                                                     const KernelInfo &K,
+                                                     llvm::StringRef Pass);
+
 /// The end of statement \p S including its trailing semicolon, which the
 /// AST leaves out of expression statements.
 clang::SourceLocation stmtEnd(const clang::ASTContext &Ctx,
