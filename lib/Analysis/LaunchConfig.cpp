@@ -59,6 +59,13 @@ public:
     for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
       if (!refersToV(CE->getArg(I)))
         continue;
+      if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE)) {
+        Written |= I == 0 && OC->isAssignmentOp();
+        continue;
+      }
+      // C variadic arguments (printf) are passed by value.
+      if (FD && I >= FD->getNumParams() && FD->isVariadic())
+        continue;
       if (!FD || I >= FD->getNumParams()) {
         Written = true; // Unknown callee: assume the worst.
         continue;

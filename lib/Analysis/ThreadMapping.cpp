@@ -341,65 +341,16 @@ public:
 };
 } // namespace
 
-namespace {
-/// Writes to a variable in host code. Like isNeverModifiedAfterInit, but a
-/// kernel launch only reads its arguments (kernel parameters are values),
-/// which matters for launches in templates, where the callee is unresolved.
-class HostWriteFinder : public RecursiveASTVisitor<HostWriteFinder> {
-public:
-  explicit HostWriteFinder(const VarDecl *V) : V(V) {}
-  bool isV(const Expr *E) const { return refersTo(E, V); }
-  bool VisitBinaryOperator(BinaryOperator *BO) {
-    Written |= BO->isAssignmentOp() && isV(BO->getLHS());
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *UO) {
-    Written |= (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
-               isV(UO->getSubExpr());
-    return true;
-  }
-  bool VisitVarDecl(VarDecl *D) {
-    QualType T = D->getType();
-    Written |= T->isReferenceType() &&
-               !T.getNonReferenceType().isConstQualified() && D->getInit() &&
-               isV(D->getInit());
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *CE) {
-    if (isa<CUDAKernelCallExpr>(CE))
-      return true;
-    const FunctionDecl *FD = CE->getDirectCallee();
-    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
-      if (!isV(CE->getArg(I)))
-        continue;
-      if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE)) {
-        Written |= I == 0 && OC->isAssignmentOp();
-        continue;
-      }
-      if (!FD || I >= FD->getNumParams()) {
-        Written = true;
-        continue;
-      }
-      QualType T = FD->getParamDecl(I)->getType();
-      Written |=
-          T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
-    }
-    return true;
-  }
-  const VarDecl *V;
-  bool Written = false;
-};
-} // namespace
-
 /// True when host variable \p V keeps its value throughout \p Caller.
 static bool isStableIn(const VarDecl *V, const FunctionDecl *Caller) {
   if (!V->hasLocalStorage())
     return V->getType().isConstQualified();
+  // A const local that is not a reference cannot change.
+  if (V->getType().isConstQualified() && !V->getType()->isReferenceType())
+    return true;
   if (!Caller || !Caller->getBody())
     return false;
-  HostWriteFinder F(V);
-  F.TraverseStmt(Caller->getBody());
-  return !F.Written;
+  return isNeverModifiedAfterInit(V, Caller->getBody(), V->getASTContext());
 }
 
 Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
