@@ -222,6 +222,9 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
   MO.Worker = Opts.WorkerPath;
   MO.Runs = Spec->Runs;
   MO.RelTol = Spec->RelTol;
+  // Verification of large buffers takes time per variant; the deadline is
+  // for a worker that stopped making progress.
+  MO.DeadlineSeconds = 120 + 20 * static_cast<unsigned>(Variants.size());
   MO.WorkDir = Opts.WorkDir;
   MO.Progress = [&](unsigned D, unsigned T) { progress(Opts, "measure", D, T); };
   Expected<std::vector<Measurement>> Ms =

@@ -24,8 +24,49 @@ std::string CompareResult::describe(const std::string &Buffer) const {
   return Buf;
 }
 
+/// fp32 outputs dominate tuning; compare them without per-element decoding.
+static CompareResult compareF32(const float *A, const float *B, size_t Count,
+                                double RelTol) {
+  CompareResult R;
+  float Scale = 0;
+  for (size_t I = 0; I < Count; ++I)
+    if (std::isfinite(A[I]))
+      Scale = std::max(Scale, std::fabs(A[I]));
+  const float Floor = 1e-3f * (Scale > 0 ? Scale : 1.0f);
+  const float Tol = static_cast<float>(RelTol);
+  float MaxRel = 0;
+  for (size_t I = 0; I < Count; ++I) {
+    float X = A[I], Y = B[I];
+    bool Ok;
+    if (std::isnan(X))
+      Ok = std::isnan(Y);
+    else if (!std::isfinite(X) || !std::isfinite(Y))
+      Ok = X == Y;
+    else {
+      float Ref = std::max(std::fabs(X), Floor);
+      float Err = std::fabs(X - Y);
+      Ok = Err <= Tol * Ref;
+      MaxRel = std::max(MaxRel, Err / Ref);
+    }
+    if (Ok)
+      continue;
+    if (R.Mismatches == 0) {
+      R.FirstIndex = I;
+      R.FirstExpected = X;
+      R.FirstActual = Y;
+    }
+    ++R.Mismatches;
+    R.Equal = false;
+  }
+  R.MaxRelError = MaxRel;
+  return R;
+}
+
 CompareResult compareBuffers(const void *Expected, const void *Actual,
                              size_t Count, DType T, double RelTol) {
+  if (T == DType::F32)
+    return compareF32(static_cast<const float *>(Expected),
+                      static_cast<const float *>(Actual), Count, RelTol);
   CompareResult R;
   double Scale = 0;
   for (size_t I = 0; I < Count; ++I) {
