@@ -145,18 +145,29 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
       continue;
     }
     std::string Why;
-    for (const PassInvocation &PI : *Pipeline)
+    bool NeedsProgramMode = false;
+    for (const PassInvocation &PI : *Pipeline) {
+      if (PI.Pass->changesLaunchConfig(PI.Params)) {
+        NeedsProgramMode = true;
+        // Measured with the spec's grid and block, such a variant would run
+        // a launch its rewrite does not describe (seen: coarsen faulting).
+        Why = PI.str() + ": changes the launch configuration, which spec "
+                         "mode cannot follow (it launches with the spec's "
+                         "grid and block)";
+        break;
+      }
       if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, *K}, PI.Params)) {
         Why = PI.str() + ": " + toString(std::move(E));
         break;
       }
+    }
     if (Why.empty()) {
       Legal.push_back(P);
       continue;
     }
     CandidateRecord C;
     C.Pipeline = P;
-    C.Status = "illegal";
+    C.Status = NeedsProgramMode ? "needs-program-mode" : "illegal";
     C.Detail = Why;
     Result.Candidates.push_back(C);
   }

@@ -45,6 +45,7 @@ public:
 class BlockSize : public Transform {
 public:
   StringRef getName() const override { return "block-size"; }
+  bool changesLaunchConfig(const ParamValues &) const override { return true; }
   StringRef getSummary() const override {
     return "launch a kernel with blocks of x (by y) threads, recomputing the "
            "grid from the work size";

@@ -30,6 +30,7 @@ namespace {
 class Coarsen : public Transform {
 public:
   StringRef getName() const override { return "coarsen"; }
+  bool changesLaunchConfig(const ParamValues &) const override { return true; }
   StringRef getSummary() const override {
     return "make each thread compute several elements (block-cyclic, keeps "
            "coalescing)";

@@ -37,6 +37,9 @@ constexpr llvm::StringLiteral HelperName = "cudaOptGridStrideBlocks";
 class GridStride : public Transform {
 public:
   StringRef getName() const override { return "grid-stride"; }
+  bool changesLaunchConfig(const ParamValues &P) const override {
+    return P.get("blocks-per-sm") > 0;
+  }
   StringRef getSummary() const override {
     return "turn a one-element-per-thread kernel into a grid-stride loop";
   }

@@ -166,6 +166,7 @@ bool isReadToo(ASTContext &Ctx, const Expr *E) {
 class Vectorize : public Transform {
 public:
   StringRef getName() const override { return "vectorize"; }
+  bool changesLaunchConfig(const ParamValues &) const override { return true; }
   StringRef getSummary() const override {
     return "load and store W consecutive elements per thread with vector "
            "types (float4, int2, half2, ...)";

@@ -67,6 +67,14 @@ public:
   virtual llvm::StringRef getSummary() const = 0;
   virtual llvm::ArrayRef<ParamSpec> getParams() const { return {}; }
 
+  /// True when the rewrite edits the kernel's launch configuration (grid or
+  /// block) at its launch sites. Spec mode launches every variant with the
+  /// spec's configuration, so such variants can only be measured in a mode
+  /// that runs the rewritten host code.
+  virtual bool changesLaunchConfig(const ParamValues &Params) const {
+    return false;
+  }
+
   /// Success if the transform may rewrite this kernel with these parameters;
   /// otherwise an error whose message is the reason, phrased for the user
   /// ("kernel 'k' has no counted loop to unroll").
