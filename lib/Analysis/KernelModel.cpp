@@ -317,13 +317,7 @@ KernelModel buildKernelModel(ASTContext &Ctx, const KernelInfo &K) {
 
   IndexExprBuilder B(Ctx, K.Decl, M.Symbols);
   M.Loops = analyzeLoops(K.Decl, B);
-  BodySummary Body = analyzeBody(K.Decl, B, M.Loops);
-  M.Accesses = std::move(Body.Accesses);
-  M.Barriers = std::move(Body.Barriers);
-  M.Atomics = std::move(Body.Atomics);
-  M.Shuffles = std::move(Body.Shuffles);
-  M.Accumulations = std::move(Body.Accumulations);
-  M.Calls = std::move(Body.Calls);
+  static_cast<BodySummary &>(M) = analyzeBody(K.Decl, B, M.Loops);
   for (ParamInfo &P : M.Params)
     for (const MemoryAccess &A : M.Accesses) {
       if (A.BaseDecl != P.Decl)
@@ -337,7 +331,7 @@ KernelModel buildKernelModel(ASTContext &Ctx, const KernelInfo &K) {
     }
   findThreadIndices(M, B, K.Decl);
   findSharedMemory(M, Ctx, K.Decl);
-  estimateIntensity(M, Body);
+  estimateIntensity(M, M);
   M.Idiom = classifyIdiom(M);
   return M;
 }

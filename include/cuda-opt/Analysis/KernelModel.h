@@ -82,7 +82,9 @@ struct IntensityInfo {
   std::string Note;
 };
 
-struct KernelModel {
+/// Everything the analysis knows about one kernel. The body facts
+/// (accesses, barriers, atomics, ...) are the BodySummary it derives from.
+struct KernelModel : BodySummary {
   std::string Name;
   std::string Location;
   bool IsTemplate = false;
@@ -90,12 +92,6 @@ struct KernelModel {
   std::vector<ParamInfo> Params;
   std::vector<ThreadIndexVar> ThreadIndices;
   std::vector<LoopInfo> Loops;
-  std::vector<MemoryAccess> Accesses;
-  std::vector<BarrierInfo> Barriers;
-  std::vector<AtomicInfo> Atomics;
-  std::vector<ShuffleInfo> Shuffles;
-  std::vector<Accumulation> Accumulations;
-  std::vector<std::string> Calls;
   SharedMemoryInfo Shared;
   IntensityInfo Intensity;
   IdiomInfo Idiom;
