@@ -46,6 +46,9 @@ if os.path.exists(nvcc):
 
 # The measurement worker (runtime/measure), built next to cuda-opt.
 config.substitutions.append(
+    ("%cuda_opt_measure-selftest",
+     os.path.join(config.cuda_opt_tools_dir, "cuda-opt-measure-selftest")))
+config.substitutions.append(
     ("%cuda_opt_measure",
      os.path.join(config.cuda_opt_tools_dir, "cuda-opt-measure")))
 config.substitutions.append(("%python", sys.executable))
