@@ -31,9 +31,10 @@ for n in "${names[@]}"; do
              -o "$tmp/$n.opt.cu" 2>&1) || ! grep -q "not measured (no CUDA GPU" <<<"$out"; then
     echo "$n: spec FAILED"; echo "$out"; fails=$((fails + 1)); continue
   fi
-  # The default pipeline's output (what tune writes without a GPU) must build.
-  if ! "$nvcc" -O3 -std=c++17 -arch=sm_90 "$tmp/$n.opt.cu" -o "$tmp/$n.opt" \
-       >"$tmp/$n.opt.nvcc" 2>&1; then
+  # The default pipeline's output (what tune writes without a GPU) must build;
+  # it is written outside corpus/, so corpus_common.h needs the -I.
+  if ! "$nvcc" -O3 -std=c++17 -arch=sm_90 -I "$here/corpus" "$tmp/$n.opt.cu" \
+       -o "$tmp/$n.opt" >"$tmp/$n.opt.nvcc" 2>&1; then
     echo "$n: default-pipeline output does not build"; cat "$tmp/$n.opt.nvcc"
     fails=$((fails + 1)); continue
   fi

@@ -157,9 +157,10 @@ for name in "${names[@]}"; do
 
   # 3. The optimised program.
   if [ "$t" = ok ] || [ "$t" = unmeasured ]; then
+    # NAME.opt.cu lies outside corpus/; -I finds its corpus_common.h.
     # shellcheck disable=SC2086
-    if "$NVCC" $NVCC_FLAGS "$OUT/$name.opt.cu" -o "$OUT/bin/$name.opt" \
-        >"$OUT/logs/$name.opt.build.log" 2>&1; then
+    if "$NVCC" $NVCC_FLAGS -I "$corpus" "$OUT/$name.opt.cu" \
+        -o "$OUT/bin/$name.opt" >"$OUT/logs/$name.opt.build.log" 2>&1; then
       ob=ok
       if run_program "$name" "$OUT/bin/$name.opt" "$OUT/logs/$name.opt.run.log"; then
         orun=ok

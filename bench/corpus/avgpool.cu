@@ -1,27 +1,8 @@
 // avgpool.cu - 3x3 average pooling with stride 2 (no padding) over a
 // 16384 x 32768 image (w x h), one thread per output pixel.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("avgpool: FAILED (%s: %s)\n", #call,                        \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x59f111f1u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "avgpool"
+#define CORPUS_SEED 0x59f111f1u
+#include "corpus_common.h"
 
 __global__ void avgpool3x3(float *out, const float *in, int w, int h, int ow,
                            int oh) {
@@ -40,8 +21,7 @@ int main() {
   const int w = 16384, h = 32768;
   const int ow = (w - 3) / 2 + 1, oh = (h - 3) / 2 + 1;
   std::vector<float> hin((size_t)w * h), hout((size_t)ow * oh);
-  for (auto &v : hin)
-    v = frand(-10.0f, 30.0f);
+  fill_uniform(hin, -10.0f, 30.0f);
   float *in, *out;
   CK(cudaMalloc(&in, hin.size() * sizeof(float)));
   CK(cudaMalloc(&out, hout.size() * sizeof(float)));

@@ -1,28 +1,8 @@
 // bias_add_fp16.cu - add a per-column bias to a 16384 x 32768 row-major
 // __half matrix (512M elements), one element per thread.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cuda_fp16.h>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("bias_add_fp16: FAILED (%s: %s)\n", #call,                  \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0xe9b5dba5u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "bias_add_fp16"
+#define CORPUS_SEED 0xe9b5dba5u
+#include "corpus_common.h"
 
 __global__ void bias_add(__half *out, const __half *in, const __half *bias,
                          int cols, int n) {
@@ -35,10 +15,8 @@ int main() {
   const int rows = 16384, cols = 32768;
   const int n = rows * cols;
   std::vector<__half> hin(n), hb(cols), hout(n);
-  for (auto &v : hin)
-    v = __float2half(frand(-8.0f, 8.0f));
-  for (auto &v : hb)
-    v = __float2half(frand(-1.0f, 1.0f));
+  fill_uniform(hin, -8.0f, 8.0f);
+  fill_uniform(hb, -1.0f, 1.0f);
   __half *in, *bias, *out;
   CK(cudaMalloc(&in, (size_t)n * sizeof(__half)));
   CK(cudaMalloc(&bias, cols * sizeof(__half)));

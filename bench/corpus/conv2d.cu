@@ -1,27 +1,8 @@
 // conv2d.cu - naive 2D convolution (correlation) of a 16384 x 16384 image with
 // a 5x5 filter, zero padding at the borders, one thread per output pixel.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("conv2d: FAILED (%s: %s)\n", #call,                         \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0xb5c0fbcfu;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "conv2d"
+#define CORPUS_SEED 0xb5c0fbcfu
+#include "corpus_common.h"
 
 #define R 2
 #define FW (2 * R + 1)
@@ -64,10 +45,8 @@ int main() {
   const int w = 16384, h = 16384;
   const size_t total = (size_t)w * h;
   std::vector<float> hin(total), hout(total), hf(FW * FW);
-  for (auto &v : hin)
-    v = frand(0.0f, 255.0f);
-  for (auto &v : hf)
-    v = frand(-0.2f, 0.3f);
+  fill_uniform(hin, 0.0f, 255.0f);
+  fill_uniform(hf, -0.2f, 0.3f);
   float *in, *out, *filt;
   CK(cudaMalloc(&in, total * sizeof(float)));
   CK(cudaMalloc(&out, total * sizeof(float)));

@@ -1,26 +1,8 @@
 // dot.cu - dot product of two 256M-float vectors: per-thread products, a
 // shared-memory tree per block, one atomicAdd per block.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("dot: FAILED (%s: %s)\n", #call, cudaGetErrorString(e_));   \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x3c6ef372u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "dot"
+#define CORPUS_SEED 0x3c6ef372u
+#include "corpus_common.h"
 
 __global__ void dot(float *result, const float *a, const float *b, int n) {
   __shared__ float cache[256];

@@ -1,27 +1,8 @@
 // gemm_batched.cu - naive batched SGEMM: for each b, C[b] = A[b] * B[b]
 // (M x K times K x N), one thread per output, the batch in blockIdx.z.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("gemm_batched: FAILED (%s: %s)\n", #call,                   \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0xdeadbeefu;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "gemm_batched"
+#define CORPUS_SEED 0xdeadbeefu
+#include "corpus_common.h"
 
 __global__ void batched_gemm(const float *A, const float *B, float *C,
                              int batch, int M, int N, int K) {
@@ -40,10 +21,8 @@ int main() {
   const int batch = 64, M = 512, N = 512, K = 512;
   std::vector<float> hA((size_t)batch * M * K), hB((size_t)batch * K * N),
       hC((size_t)batch * M * N);
-  for (auto &v : hA)
-    v = frand(-1.0f, 1.0f);
-  for (auto &v : hB)
-    v = frand(-1.0f, 1.0f);
+  fill_uniform(hA, -1.0f, 1.0f);
+  fill_uniform(hB, -1.0f, 1.0f);
   float *A, *B, *C;
   CK(cudaMalloc(&A, hA.size() * sizeof(float)));
   CK(cudaMalloc(&B, hB.size() * sizeof(float)));

@@ -1,28 +1,8 @@
 // gemm_fp16.cu - naive half-precision GEMM (__half in and out, fp32
 // accumulation), one thread per output: C[M x N] = A[M x K] * B[K x N].
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cuda_fp16.h>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("gemm_fp16: FAILED (%s: %s)\n", #call,                      \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x1234567u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "gemm_fp16"
+#define CORPUS_SEED 0x1234567u
+#include "corpus_common.h"
 
 __global__ void hgemm(const __half *A, const __half *B, __half *C, int M,
                       int N, int K) {
@@ -40,14 +20,12 @@ int main() {
   const int M = 4096, N = 4096, K = 1024;
   std::vector<__half> hA((size_t)M * K), hB((size_t)K * N), hC((size_t)M * N);
   std::vector<float> fA(hA.size()), fB(hB.size());
-  for (size_t i = 0; i < hA.size(); ++i) {
-    hA[i] = __float2half(frand(-1.0f, 1.0f));
+  fill_uniform(hA, -1.0f, 1.0f);
+  fill_uniform(hB, -1.0f, 1.0f);
+  for (size_t i = 0; i < hA.size(); ++i)
     fA[i] = __half2float(hA[i]);
-  }
-  for (size_t i = 0; i < hB.size(); ++i) {
-    hB[i] = __float2half(frand(-1.0f, 1.0f));
+  for (size_t i = 0; i < hB.size(); ++i)
     fB[i] = __half2float(hB[i]);
-  }
   __half *A, *B, *C;
   CK(cudaMalloc(&A, hA.size() * sizeof(__half)));
   CK(cudaMalloc(&B, hB.size() * sizeof(__half)));

@@ -1,26 +1,7 @@
 // gemm_rect.cu - naive rectangular SGEMM: C[M x N] = A[M x K] * B[K x N].
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("gemm_rect: FAILED (%s: %s)\n", #call,                      \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x2545f491u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "gemm_rect"
+#define CORPUS_SEED 0x2545f491u
+#include "corpus_common.h"
 
 __global__ void gemm(const float *A, const float *B, float *C, int M, int N,
                      int K) {
@@ -37,10 +18,8 @@ __global__ void gemm(const float *A, const float *B, float *C, int M, int N,
 int main() {
   const int M = 4096, N = 2048, K = 1024;
   std::vector<float> hA((size_t)M * K), hB((size_t)K * N), hC((size_t)M * N);
-  for (auto &v : hA)
-    v = frand(-1.0f, 1.0f);
-  for (auto &v : hB)
-    v = frand(-0.5f, 1.5f);
+  fill_uniform(hA, -1.0f, 1.0f);
+  fill_uniform(hB, -0.5f, 1.5f);
   float *A, *B, *C;
   CK(cudaMalloc(&A, hA.size() * sizeof(float)));
   CK(cudaMalloc(&B, hB.size() * sizeof(float)));

@@ -1,26 +1,7 @@
 // gemm_square.cu - naive square SGEMM, C = A * B, one thread per output.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("gemm_square: FAILED (%s: %s)\n", #call,                    \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x9e3779b9u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "gemm_square"
+#define CORPUS_SEED 0x9e3779b9u
+#include "corpus_common.h"
 
 __global__ void matmul(const float *A, const float *B, float *C, int n) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
@@ -37,10 +18,8 @@ int main() {
   const int n = 2048;
   const size_t nn = (size_t)n * n;
   std::vector<float> hA(nn), hB(nn), hC(nn);
-  for (size_t i = 0; i < nn; ++i)
-    hA[i] = frand(-1.0f, 1.0f);
-  for (size_t i = 0; i < nn; ++i)
-    hB[i] = frand(-1.0f, 1.0f);
+  fill_uniform(hA, -1.0f, 1.0f);
+  fill_uniform(hB, -1.0f, 1.0f);
   float *A, *B, *C;
   CK(cudaMalloc(&A, nn * sizeof(float)));
   CK(cudaMalloc(&B, nn * sizeof(float)));

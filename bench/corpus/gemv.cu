@@ -1,26 +1,8 @@
 // gemv.cu - y = A * x for a row-major 16384 x 16384 matrix, one thread per
 // row (each thread walks its own row).
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("gemv: FAILED (%s: %s)\n", #call, cudaGetErrorString(e_));  \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x510e527fu;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "gemv"
+#define CORPUS_SEED 0x510e527fu
+#include "corpus_common.h"
 
 __global__ void gemv(float *y, const float *A, const float *x, int rows,
                      int cols) {
@@ -36,10 +18,8 @@ __global__ void gemv(float *y, const float *A, const float *x, int rows,
 int main() {
   const int rows = 16384, cols = 16384;
   std::vector<float> hA((size_t)rows * cols), hx(cols), hy(rows);
-  for (auto &v : hA)
-    v = frand(-1.0f, 1.0f);
-  for (auto &v : hx)
-    v = frand(-1.0f, 1.0f);
+  fill_uniform(hA, -1.0f, 1.0f);
+  fill_uniform(hx, -1.0f, 1.0f);
   float *A, *x, *y;
   CK(cudaMalloc(&A, hA.size() * sizeof(float)));
   CK(cudaMalloc(&x, hx.size() * sizeof(float)));

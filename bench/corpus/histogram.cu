@@ -1,26 +1,8 @@
 // histogram.cu - 256-bin histogram of 32M bytes, one global atomicAdd per
 // element.
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("histogram: FAILED (%s: %s)\n", #call,                      \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x71374491u;
-static uint32_t urand() {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
+#define CORPUS_NAME "histogram"
+#define CORPUS_SEED 0x71374491u
+#include "corpus_common.h"
 
 __global__ void histogram(unsigned int *bins, const unsigned char *data, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

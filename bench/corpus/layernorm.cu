@@ -1,28 +1,9 @@
 // layernorm.cu - layer normalisation over the rows of a 262144 x 512 matrix
 // with per-column gamma and beta, one thread per row (two passes for the
 // mean and variance, a third to write).
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("layernorm: FAILED (%s: %s)\n", #call,                      \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x5be0cd19u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "layernorm"
+#define CORPUS_SEED 0x5be0cd19u
+#include "corpus_common.h"
 
 __global__ void layernorm(float *out, const float *in, const float *gamma,
                           const float *beta, int rows, int cols, float eps) {
@@ -49,12 +30,9 @@ int main() {
   const float eps = 1e-5f;
   const size_t total = (size_t)rows * cols;
   std::vector<float> hin(total), hout(total), hg(cols), hb(cols);
-  for (auto &v : hin)
-    v = frand(-3.0f, 5.0f);
-  for (auto &v : hg)
-    v = frand(0.5f, 1.5f);
-  for (auto &v : hb)
-    v = frand(-0.5f, 0.5f);
+  fill_uniform(hin, -3.0f, 5.0f);
+  fill_uniform(hg, 0.5f, 1.5f);
+  fill_uniform(hb, -0.5f, 0.5f);
   float *in, *out, *g, *b;
   CK(cudaMalloc(&in, total * sizeof(float)));
   CK(cudaMalloc(&out, total * sizeof(float)));

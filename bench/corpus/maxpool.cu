@@ -1,27 +1,8 @@
 // maxpool.cu - 2x2 max pooling with stride 2 over 32 channels of 4096 x 4096
 // (channel-major), one thread per output, the channel in blockIdx.z.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("maxpool: FAILED (%s: %s)\n", #call,                        \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x3956c25bu;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "maxpool"
+#define CORPUS_SEED 0x3956c25bu
+#include "corpus_common.h"
 
 __global__ void maxpool2x2(float *out, const float *in, int channels, int w,
                            int h) {
@@ -41,8 +22,7 @@ int main() {
   const int ow = w / 2, oh = h / 2;
   std::vector<float> hin((size_t)channels * w * h),
       hout((size_t)channels * ow * oh);
-  for (auto &v : hin)
-    v = frand(-50.0f, 50.0f);
+  fill_uniform(hin, -50.0f, 50.0f);
   float *in, *out;
   CK(cudaMalloc(&in, hin.size() * sizeof(float)));
   CK(cudaMalloc(&out, hout.size() * sizeof(float)));

@@ -1,28 +1,9 @@
 // reduce_max.cu - maximum of 512M floats: a shared-memory tree per block,
 // then a compare-and-swap loop to fold the block's maximum into the result.
 #include <cfloat>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("reduce_max: FAILED (%s: %s)\n", #call,                     \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0xbb67ae85u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "reduce_max"
+#define CORPUS_SEED 0xbb67ae85u
+#include "corpus_common.h"
 
 __device__ void atomic_max_float(float *addr, float v) {
   int *p = (int *)addr;

@@ -1,27 +1,8 @@
 // reduce_sum.cu - sum of 512M floats: a shared-memory tree in each block of
 // 256 threads, then one atomicAdd of the block's partial into the result.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("reduce_sum: FAILED (%s: %s)\n", #call,                     \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x6a09e667u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "reduce_sum"
+#define CORPUS_SEED 0x6a09e667u
+#include "corpus_common.h"
 
 __global__ void reduce_sum(float *result, const float *in, int n) {
   __shared__ float sdata[256];

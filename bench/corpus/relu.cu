@@ -1,25 +1,7 @@
 // relu.cu - elementwise ReLU over 256M floats, one element per thread.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("relu: FAILED (%s: %s)\n", #call, cudaGetErrorString(e_));  \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0xabcdef1u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "relu"
+#define CORPUS_SEED 0xabcdef1u
+#include "corpus_common.h"
 
 __global__ void relu(float *out, const float *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -30,8 +12,7 @@ __global__ void relu(float *out, const float *in, int n) {
 int main() {
   const int n = 1 << 28;
   std::vector<float> hin(n), hout(n);
-  for (int i = 0; i < n; ++i)
-    hin[i] = frand(-2.0f, 2.0f);
+  fill_uniform(hin, -2.0f, 2.0f);
   float *in, *out;
   CK(cudaMalloc(&in, (size_t)n * sizeof(float)));
   CK(cudaMalloc(&out, (size_t)n * sizeof(float)));

@@ -2,26 +2,9 @@
 // 1024 in shared memory (Hillis-Steele) and records the block's total; the
 // block totals are scanned the same way (recursively), and pass 2 adds each
 // block's offset.
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("scan: FAILED (%s: %s)\n", #call, cudaGetErrorString(e_));  \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0xa54ff53au;
-static uint32_t urand() {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
+#define CORPUS_NAME "scan"
+#define CORPUS_SEED 0xa54ff53au
+#include "corpus_common.h"
 
 __global__ void block_scan(int *out, int *block_sums, const int *in, int n) {
   __shared__ int temp[1024];
@@ -76,8 +59,7 @@ static int scan_device(int *out, const int *in, int n) {
 int main() {
   const int n = 1 << 28;
   std::vector<int> hin(n), hout(n);
-  for (int i = 0; i < n; ++i)
-    hin[i] = (int)(urand() % 17) - 8;
+  fill_int(hin, -8, 8);
   int *in, *out;
   CK(cudaMalloc(&in, (size_t)n * sizeof(int)));
   CK(cudaMalloc(&out, (size_t)n * sizeof(int)));

@@ -1,26 +1,7 @@
 // sigmoid.cu - elementwise logistic sigmoid over 256M floats.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("sigmoid: FAILED (%s: %s)\n", #call,                        \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x5151515u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "sigmoid"
+#define CORPUS_SEED 0x5151515u
+#include "corpus_common.h"
 
 __global__ void sigmoid(float *out, const float *in, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -31,8 +12,7 @@ __global__ void sigmoid(float *out, const float *in, int n) {
 int main() {
   const int n = 1 << 28;
   std::vector<float> hin(n), hout(n);
-  for (int i = 0; i < n; ++i)
-    hin[i] = frand(-10.0f, 10.0f);
+  fill_uniform(hin, -10.0f, 10.0f);
   float *in, *out;
   CK(cudaMalloc(&in, (size_t)n * sizeof(float)));
   CK(cudaMalloc(&out, (size_t)n * sizeof(float)));

@@ -1,27 +1,8 @@
 // softmax.cu - row-wise softmax of a 262144 x 512 matrix, one thread per row
 // (max, sum of exponentials, then normalise).
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("softmax: FAILED (%s: %s)\n", #call,                        \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x1f83d9abu;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "softmax"
+#define CORPUS_SEED 0x1f83d9abu
+#include "corpus_common.h"
 
 __global__ void softmax_rows(float *out, const float *in, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
@@ -41,8 +22,7 @@ int main() {
   const int rows = 262144, cols = 512;
   const size_t total = (size_t)rows * cols;
   std::vector<float> hin(total), hout(total);
-  for (auto &v : hin)
-    v = frand(-8.0f, 8.0f);
+  fill_uniform(hin, -8.0f, 8.0f);
   float *in, *out;
   CK(cudaMalloc(&in, total * sizeof(float)));
   CK(cudaMalloc(&out, total * sizeof(float)));

@@ -1,30 +1,8 @@
 // spmv_csr.cu - y = A * x for an 8M x 8M sparse matrix in CSR format with 8 to
 // 24 non-zeros per row (~134M in all), one thread per row.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("spmv_csr: FAILED (%s: %s)\n", #call,                       \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x428a2f98u;
-static uint32_t urand() {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return rng;
-}
-static float frand(float lo, float hi) {
-  return lo + (hi - lo) * (float)(urand() * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "spmv_csr"
+#define CORPUS_SEED 0x428a2f98u
+#include "corpus_common.h"
 
 __global__ void spmv_csr(float *y, const int *row_ptr, const int *col_idx,
                          const float *vals, const float *x, int rows) {
@@ -56,8 +34,7 @@ int main() {
       hcol[j] = c < 0 ? c + cols : c >= cols ? c - cols : c;
       hval[j] = frand(-1.0f, 1.0f);
     }
-  for (auto &v : hx)
-    v = frand(-2.0f, 2.0f);
+  fill_uniform(hx, -2.0f, 2.0f);
   int *ptr, *col;
   float *val, *x, *y;
   CK(cudaMalloc(&ptr, (rows + 1) * sizeof(int)));

@@ -1,27 +1,8 @@
 // stencil5.cu - one Jacobi step of the 5-point stencil on a 16384 x 16384
 // grid; border cells are copied through unchanged.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("stencil5: FAILED (%s: %s)\n", #call,                       \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x923f82a4u;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "stencil5"
+#define CORPUS_SEED 0x923f82a4u
+#include "corpus_common.h"
 
 __global__ void stencil5(float *out, const float *in, int w, int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -40,8 +21,7 @@ int main() {
   const int w = 16384, h = 16384;
   const size_t total = (size_t)w * h;
   std::vector<float> hin(total), hout(total);
-  for (auto &v : hin)
-    v = frand(-1.0f, 1.0f);
+  fill_uniform(hin, -1.0f, 1.0f);
   float *in, *out;
   CK(cudaMalloc(&in, total * sizeof(float)));
   CK(cudaMalloc(&out, total * sizeof(float)));

@@ -1,26 +1,8 @@
 // transpose.cu - naive out-of-place transpose of a 16384 x 16384 float
 // matrix: reads are coalesced, writes are strided.
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("transpose: FAILED (%s: %s)\n", #call,                      \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0x9b05688cu;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "transpose"
+#define CORPUS_SEED 0x9b05688cu
+#include "corpus_common.h"
 
 // in is h rows of w; out is w rows of h.
 __global__ void transpose(float *out, const float *in, int w, int h) {
@@ -34,8 +16,7 @@ int main() {
   const int w = 16384, h = 12288;
   const size_t total = (size_t)w * h;
   std::vector<float> hin(total), hout(total);
-  for (auto &v : hin)
-    v = frand(-100.0f, 100.0f);
+  fill_uniform(hin, -100.0f, 100.0f);
   float *in, *out;
   CK(cudaMalloc(&in, total * sizeof(float)));
   CK(cudaMalloc(&out, total * sizeof(float)));

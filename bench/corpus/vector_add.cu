@@ -1,26 +1,7 @@
 // vector_add.cu - c = a + b over 256M floats, one element per thread.
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <vector>
-
-#define CK(call)                                                               \
-  do {                                                                         \
-    cudaError_t e_ = (call);                                                   \
-    if (e_ != cudaSuccess) {                                                   \
-      std::printf("vector_add: FAILED (%s: %s)\n", #call,                     \
-                  cudaGetErrorString(e_));                                     \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
-
-static uint32_t rng = 0xa54ff53au;
-static float frand(float lo, float hi) {
-  rng ^= rng << 13;
-  rng ^= rng >> 17;
-  rng ^= rng << 5;
-  return lo + (hi - lo) * (float)(rng * (1.0 / 4294967296.0));
-}
+#define CORPUS_NAME "vector_add"
+#define CORPUS_SEED 0xa54ff53au
+#include "corpus_common.h"
 
 __global__ void vector_add(float *c, const float *a, const float *b, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
