@@ -30,7 +30,7 @@ fi
 echo "== building cuda-opt in $build"
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
-ninja -C "$build" cuda-opt
+ninja -C "$build"
 
 case "$mode" in
   example) exec "$root/scripts/run-example.sh" "$build/bin/cuda-opt" ;;

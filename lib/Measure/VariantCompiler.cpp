@@ -60,6 +60,7 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
     Pool.async([&, I] {
       SHA256 H;
       H.update(Vs[I].Text);
+      H.update(Opts.DependencyFingerprint);
       for (const std::string &A : Base)
         H.update(A + "\n");
       std::string Key = toHex(H.final(), /*LowerCase=*/true).substr(0, 32);
@@ -106,6 +107,27 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
   }
   Pool.wait();
   return Cubins;
+}
+
+std::string projectHeaderFingerprint(const clang::SourceManager &SM,
+                                     const Toolchain &TC) {
+  std::vector<std::string> Files;
+  clang::OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+  for (auto It = SM.fileinfo_begin(); It != SM.fileinfo_end(); ++It) {
+    StringRef Name = It->first.getName();
+    if ((Main && It->first == *Main) || Name.starts_with(TC.CudaPath) ||
+        Name.starts_with(TC.ResourceDir) || Name.starts_with("/usr/"))
+      continue;
+    Files.push_back(Name.str());
+  }
+  llvm::sort(Files);
+  SHA256 H;
+  for (const std::string &F : Files) {
+    H.update(F + "\n");
+    if (ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(F))
+      H.update((*B)->getBuffer());
+  }
+  return toHex(H.final(), /*LowerCase=*/true);
 }
 
 } // namespace cuda_opt

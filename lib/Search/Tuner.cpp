@@ -219,6 +219,8 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
   CO.SourcePath = Input.Path;
   CO.Flags = Input.Flags;
   CO.Arch = TC.GpuArch;
+  CO.DependencyFingerprint =
+      projectHeaderFingerprint(Parsed->getSourceManager(), TC);
   std::vector<std::string> CompileErrors;
   progress(Opts, "compile", 0, Variants.size());
   std::vector<std::string> Cubins =

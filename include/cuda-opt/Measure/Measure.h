@@ -12,6 +12,7 @@
 #define CUDA_OPT_MEASURE_MEASURE_H
 
 #include "cuda-opt/Frontend/CudaToolchain.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <array>
@@ -37,6 +38,9 @@ struct CompileOptions {
   std::string Arch = "sm_90";
   std::string CacheDir; ///< Empty: $XDG_CACHE_HOME/cuda-opt or ~/.cache/...
   unsigned Jobs = 0;    ///< Parallel compiles; 0 = hardware threads.
+  /// Hash of the project headers the file includes, so an edited header
+  /// invalidates cached cubins (see projectHeaderFingerprint).
+  std::string DependencyFingerprint;
 };
 
 /// Compile every variant to a cubin; returns the cubin paths in order, or ""
@@ -75,6 +79,11 @@ llvm::Expected<std::vector<Measurement>>
 measureVariants(const std::vector<VariantSource> &Vs,
                 const std::vector<std::string> &Cubins, const llvm::json::Array &Args,
                 const MeasureOptions &Opts, std::string &DeviceName);
+
+/// A hash of the contents of every file the parse of \p Main pulled in apart
+/// from the main file, the CUDA toolkit's and clang's headers and /usr.
+std::string projectHeaderFingerprint(const clang::SourceManager &SM,
+                                     const Toolchain &TC);
 
 /// The worker binary next to cuda-opt, or "" if there is none.
 std::string findMeasureWorker(llvm::StringRef ExecutablePath);
