@@ -14,6 +14,7 @@
 #include "cuda-opt/Transforms/Pipeline.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -338,6 +339,9 @@ int main(int argc, const char **argv) {
       break;
     }
   cl::HideUnrelatedOptions(Category);
+  cl::SetVersionPrinter([](raw_ostream &OS) {
+    OS << "cuda-opt 0.1 (LLVM/Clang " << LLVM_VERSION_STRING << ")\n";
+  });
   cl::ParseCommandLineOptions(
       ToolArgc, argv,
       "cuda-opt: analyse and rewrite CUDA kernels\n\n"
