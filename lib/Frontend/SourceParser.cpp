@@ -61,14 +61,17 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
   return std::make_unique<ParsedSource>(std::move(Unit));
 }
 
-Error checkCompiles(const Toolchain &TC, const SourceInput &Input) {
-  for (CudaSide Side : {CudaSide::Host, CudaSide::Device}) {
-    Expected<std::unique_ptr<ParsedSource>> Parsed =
-        parseSource(TC, Input, Side);
-    if (!Parsed)
-      return Parsed.takeError();
-  }
-  return Error::success();
+Expected<std::unique_ptr<ParsedSource>>
+parseCheckingBothSides(const Toolchain &TC, const SourceInput &Input) {
+  Expected<std::unique_ptr<ParsedSource>> Host =
+      parseSource(TC, Input, CudaSide::Host);
+  if (!Host)
+    return Host.takeError();
+  if (Expected<std::unique_ptr<ParsedSource>> Device =
+          parseSource(TC, Input, CudaSide::Device);
+      !Device)
+    return Device.takeError();
+  return Host;
 }
 
 } // namespace cuda_opt

@@ -58,15 +58,19 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                      const PipelineOptions &Opts) {
   PipelineResult Result;
   SourceInput Current = Input;
+  // The host-side parse of Current.Text: made once per text, shared by the
+  // steps until one of them changes the text.
+  Expected<std::unique_ptr<ParsedSource>> Initial =
+      parseSource(TC, Current, CudaSide::Host);
+  if (!Initial)
+    return Initial.takeError();
+  std::unique_ptr<ParsedSource> CurrentParse = std::move(*Initial);
 
   // The kernel names to work on, from the original file.
   std::vector<std::string> KernelNames;
   {
-    Expected<std::unique_ptr<ParsedSource>> Parsed =
-        parseSource(TC, Current, CudaSide::Host);
-    if (!Parsed)
-      return Parsed.takeError();
-    std::vector<KernelInfo> Kernels = findKernels((*Parsed)->getASTContext());
+    std::vector<KernelInfo> Kernels =
+        findKernels(CurrentParse->getASTContext());
     if (Kernels.empty())
       return createStringError(inconvertibleErrorCode(),
                                "no __global__ kernel is defined in '%s'",
@@ -95,11 +99,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
       StepRecord Step;
       Step.Pass = PI.str();
       Step.Kernel = Name;
-      Expected<std::unique_ptr<ParsedSource>> Parsed =
-          parseSource(TC, Current, CudaSide::Host);
-      if (!Parsed)
-        return Parsed.takeError();
-      ASTContext &Ctx = (*Parsed)->getASTContext();
+      ASTContext &Ctx = CurrentParse->getASTContext();
       std::vector<KernelInfo> Kernels = findKernels(Ctx);
       const KernelInfo *K = lookupKernel(Kernels, Name);
       if (!K)
@@ -127,14 +127,18 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
         return NewText.takeError();
       SourceInput Candidate = Current;
       Candidate.Text = *NewText;
-      if (Error E = checkCompiles(TC, Candidate))
+      Expected<std::unique_ptr<ParsedSource>> Checked =
+          parseCheckingBothSides(TC, Candidate);
+      if (!Checked)
         return createStringError(
             inconvertibleErrorCode(),
             "internal error: pass '%s' produced code for kernel '%s' that "
             "does not compile; the output was discarded. This is a cuda-opt "
             "bug; please report it with the input file.\n%s",
-            Step.Pass.c_str(), Name.c_str(), toString(std::move(E)).c_str());
+            Step.Pass.c_str(), Name.c_str(),
+            toString(Checked.takeError()).c_str());
       Current = std::move(Candidate);
+      CurrentParse = std::move(*Checked);
       Step.Applied = true;
       Step.Edits = Edits->size();
       Result.Steps.push_back(Step);

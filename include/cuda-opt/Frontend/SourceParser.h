@@ -41,8 +41,10 @@ llvm::Expected<std::unique_ptr<ParsedSource>>
 parseSource(const Toolchain &TC, const SourceInput &Input,
             CudaSide Side = CudaSide::Host);
 
-/// Parse both sides and report the first errors; used to check rewritten code.
-llvm::Error checkCompiles(const Toolchain &TC, const SourceInput &Input);
+/// Parse both sides and report the first errors; used to check rewritten
+/// code. Returns the host-side parse so the caller need not parse it again.
+llvm::Expected<std::unique_ptr<ParsedSource>>
+parseCheckingBothSides(const Toolchain &TC, const SourceInput &Input);
 
 } // namespace cuda_opt
 
