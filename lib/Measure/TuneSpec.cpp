@@ -333,12 +333,8 @@ Expected<TuneSpec> TuneSpec::parse(StringRef Text, ASTContext &Ctx,
       }
     }
     if (A.IsBuffer) {
-      int64_t Bytes = A.Count * (A.DType == "f64" || A.DType == "i64" ||
-                                         A.DType == "u64"
-                                     ? 8
-                                 : A.DType == "f16" || A.DType == "bf16" ? 2
-                                 : A.DType == "i8" || A.DType == "u8"    ? 1
-                                                                         : 4);
+      int64_t Bytes = A.Count * static_cast<int64_t>(Ctx.getTypeSizeInChars(
+                                    T->getPointeeType()).getQuantity());
       Spec.MinBytes += Bytes * ((A.Input ? 1 : 0) + (A.Output ? 1 : 0));
     }
     Spec.Args.push_back(A);

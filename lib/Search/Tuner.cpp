@@ -138,6 +138,7 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
   // illegal for the original kernel is dropped without rewriting. (A pass
   // after another may still become illegal; runPipeline checks again.)
   std::vector<std::string> Legal;
+  std::vector<std::vector<PassInvocation>> LegalPipelines;
   for (const std::string &P : Candidates) {
     Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(P);
     if (!Pipeline) {
@@ -163,6 +164,7 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
     }
     if (Why.empty()) {
       Legal.push_back(P);
+      LegalPipelines.push_back(std::move(*Pipeline));
       continue;
     }
     CandidateRecord C;
@@ -179,15 +181,11 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
     DefaultThreadPool Pool(hardware_concurrency());
     for (size_t I = 0; I < Legal.size(); ++I)
       Pool.async([&, I] {
-        Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(Legal[I]);
-        if (!Pipeline) {
-          Failures[I] = toString(Pipeline.takeError());
-          return;
-        }
         PipelineOptions PO;
         PO.KernelName = Spec->Kernel;
         PO.Format = Opts.Format;
-        Expected<PipelineResult> R = runPipeline(TC, Input, *Pipeline, PO);
+        Expected<PipelineResult> R =
+            runPipeline(TC, Input, LegalPipelines[I], PO);
         if (!R) {
           Failures[I] = toString(R.takeError());
           return;
