@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Analysis/LaunchConfig.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/GlobalDecl.h"
@@ -171,10 +172,10 @@ json::Value kernelInventoryToJSON(ASTContext &Ctx, const KernelInfo &K) {
       O["grid"] = sourceText(Ctx, Config->getArg(0)->getSourceRange());
       O["block"] = sourceText(Ctx, Config->getArg(1)->getSourceRange());
       // Dynamic shared memory and stream, when written (not defaulted).
-      if (Config->getNumArgs() > 2 && !isa<CXXDefaultArgExpr>(Config->getArg(2)))
-        O["shmem"] = sourceText(Ctx, Config->getArg(2)->getSourceRange());
-      if (Config->getNumArgs() > 3 && !isa<CXXDefaultArgExpr>(Config->getArg(3)))
-        O["stream"] = sourceText(Ctx, Config->getArg(3)->getSourceRange());
+      if (const Expr *Sh = launchSharedMemExpr(L))
+        O["shmem"] = sourceText(Ctx, Sh->getSourceRange());
+      if (const Expr *St = launchStreamExpr(L))
+        O["stream"] = sourceText(Ctx, St->getSourceRange());
     }
     Launches.push_back(std::move(O));
   }

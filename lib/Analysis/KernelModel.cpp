@@ -43,13 +43,6 @@ KernelModel::accessesOf(const ValueDecl *Base) const {
   return Out;
 }
 
-int KernelModel::loopIndexOf(const Stmt *S) const {
-  for (unsigned I = 0; I < Loops.size(); ++I)
-    if (Loops[I].S == S)
-      return I;
-  return -1;
-}
-
 bool KernelModel::hasDivergentBarrier() const {
   return llvm::any_of(Barriers,
                       [](const BarrierInfo &B) { return B.Divergent; });
@@ -319,14 +312,12 @@ KernelModel buildKernelModel(ASTContext &Ctx, const KernelInfo &K) {
   M.Loops = analyzeLoops(K.Decl, B);
   static_cast<BodySummary &>(M) = analyzeBody(K.Decl, B, M.Loops);
   for (ParamInfo &P : M.Params)
-    for (const MemoryAccess &A : M.Accesses) {
-      if (A.BaseDecl != P.Decl)
-        continue;
-      if (A.Kind == AccessKind::Atomic)
+    for (const MemoryAccess *A : M.accessesOf(P.Decl)) {
+      if (A->Kind == AccessKind::Atomic)
         ++P.Atomics;
-      if (A.Kind == AccessKind::Read || A.Kind == AccessKind::ReadWrite)
+      if (A->Kind == AccessKind::Read || A->Kind == AccessKind::ReadWrite)
         ++P.Reads;
-      if (A.Kind == AccessKind::Write || A.Kind == AccessKind::ReadWrite)
+      if (A->Kind == AccessKind::Write || A->Kind == AccessKind::ReadWrite)
         ++P.Writes;
     }
   findThreadIndices(M, B, K.Decl);

@@ -164,6 +164,13 @@ const Expr *launchSharedMemExpr(const LaunchSite &L) {
   return C->getArg(2);
 }
 
+const Expr *launchStreamExpr(const LaunchSite &L) {
+  const CallExpr *C = L.Call->getConfig();
+  if (!C || C->getNumArgs() < 4 || isa<CXXDefaultArgExpr>(C->getArg(3)))
+    return nullptr;
+  return C->getArg(3);
+}
+
 std::optional<Dim3> evaluateDim3(const Expr *E, ASTContext &Ctx) {
   return evalDim3In(E, Ctx, nullptr);
 }

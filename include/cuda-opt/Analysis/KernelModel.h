@@ -103,8 +103,6 @@ struct KernelModel : BodySummary {
   /// The accesses through a parameter, __shared__ array or global variable.
   std::vector<const MemoryAccess *>
   accessesOf(const clang::ValueDecl *Base) const;
-  /// The index of the loop statement \p S in Loops, or -1.
-  int loopIndexOf(const clang::Stmt *S) const;
   /// True when some barrier may not be reached by every thread of its scope.
   bool hasDivergentBarrier() const;
 

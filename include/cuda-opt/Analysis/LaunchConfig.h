@@ -24,6 +24,8 @@ const clang::Expr *launchGridExpr(const LaunchSite &L);
 const clang::Expr *launchBlockExpr(const LaunchSite &L);
 /// The dynamic shared memory argument, or nullptr when defaulted.
 const clang::Expr *launchSharedMemExpr(const LaunchSite &L);
+/// The stream argument, or nullptr when defaulted.
+const clang::Expr *launchStreamExpr(const LaunchSite &L);
 
 /// Threads per block of a launch when known (x*y*z).
 std::optional<int64_t> threadsPerBlock(const LaunchSite &L,
