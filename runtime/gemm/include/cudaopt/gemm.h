@@ -1,0 +1,97 @@
+/*===- cudaopt/gemm.h - shape-specialised GEMM for Hopper ---------*- C -*-===//
+//
+// Public API of the cuda-opt GEMM runtime (issue 4). The gemm-specialize
+// transform rewrites recognised GEMMs (kernels, cublasGemmEx, cublasLtMatmul)
+// into calls of cudaoptGemm().
+//
+// Semantics (all matrices dense, C row-major):
+//   C[M x N] = Alpha * A[M x K] * B[K x N] + Beta * C
+//   A: row-major, element (m, k) at A[m * Lda + k]
+//   B: CUDAOPT_GEMM_B_COL: element (k, n) at B[n * Ldb + k] ("TN", nn.Linear
+//      weight layout); CUDAOPT_GEMM_B_ROW: element (k, n) at B[k * Ldb + n]
+//   C: element (m, n) at C[m * Ldc + n]; not read when Beta == 0
+// fp16 or bf16 in and out, fp32 accumulation. Runs asynchronously on Stream.
+//
+//===----------------------------------------------------------------------===*/
+
+#ifndef CUDAOPT_GEMM_H
+#define CUDAOPT_GEMM_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  CUDAOPT_GEMM_F16 = 0,
+  CUDAOPT_GEMM_BF16 = 1
+} cudaoptGemmType;
+
+typedef enum {
+  CUDAOPT_GEMM_B_COL = 0, /* B stored N x K, K contiguous */
+  CUDAOPT_GEMM_B_ROW = 1  /* B stored K x N, N contiguous */
+} cudaoptGemmBLayout;
+
+typedef struct {
+  int M, N, K;
+  cudaoptGemmType Type;
+  cudaoptGemmBLayout LayoutB;
+  const void *A;
+  long long Lda;
+  const void *B;
+  long long Ldb;
+  void *C;
+  long long Ldc;
+  float Alpha, Beta;
+} cudaoptGemmProblem;
+
+/* One point of the kernel family. Kernel indexes the compiled sm_90a
+ * configurations (cudaoptGemmKernelName); -1 is the portable fallback. */
+typedef struct {
+  int Kernel;  /* configuration id, or -1 */
+  int Group;   /* tiles per raster group, >= 1 */
+  int RasterN; /* 0: raster groups run along M, 1: along N */
+  int Splits;  /* K splits, >= 1; > 1 needs a workspace */
+} cudaoptGemmPlan;
+
+/* Picks a plan (tuned table entry if the shape is in it, else the cost
+ * model's first choice) and runs it. Workspace may be NULL: then an
+ * internal one is used (allocated on first need; not capture-safe the first
+ * time). A caller's workspace must be zeroed once before its first use; the
+ * kernels leave it zeroed. Use one workspace per stream. */
+cudaError_t cudaoptGemm(const cudaoptGemmProblem *P, void *Workspace,
+                        size_t WorkspaceBytes, cudaStream_t Stream);
+
+/* Runs a given plan; returns cudaErrorInvalidValue if the plan cannot run
+ * this problem (alignment, workspace) instead of falling back silently. */
+cudaError_t cudaoptGemmRun(const cudaoptGemmProblem *P,
+                           const cudaoptGemmPlan *Plan, void *Workspace,
+                           size_t WorkspaceBytes, cudaStream_t Stream);
+
+/* The plan cudaoptGemm would use: 1 if it came from the tuned table. */
+int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan);
+
+/* Up to MaxPlans runnable plans ranked by the cost model, best first;
+ * returns how many were written. The tuner measures a few of these. */
+int cudaoptGemmCandidates(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plans,
+                          int MaxPlans);
+
+/* Workspace bytes a plan needs (0 when Splits == 1). */
+size_t cudaoptGemmWorkspaceBytes(const cudaoptGemmProblem *P,
+                                 const cudaoptGemmPlan *Plan);
+
+/* Number of compiled sm_90a configurations and a printable name for each
+ * ("128x256x64_c2_s4"); NULL for an unknown id. */
+int cudaoptGemmNumKernels(void);
+const char *cudaoptGemmKernelName(int Kernel);
+
+/* Version of the tuned table compiled in. */
+const char *cudaoptGemmTableVersion(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CUDAOPT_GEMM_H */

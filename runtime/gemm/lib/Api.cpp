@@ -1,0 +1,119 @@
+//===- Api.cpp - the public entry points of the GEMM runtime --------------===//
+
+#include "Internal.h"
+#include "Model.h"
+#include "Table.h"
+
+#include <mutex>
+
+using namespace cudaopt::gemm;
+
+namespace {
+
+bool planRunnable(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan) {
+  if (Plan.Kernel == -1)
+    return true;
+  return kernelInfo(Plan.Kernel) && sm90Supports(P);
+}
+
+/// The library's own split-K workspace, grown on demand and kept zeroed.
+cudaError_t internalWorkspace(size_t Bytes, void **Ptr) {
+  static std::mutex Lock;
+  static void *Buffer = nullptr;
+  static size_t Size = 0;
+  std::lock_guard<std::mutex> Guard(Lock);
+  if (Size < Bytes) {
+    if (Buffer)
+      cudaFree(Buffer);
+    Buffer = nullptr;
+    Size = 0;
+    cudaError_t Err = cudaMalloc(&Buffer, Bytes);
+    if (Err != cudaSuccess)
+      return Err;
+    Err = cudaMemset(Buffer, 0, Bytes);
+    if (Err != cudaSuccess)
+      return Err;
+    Size = Bytes;
+  }
+  *Ptr = Buffer;
+  return cudaSuccess;
+}
+
+} // namespace
+
+extern "C" {
+
+size_t cudaoptGemmWorkspaceBytes(const cudaoptGemmProblem *P,
+                                 const cudaoptGemmPlan *Plan) {
+  const KernelInfo *K = kernelInfo(Plan->Kernel);
+  if (!K || Plan->Splits <= 1)
+    return 0;
+  int Tiles = ((P->M + K->BM - 1) / K->BM) * ((P->N + K->BN - 1) / K->BN);
+  return splitWorkspaceBytes(P->M, P->N, Tiles);
+}
+
+cudaError_t cudaoptGemmRun(const cudaoptGemmProblem *P,
+                           const cudaoptGemmPlan *Plan, void *Workspace,
+                           size_t WorkspaceBytes, cudaStream_t Stream) {
+  if (!P || !Plan || !planRunnable(*P, *Plan))
+    return cudaErrorInvalidValue;
+  if (Plan->Kernel == -1)
+    return launchFallback(*P, Stream);
+  return kernelInfo(Plan->Kernel)->Launch(*P, *Plan, Workspace, WorkspaceBytes,
+                                          Stream);
+}
+
+int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan) {
+  if (!sm90Supports(*P)) {
+    *Plan = {-1, 1, 0, 1};
+    return 0;
+  }
+  if (const cudaoptGemmPlan *Tuned = lookupTuned(*P)) {
+    *Plan = *Tuned;
+    return 1;
+  }
+  int Sms = 132;
+  multiProcessorCount(&Sms);
+  if (rankPlans(*P, Sms, Plan, 1) == 0)
+    *Plan = {-1, 1, 0, 1};
+  return 0;
+}
+
+int cudaoptGemmCandidates(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plans,
+                          int MaxPlans) {
+  if (!sm90Supports(*P) || MaxPlans < 1)
+    return 0;
+  int Sms = 132;
+  multiProcessorCount(&Sms);
+  return rankPlans(*P, Sms, Plans, MaxPlans);
+}
+
+cudaError_t cudaoptGemm(const cudaoptGemmProblem *P, void *Workspace,
+                        size_t WorkspaceBytes, cudaStream_t Stream) {
+  if (!P)
+    return cudaErrorInvalidValue;
+  cudaoptGemmPlan Plan;
+  cudaoptGemmSelect(P, &Plan);
+  size_t Need = cudaoptGemmWorkspaceBytes(P, &Plan);
+  if (Need > 0 && (!Workspace || WorkspaceBytes < Need)) {
+    if (Workspace || internalWorkspace(Need, &Workspace) != cudaSuccess) {
+      Plan.Splits = 1; // a caller's buffer is too small: run without splits
+      Workspace = nullptr;
+    }
+    WorkspaceBytes = Need;
+  }
+  return cudaoptGemmRun(P, &Plan, Workspace, WorkspaceBytes, Stream);
+}
+
+int cudaoptGemmNumKernels(void) { return numKernels(); }
+
+const char *cudaoptGemmKernelName(int Kernel) {
+  if (Kernel == -1)
+    return "fallback";
+  const KernelInfo *K = kernelInfo(Kernel);
+  return K ? K->Name : nullptr;
+}
+
+const char *cudaoptGemmTableVersion(void) { return tableVersion(); }
+
+} // extern "C"

@@ -1,0 +1,31 @@
+//===- Registry.cpp - the table of compiled sm_90a configurations ---------===//
+
+#include "Internal.h"
+#include "Sm90Configs.h"
+
+namespace cudaopt::gemm {
+
+#define CUDAOPT_DECLARE(Id, BM, BN, NC, ST, EFF)                               \
+  cudaError_t launchSm90Config##Id(const cudaoptGemmProblem &,                 \
+                                   const cudaoptGemmPlan &, void *, size_t,    \
+                                   cudaStream_t);
+CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_DECLARE)
+#undef CUDAOPT_DECLARE
+
+namespace {
+#define CUDAOPT_ENTRY(Id, BM, BN, NC, ST, EFF)                                 \
+  {Id, BM, BN, NC, ST, EFF, launchSm90Config##Id,                              \
+   #BM "x" #BN "x64_c" #NC "_s" #ST},
+const KernelInfo Kernels[] = {CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_ENTRY)};
+#undef CUDAOPT_ENTRY
+} // namespace
+
+int numKernels() { return sizeof(Kernels) / sizeof(Kernels[0]); }
+
+const KernelInfo *kernelInfo(int Id) {
+  if (Id < 0 || Id >= numKernels() || Kernels[Id].Id != Id)
+    return nullptr;
+  return &Kernels[Id];
+}
+
+} // namespace cudaopt::gemm

@@ -1,0 +1,312 @@
+//===- Sm90Gemm.cuh - warp-specialised TMA + wgmma GEMM for sm_90a -*- CUDA -*-===//
+//
+// C = Alpha * A * B + Beta * C with A row-major (M x K), B either K-major
+// (stored N x K, "TN") or N-major (stored K x N, "NN"), C row-major, fp16 or
+// bf16 in and out, fp32 accumulation.
+//
+// One CTA per SM (persistent). Warpgroup 0 is the producer: one thread
+// issues TMA loads of 64-wide K slices of A and B into a ring of Stages
+// 128B-swizzled shared-memory buffers, gated by "empty" mbarriers. The other
+// NumConsumers warpgroups each own BM / NumConsumers rows of the tile and run
+// wgmma m64nBNk16 out of those buffers into fp32 registers, releasing a stage
+// once the wgmma that read it has retired. Units of work (tile, K split) are
+// dealt round-robin to CTAs in a grouped raster order so that concurrently
+// running tiles share A rows / B columns in L2. Split-K partial sums meet in
+// an fp32 workspace; the last split of a tile to finish writes the output
+// and leaves the workspace zeroed again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDAOPT_GEMM_SM90GEMM_CUH
+#define CUDAOPT_GEMM_SM90GEMM_CUH
+
+#include "Sm90Params.h"
+#include "Sm90Ptx.cuh"
+#include "WgmmaOps.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace cudaopt::gemm {
+
+constexpr int BlockK = 64; // 64 halves = one 128-byte swizzle row
+
+template <typename T, int BN, int TransB> struct Wgmma;
+#define CUDAOPT_WGMMA(TYPE, NAME, BN)                                          \
+  template <int TransB> struct Wgmma<TYPE, BN, TransB> {                       \
+    static __device__ __forceinline__ void run(float (&D)[BN / 2],             \
+                                               uint64_t A, uint64_t B,         \
+                                               int ScaleD) {                   \
+      wgmma##NAME##N##BN<TransB>(D, A, B, ScaleD);                             \
+    }                                                                          \
+  };
+CUDAOPT_WGMMA(__half, F16, 64)
+CUDAOPT_WGMMA(__half, F16, 128)
+CUDAOPT_WGMMA(__half, F16, 256)
+CUDAOPT_WGMMA(__nv_bfloat16, BF16, 64)
+CUDAOPT_WGMMA(__nv_bfloat16, BF16, 128)
+CUDAOPT_WGMMA(__nv_bfloat16, BF16, 256)
+#undef CUDAOPT_WGMMA
+
+template <typename T> struct Pack2;
+template <> struct Pack2<__half> {
+  using Type = __half2;
+  static __device__ __forceinline__ __half2 make(float A, float B) {
+    return __floats2half2_rn(A, B);
+  }
+  static __device__ __forceinline__ float2 unpack(__half2 V) {
+    return __half22float2(V);
+  }
+};
+template <> struct Pack2<__nv_bfloat16> {
+  using Type = __nv_bfloat162;
+  static __device__ __forceinline__ __nv_bfloat162 make(float A, float B) {
+    return __floats2bfloat162_rn(A, B);
+  }
+  static __device__ __forceinline__ float2 unpack(__nv_bfloat162 V) {
+    return __bfloat1622float2(V);
+  }
+};
+
+/// Maps a work unit to (tile row, tile column, first and last K block).
+struct Unit {
+  int Tm, Tn, Tile, Kb0, Kb1;
+};
+
+__device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U) {
+  Unit R;
+  R.Tile = U / P.Splits;
+  int Split = U - R.Tile * P.Splits;
+  int Major = P.RasterN ? P.TilesN : P.TilesM;
+  int Minor = P.RasterN ? P.TilesM : P.TilesN;
+  int PerGroup = P.Group * Minor;
+  int G = R.Tile / PerGroup;
+  int Rem = R.Tile - G * PerGroup;
+  int First = G * P.Group;
+  int Size = min(Major - First, P.Group);
+  int A = First + Rem % Size;
+  int B = Rem / Size;
+  R.Tm = P.RasterN ? B : A;
+  R.Tn = P.RasterN ? A : B;
+  R.Kb0 = Split * P.KBlocksPerSplit;
+  R.Kb1 = min(P.KBlocks, R.Kb0 + P.KBlocksPerSplit);
+  return R;
+}
+
+/// Stores two adjacent outputs (Row, Col) and (Row, Col + 1), applying
+/// alpha/beta; columns past N are dropped.
+template <typename T>
+__device__ __forceinline__ void storePair(const Sm90Params &P, int Row,
+                                          int Col, float V0, float V1) {
+  if (Row >= P.M || Col >= P.N)
+    return;
+  T *C = static_cast<T *>(P.C) + Row * P.Ldc + Col;
+  V0 *= P.Alpha;
+  V1 *= P.Alpha;
+  if (Col + 1 < P.N) {
+    using P2 = Pack2<T>;
+    auto *C2 = reinterpret_cast<typename P2::Type *>(C);
+    if (P.Beta != 0.0f) {
+      float2 Old = P2::unpack(*C2);
+      V0 += P.Beta * Old.x;
+      V1 += P.Beta * Old.y;
+    }
+    *C2 = P2::make(V0, V1);
+    return;
+  }
+  if (P.Beta != 0.0f)
+    V0 += P.Beta * static_cast<float>(*C);
+  *C = static_cast<T>(V0);
+}
+
+template <typename T, int BM, int BN, int NumConsumers, int Stages,
+          bool BRowMajor>
+struct Sm90Gemm {
+  static constexpr int Threads = (NumConsumers + 1) * 128;
+  static constexpr int WarpM = BM / NumConsumers; // rows per consumer
+  static constexpr int MI = WarpM / 64;           // m64 atoms per consumer
+  static constexpr int ABytes = BM * BlockK * 2;
+  static constexpr int BBytes = BN * BlockK * 2;
+  static constexpr int SmemBytes =
+      Stages * (ABytes + BBytes) + 2 * Stages * 8 + 1024;
+  static_assert(WarpM % 64 == 0, "each consumer owns whole m64 atoms");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
+  static_assert(BM <= 256, "TMA box rows");
+};
+
+template <typename T, int BM, int BN, int NumConsumers, int Stages,
+          bool BRowMajor>
+__global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
+    sm90GemmKernel(const __grid_constant__ CUtensorMap MapA,
+                   const __grid_constant__ CUtensorMap MapB,
+                   const Sm90Params P) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+  using Cfg = Sm90Gemm<T, BM, BN, NumConsumers, Stages, BRowMajor>;
+  constexpr int MI = Cfg::MI;
+  extern __shared__ unsigned char SmemRaw[];
+  unsigned char *Smem = reinterpret_cast<unsigned char *>(
+      (reinterpret_cast<uintptr_t>(SmemRaw) + 1023) & ~uintptr_t(1023));
+  unsigned char *SA = Smem;
+  unsigned char *SB = Smem + Stages * Cfg::ABytes;
+  uint64_t *Full =
+      reinterpret_cast<uint64_t *>(Smem + Stages * (Cfg::ABytes + Cfg::BBytes));
+  uint64_t *Empty = Full + Stages;
+  __shared__ int IsLastSplit;
+
+  const int Wg = threadIdx.x / 128;
+  const int Tid = threadIdx.x % 128;
+  if (threadIdx.x == 0) {
+    for (int S = 0; S < Stages; ++S) {
+      mbarInit(&Full[S], 1);
+      mbarInit(&Empty[S], NumConsumers);
+    }
+    fenceBarrierInit();
+  }
+  __syncthreads();
+
+  const int NumUnits = P.TilesM * P.TilesN * P.Splits;
+  if (Wg == 0) {
+    // Producer warpgroup: one thread drives the TMA engine.
+    if constexpr (NumConsumers > 1)
+      setMaxNRegDec<40>();
+    if (Tid != 0)
+      return;
+    int It = 0;
+    for (int U = blockIdx.x; U < NumUnits; U += gridDim.x) {
+      Unit W = decodeUnit(P, U);
+      for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb, ++It) {
+        int S = It % Stages;
+        mbarWait(&Empty[S], ((It / Stages) & 1) ^ 1);
+        mbarArriveExpectTx(&Full[S], Cfg::ABytes + Cfg::BBytes);
+        tmaLoad2d(SA + S * Cfg::ABytes, &MapA, Kb * BlockK, W.Tm * BM,
+                  &Full[S]);
+        if constexpr (BRowMajor) {
+#pragma unroll
+          for (int C = 0; C < BN / 64; ++C)
+            tmaLoad2d(SB + S * Cfg::BBytes + C * 64 * BlockK * 2, &MapB,
+                      W.Tn * BN + C * 64, Kb * BlockK, &Full[S]);
+        } else {
+          tmaLoad2d(SB + S * Cfg::BBytes, &MapB, Kb * BlockK, W.Tn * BN,
+                    &Full[S]);
+        }
+      }
+    }
+  } else {
+    // Consumer warpgroups.
+    if constexpr (NumConsumers > 1)
+      setMaxNRegInc<232>();
+    const int Cw = Wg - 1;
+    const int Warp = Tid / 32;
+    const int Lane = Tid % 32;
+    float Acc[MI][BN / 2];
+    int It = 0;
+    for (int U = blockIdx.x; U < NumUnits; U += gridDim.x) {
+      Unit W = decodeUnit(P, U);
+      int PrevS = 0;
+      for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb, ++It) {
+        int S = It % Stages;
+        mbarWait(&Full[S], (It / Stages) & 1);
+        uint32_t ABase = smemAddr(SA + S * Cfg::ABytes) + Cw * Cfg::WarpM * 128;
+        uint32_t BBase = smemAddr(SB + S * Cfg::BBytes);
+        wgmmaFence();
+#pragma unroll
+        for (int Kk = 0; Kk < BlockK / 16; ++Kk) {
+          // B N-major: 64-column chunks BlockK rows deep (LBO), 8-row
+          // groups 1024 bytes apart (SBO), 16 K rows = 2048 bytes per step.
+          // B K-major: rows of 128 bytes, 8-row groups 1024 bytes apart,
+          // 16 K elements = 32 bytes per step.
+          uint64_t DescB =
+              BRowMajor ? makeSmemDesc(BBase + Kk * 2048, 64 * BlockK * 2, 1024)
+                        : makeSmemDesc(BBase + Kk * 32, 16, 1024);
+          int ScaleD = (Kb > W.Kb0 || Kk > 0) ? 1 : 0;
+#pragma unroll
+          for (int Mi = 0; Mi < MI; ++Mi) {
+            uint64_t DescA =
+                makeSmemDesc(ABase + Mi * 64 * 128 + Kk * 32, 16, 1024);
+            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(Acc[Mi], DescA, DescB,
+                                                 ScaleD);
+          }
+        }
+        wgmmaCommit();
+        if (Kb > W.Kb0) {
+          // The wgmmas of the previous stage have retired: hand it back.
+          wgmmaWait<1>();
+          if (Tid == 0)
+            mbarArrive(&Empty[PrevS]);
+        }
+        PrevS = S;
+      }
+      wgmmaWait<0>();
+      if (Tid == 0)
+        mbarArrive(&Empty[PrevS]);
+
+      // Epilogue. wgmma m64nN f32 fragment: warp w holds rows 16w..16w+15 of
+      // the atom; lane l holds rows l/4 and l/4 + 8, columns 8j + 2(l%4) and
+      // the next one, for j < N/8.
+      const int RowBase = W.Tm * BM + Cw * Cfg::WarpM + Warp * 16 + Lane / 4;
+      const int ColBase = W.Tn * BN + (Lane % 4) * 2;
+      if (P.Splits == 1) {
+#pragma unroll
+        for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+          for (int J = 0; J < BN / 8; ++J)
+#pragma unroll
+            for (int H = 0; H < 2; ++H)
+              storePair<T>(P, RowBase + Mi * 64 + H * 8, ColBase + J * 8,
+                           Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
+        continue;
+      }
+      // Split-K: accumulate into the fp32 workspace; the last split of the
+      // tile to arrive writes C and zeroes its part of the workspace.
+#pragma unroll
+      for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+        for (int J = 0; J < BN / 8; ++J)
+#pragma unroll
+          for (int H = 0; H < 2; ++H) {
+            int Row = RowBase + Mi * 64 + H * 8;
+            int Col = ColBase + J * 8;
+            if (Row >= P.M)
+              continue;
+            float *Wp = P.Workspace + static_cast<long long>(Row) * P.N + Col;
+            if (Col < P.N)
+              atomicAdd(Wp, Acc[Mi][J * 4 + H * 2]);
+            if (Col + 1 < P.N)
+              atomicAdd(Wp + 1, Acc[Mi][J * 4 + H * 2 + 1]);
+          }
+      __threadfence();
+      namedBarrierSync(1, NumConsumers * 128);
+      if (threadIdx.x == 128)
+        IsLastSplit = atomicAdd(&P.Counters[W.Tile], 1u) == unsigned(P.Splits - 1);
+      namedBarrierSync(1, NumConsumers * 128);
+      if (!IsLastSplit)
+        continue;
+      __threadfence();
+#pragma unroll
+      for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+        for (int J = 0; J < BN / 8; ++J)
+#pragma unroll
+          for (int H = 0; H < 2; ++H) {
+            int Row = RowBase + Mi * 64 + H * 8;
+            int Col = ColBase + J * 8;
+            if (Row >= P.M || Col >= P.N)
+              continue;
+            float *Wp = P.Workspace + static_cast<long long>(Row) * P.N + Col;
+            float V0 = __ldcg(Wp);
+            float V1 = Col + 1 < P.N ? __ldcg(Wp + 1) : 0.0f;
+            __stcg(Wp, 0.0f);
+            if (Col + 1 < P.N)
+              __stcg(Wp + 1, 0.0f);
+            storePair<T>(P, Row, Col, V0, V1);
+          }
+      if (threadIdx.x == 128)
+        P.Counters[W.Tile] = 0;
+    }
+  }
+#endif
+}
+
+} // namespace cudaopt::gemm
+
+#endif // CUDAOPT_GEMM_SM90GEMM_CUH

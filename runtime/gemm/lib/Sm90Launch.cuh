@@ -1,0 +1,101 @@
+//===- Sm90Launch.cuh - host launcher of one sm_90a configuration -*- CUDA -*-===//
+//
+// Builds the TMA descriptors and the Sm90Params for a problem and a plan,
+// raises the kernel's shared-memory limit once, and launches the persistent
+// grid. Included only by the per-configuration instance files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDAOPT_GEMM_SM90LAUNCH_CUH
+#define CUDAOPT_GEMM_SM90LAUNCH_CUH
+
+#include "Internal.h"
+#include "Sm90Gemm.cuh"
+
+namespace cudaopt::gemm {
+
+template <typename T, int BM, int BN, int NumConsumers, int Stages,
+          bool BRowMajor>
+cudaError_t launchSm90(const cudaoptGemmProblem &P,
+                       const cudaoptGemmPlan &Plan, void *Workspace,
+                       size_t WorkspaceBytes, cudaStream_t Stream) {
+  using Cfg = Sm90Gemm<T, BM, BN, NumConsumers, Stages, BRowMajor>;
+  auto *Kernel = sm90GemmKernel<T, BM, BN, NumConsumers, Stages, BRowMajor>;
+  static const cudaError_t AttrErr = cudaFuncSetAttribute(
+      Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SmemBytes);
+  if (AttrErr != cudaSuccess)
+    return AttrErr;
+
+  const bool Bf16 = P.Type == CUDAOPT_GEMM_BF16;
+  CUtensorMap MapA, MapB;
+  cudaError_t Err =
+      encodeTileMap(&MapA, P.A, Bf16, P.K, P.M, P.Lda, BlockK, BM);
+  if (Err != cudaSuccess)
+    return Err;
+  if (BRowMajor)
+    Err = encodeTileMap(&MapB, P.B, Bf16, P.N, P.K, P.Ldb, 64, BlockK);
+  else
+    Err = encodeTileMap(&MapB, P.B, Bf16, P.K, P.N, P.Ldb, BlockK, BN);
+  if (Err != cudaSuccess)
+    return Err;
+
+  Sm90Params K;
+  K.M = P.M;
+  K.N = P.N;
+  K.K = P.K;
+  K.Alpha = P.Alpha;
+  K.Beta = P.Beta;
+  K.C = P.C;
+  K.Ldc = P.Ldc;
+  K.TilesM = (P.M + BM - 1) / BM;
+  K.TilesN = (P.N + BN - 1) / BN;
+  K.KBlocks = (P.K + BlockK - 1) / BlockK;
+  int Splits = Plan.Splits < 1 ? 1 : Plan.Splits;
+  if (Splits > K.KBlocks)
+    Splits = K.KBlocks;
+  K.KBlocksPerSplit = (K.KBlocks + Splits - 1) / Splits;
+  // Drop splits that would get no K blocks.
+  K.Splits = (K.KBlocks + K.KBlocksPerSplit - 1) / K.KBlocksPerSplit;
+  K.Group = Plan.Group < 1 ? 1 : Plan.Group;
+  K.RasterN = Plan.RasterN ? 1 : 0;
+  K.Workspace = nullptr;
+  K.Counters = nullptr;
+  if (K.Splits > 1) {
+    size_t Need = splitWorkspaceBytes(P.M, P.N, K.TilesM * K.TilesN);
+    if (!Workspace || WorkspaceBytes < Need)
+      return cudaErrorInvalidValue;
+    K.Workspace = static_cast<float *>(Workspace);
+    K.Counters = reinterpret_cast<unsigned *>(
+        static_cast<char *>(Workspace) + splitCounterOffset(P.M, P.N));
+  }
+
+  int Units = K.TilesM * K.TilesN * K.Splits;
+  int Sms = 0;
+  Err = multiProcessorCount(&Sms);
+  if (Err != cudaSuccess)
+    return Err;
+  int Grid = Units < Sms ? Units : Sms;
+  Kernel<<<Grid, Cfg::Threads, Cfg::SmemBytes, Stream>>>(MapA, MapB, K);
+  return cudaGetLastError();
+}
+
+/// Dispatches one configuration over element type and B layout.
+template <int BM, int BN, int NumConsumers, int Stages>
+cudaError_t launchSm90Config(const cudaoptGemmProblem &P,
+                             const cudaoptGemmPlan &Plan, void *Workspace,
+                             size_t WorkspaceBytes, cudaStream_t Stream) {
+  const bool Row = P.LayoutB == CUDAOPT_GEMM_B_ROW;
+  if (P.Type == CUDAOPT_GEMM_BF16)
+    return Row ? launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, true>(
+                     P, Plan, Workspace, WorkspaceBytes, Stream)
+               : launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages,
+                            false>(P, Plan, Workspace, WorkspaceBytes, Stream);
+  return Row ? launchSm90<__half, BM, BN, NumConsumers, Stages, true>(
+                   P, Plan, Workspace, WorkspaceBytes, Stream)
+             : launchSm90<__half, BM, BN, NumConsumers, Stages, false>(
+                   P, Plan, Workspace, WorkspaceBytes, Stream);
+}
+
+} // namespace cudaopt::gemm
+
+#endif // CUDAOPT_GEMM_SM90LAUNCH_CUH

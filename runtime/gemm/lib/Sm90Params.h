@@ -1,0 +1,30 @@
+//===- Sm90Params.h - launch parameters of the sm_90a GEMM kernel -*- C++ -*-===//
+//
+// Plain data shared by the host launcher and the device kernel. The tensor
+// maps for A and B travel separately as __grid_constant__ parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDAOPT_GEMM_SM90PARAMS_H
+#define CUDAOPT_GEMM_SM90PARAMS_H
+
+namespace cudaopt::gemm {
+
+struct Sm90Params {
+  int M, N, K;
+  float Alpha, Beta;
+  void *C;         // row-major M x N output (and input when Beta != 0)
+  long long Ldc;   // elements, even
+  int TilesM, TilesN;
+  int Splits;          // K splits per output tile (1: no split)
+  int KBlocks;         // ceil(K / 64)
+  int KBlocksPerSplit; // ceil(KBlocks / Splits)
+  int Group;           // tiles per raster group
+  int RasterN;         // 0: group along M, 1: group along N
+  float *Workspace;    // M x N fp32, zero between launches (Splits > 1)
+  unsigned *Counters;  // one per tile, zero between launches (Splits > 1)
+};
+
+} // namespace cudaopt::gemm
+
+#endif // CUDAOPT_GEMM_SM90PARAMS_H

@@ -1,0 +1,116 @@
+//===- Sm90Ptx.cuh - Hopper PTX helpers for the GEMM kernels ---*- CUDA -*-===//
+//
+// Thin wrappers over the sm_90a instructions the warp-specialised GEMM uses:
+// mbarriers, TMA tile loads, wgmma fences/commits/waits, setmaxnreg and the
+// shared-memory matrix descriptor. Nothing here allocates or decides; the
+// kernel in Sm90Gemm.cuh owns the protocol.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDAOPT_GEMM_SM90PTX_CUH
+#define CUDAOPT_GEMM_SM90PTX_CUH
+
+#include <cstdint>
+#include <cuda.h>
+
+namespace cudaopt::gemm {
+
+__device__ __forceinline__ uint32_t smemAddr(const void *Ptr) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(Ptr));
+}
+
+__device__ __forceinline__ void mbarInit(uint64_t *Bar, unsigned Count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smemAddr(Bar)),
+               "r"(Count));
+}
+
+/// Makes the mbarrier initialisation visible to the async (TMA) proxy.
+__device__ __forceinline__ void fenceBarrierInit() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void mbarArriveExpectTx(uint64_t *Bar,
+                                                   unsigned Bytes) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+          smemAddr(Bar)),
+      "r"(Bytes)
+      : "memory");
+}
+
+__device__ __forceinline__ void mbarArrive(uint64_t *Bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
+                   smemAddr(Bar))
+               : "memory");
+}
+
+/// Spins until the phase with parity \p Parity of \p Bar has completed.
+__device__ __forceinline__ void mbarWait(uint64_t *Bar, unsigned Parity) {
+  asm volatile("{\n"
+               ".reg .pred done;\n"
+               "WAIT_%=:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               "@!done bra WAIT_%=;\n"
+               "}\n" ::"r"(smemAddr(Bar)),
+               "r"(Parity)
+               : "memory");
+}
+
+/// 2-D TMA tile load of the box at (\p C0 inner, \p C1 outer) into \p Dst,
+/// completing on \p Bar.
+__device__ __forceinline__ void tmaLoad2d(void *Dst, const CUtensorMap *Map,
+                                          int C0, int C1, uint64_t *Bar) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+               ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+                   "r"(smemAddr(Dst)),
+               "l"(reinterpret_cast<uint64_t>(Map)), "r"(C0), "r"(C1),
+               "r"(smemAddr(Bar))
+               : "memory");
+}
+
+__device__ __forceinline__ void wgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+
+template <int Pending> __device__ __forceinline__ void wgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending)
+               : "memory");
+}
+
+/// Keeps the compiler from moving accumulator accesses across a wgmma wait.
+__device__ __forceinline__ void fenceRegister(float &R) {
+  asm volatile("" : "+f"(R)::"memory");
+}
+
+template <int Regs> __device__ __forceinline__ void setMaxNRegInc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+
+template <int Regs> __device__ __forceinline__ void setMaxNRegDec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+
+__device__ __forceinline__ void namedBarrierSync(int Id, int Threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(Id), "r"(Threads) : "memory");
+}
+
+/// wgmma shared-memory descriptor for a 128-byte-swizzled operand.
+/// \p Lbo and \p Sbo are byte offsets (see the PTX ISA, "Matrix Descriptor
+/// Format"); the tile base must be 1024-byte aligned so the base offset is 0.
+__device__ __forceinline__ uint64_t makeSmemDesc(uint32_t Addr, uint32_t Lbo,
+                                                 uint32_t Sbo) {
+  uint64_t Desc = 0;
+  Desc |= static_cast<uint64_t>((Addr & 0x3FFFF) >> 4);
+  Desc |= static_cast<uint64_t>((Lbo & 0x3FFFF) >> 4) << 16;
+  Desc |= static_cast<uint64_t>((Sbo & 0x3FFFF) >> 4) << 32;
+  Desc |= static_cast<uint64_t>(1) << 62; // 128B swizzle
+  return Desc;
+}
+
+} // namespace cudaopt::gemm
+
+#endif // CUDAOPT_GEMM_SM90PTX_CUH
