@@ -1,0 +1,433 @@
+//===- WeightFile.cpp - Read 2-D fp16/bf16 weights ------------------------===//
+
+#include "WeightFile.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+
+namespace cudaopt {
+namespace sparse {
+
+namespace {
+
+bool readFile(const std::string &Path, std::vector<unsigned char> &Bytes,
+              std::string &Err) {
+  FILE *F = std::fopen(Path.c_str(), "rb");
+  if (!F) {
+    Err = "cannot open '" + Path + "': " + std::strerror(errno);
+    return false;
+  }
+  unsigned char Buf[1 << 16];
+  size_t N;
+  while ((N = std::fread(Buf, 1, sizeof(Buf), F)) > 0)
+    Bytes.insert(Bytes.end(), Buf, Buf + N);
+  bool Bad = std::ferror(F);
+  std::fclose(F);
+  if (Bad)
+    Err = "cannot read '" + Path + "'";
+  return !Bad;
+}
+
+uint64_t le(const unsigned char *P, int N) {
+  uint64_t V = 0;
+  for (int I = 0; I < N; ++I)
+    V |= uint64_t(P[I]) << (8 * I);
+  return V;
+}
+
+bool endsWith(const std::string &S, const std::string &Suffix) {
+  return S.size() >= Suffix.size() &&
+         S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+}
+
+//===----------------------------------------------------------------------===//
+// A small JSON reader: enough for safetensors headers.
+//===----------------------------------------------------------------------===//
+
+struct Json {
+  enum Kind { Null, Bool, Number, String, Array, Object } K = Null;
+  double Num = 0;
+  std::string Str;
+  std::vector<Json> Items;
+  std::vector<std::pair<std::string, Json>> Members;
+};
+
+class JsonParser {
+public:
+  explicit JsonParser(const std::string &Text) : S(Text) {}
+  bool parse(Json &Out) {
+    if (!value(Out, 0))
+      return false;
+    ws();
+    return Pos == S.size();
+  }
+
+private:
+  const std::string &S;
+  size_t Pos = 0;
+
+  void ws() {
+    while (Pos < S.size() && std::isspace(static_cast<unsigned char>(S[Pos])))
+      ++Pos;
+  }
+  bool lit(const char *L) {
+    size_t N = std::strlen(L);
+    if (S.compare(Pos, N, L) != 0)
+      return false;
+    Pos += N;
+    return true;
+  }
+  bool string(std::string &Out) {
+    if (Pos >= S.size() || S[Pos] != '"')
+      return false;
+    ++Pos;
+    while (Pos < S.size() && S[Pos] != '"') {
+      char C = S[Pos++];
+      if (C == '\\') {
+        if (Pos >= S.size())
+          return false;
+        char E = S[Pos++];
+        if (E == 'u') {
+          if (Pos + 4 > S.size())
+            return false;
+          Out += '?'; // names with \u escapes are kept only approximately
+          Pos += 4;
+          continue;
+        }
+        Out += E == 'n' ? '\n' : E == 't' ? '\t' : E;
+        continue;
+      }
+      Out += C;
+    }
+    if (Pos >= S.size())
+      return false;
+    ++Pos;
+    return true;
+  }
+  bool value(Json &V, int Depth) {
+    if (Depth > 32)
+      return false;
+    ws();
+    if (Pos >= S.size())
+      return false;
+    char C = S[Pos];
+    if (C == '{') {
+      V.K = Json::Object;
+      ++Pos;
+      ws();
+      if (Pos < S.size() && S[Pos] == '}')
+        return ++Pos, true;
+      while (true) {
+        ws();
+        std::string Key;
+        if (!string(Key))
+          return false;
+        ws();
+        if (Pos >= S.size() || S[Pos++] != ':')
+          return false;
+        Json Item;
+        if (!value(Item, Depth + 1))
+          return false;
+        V.Members.emplace_back(std::move(Key), std::move(Item));
+        ws();
+        if (Pos < S.size() && S[Pos] == ',') {
+          ++Pos;
+          continue;
+        }
+        return Pos < S.size() && S[Pos++] == '}';
+      }
+    }
+    if (C == '[') {
+      V.K = Json::Array;
+      ++Pos;
+      ws();
+      if (Pos < S.size() && S[Pos] == ']')
+        return ++Pos, true;
+      while (true) {
+        Json Item;
+        if (!value(Item, Depth + 1))
+          return false;
+        V.Items.push_back(std::move(Item));
+        ws();
+        if (Pos < S.size() && S[Pos] == ',') {
+          ++Pos;
+          continue;
+        }
+        return Pos < S.size() && S[Pos++] == ']';
+      }
+    }
+    if (C == '"') {
+      V.K = Json::String;
+      return string(V.Str);
+    }
+    if (lit("true") || lit("false")) {
+      V.K = Json::Bool;
+      return true;
+    }
+    if (lit("null"))
+      return true;
+    size_t Start = Pos;
+    while (Pos < S.size() && (std::isdigit(static_cast<unsigned char>(S[Pos])) ||
+                              std::strchr("+-.eE", S[Pos])))
+      ++Pos;
+    if (Start == Pos)
+      return false;
+    V.K = Json::Number;
+    V.Num = std::strtod(S.substr(Start, Pos - Start).c_str(), nullptr);
+    return true;
+  }
+};
+
+const Json *member(const Json &O, const std::string &Key) {
+  for (auto &M : O.Members)
+    if (M.first == Key)
+      return &M.second;
+  return nullptr;
+}
+
+bool shape2D(const std::vector<double> &Shape, uint32_t &Rows, uint32_t &Cols,
+             std::string &Err, const std::string &What) {
+  if (Shape.size() != 2) {
+    Err = What + " is " + std::to_string(Shape.size()) +
+          "-D; sparse-encode needs a 2-D weight matrix";
+    return false;
+  }
+  for (double D : Shape)
+    if (D < 1 || D > 4294967295.0 || D != double(uint64_t(D))) {
+      Err = What + " has an invalid shape";
+      return false;
+    }
+  Rows = uint32_t(Shape[0]);
+  Cols = uint32_t(Shape[1]);
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// .npy
+//===----------------------------------------------------------------------===//
+
+/// Finds 'Key': in a Python dict literal and returns the text after it.
+bool npyField(const std::string &H, const std::string &Key, std::string &Out) {
+  size_t P = H.find("'" + Key + "'");
+  if (P == std::string::npos)
+    return false;
+  P = H.find(':', P);
+  if (P == std::string::npos)
+    return false;
+  Out = H.substr(P + 1);
+  size_t B = Out.find_first_not_of(" ");
+  Out = B == std::string::npos ? "" : Out.substr(B);
+  return true;
+}
+
+std::string readNpy(const std::string &Path,
+                    const std::vector<unsigned char> &B,
+                    const WeightReadOptions &Opts, WeightTensor &Out) {
+  if (B.size() < 10)
+    return "'" + Path + "' is truncated (no .npy header)";
+  int Major = B[6];
+  size_t HLenBytes = Major == 1 ? 2 : 4;
+  if (Major < 1 || Major > 3)
+    return "'" + Path + "' has unsupported .npy version " +
+           std::to_string(Major);
+  size_t HStart = 8 + HLenBytes;
+  if (B.size() < HStart)
+    return "'" + Path + "' is truncated (no .npy header)";
+  size_t HLen = size_t(le(&B[8], int(HLenBytes)));
+  if (B.size() < HStart + HLen)
+    return "'" + Path + "' is truncated (.npy header cut short)";
+  std::string H(B.begin() + HStart, B.begin() + HStart + HLen);
+  std::string Descr, Fortran, ShapeText;
+  if (!npyField(H, "descr", Descr) || !npyField(H, "shape", ShapeText))
+    return "'" + Path + "' has a malformed .npy header";
+  bool FortranOrder = npyField(H, "fortran_order", Fortran) &&
+                      Fortran.compare(0, 4, "True") == 0;
+  std::string Type = Descr.substr(1, Descr.find('\'', 1) - 1);
+  if (Type == "<f2" || Type == "|f2") {
+    Out.Type = ElemType::F16;
+  } else if ((Type == "<V2" || Type == "<u2" || Type == "<i2" ||
+              Type == "|V2") &&
+             Opts.NpyRawAsBF16) {
+    Out.Type = ElemType::BF16;
+  } else if (Type == "<V2" || Type == "<u2" || Type == "<i2") {
+    return "'" + Path + "' has dtype '" + Type +
+           "'; pass --bf16 to read its 16-bit values as bf16";
+  } else {
+    return "'" + Path + "' has unsupported dtype '" + Type +
+           "'; sparse-encode reads fp16 ('<f2') or bf16";
+  }
+  std::vector<double> Shape;
+  size_t Open = ShapeText.find('('), Close = ShapeText.find(')');
+  if (Open == std::string::npos || Close == std::string::npos)
+    return "'" + Path + "' has a malformed .npy shape";
+  std::string Dims = ShapeText.substr(Open + 1, Close - Open - 1);
+  for (size_t P = 0; P < Dims.size();) {
+    while (P < Dims.size() && (Dims[P] == ' ' || Dims[P] == ','))
+      ++P;
+    if (P >= Dims.size())
+      break;
+    size_t E = P;
+    while (E < Dims.size() && std::isdigit(static_cast<unsigned char>(Dims[E])))
+      ++E;
+    if (E == P)
+      return "'" + Path + "' has a malformed .npy shape";
+    Shape.push_back(std::strtod(Dims.substr(P, E - P).c_str(), nullptr));
+    P = E;
+  }
+  std::string Err;
+  if (!shape2D(Shape, Out.Rows, Out.Cols, Err, "the array in '" + Path + "'"))
+    return Err;
+  uint64_t N = uint64_t(Out.Rows) * Out.Cols;
+  size_t DataStart = HStart + HLen;
+  if (B.size() - DataStart < N * 2)
+    return "'" + Path + "' is truncated: the header promises " +
+           std::to_string(N * 2) + " data bytes, the file has " +
+           std::to_string(B.size() - DataStart);
+  Out.Data.resize(N);
+  const unsigned char *D = B.data() + DataStart;
+  for (uint64_t I = 0; I < N; ++I) {
+    uint64_t Src = I;
+    if (FortranOrder) // element (r, c) sits at c * Rows + r
+      Src = (I % Out.Cols) * Out.Rows + I / Out.Cols;
+    Out.Data[I] = uint16_t(D[2 * Src] | D[2 * Src + 1] << 8);
+  }
+  Out.Name = "array";
+  return "";
+}
+
+//===----------------------------------------------------------------------===//
+// .safetensors
+//===----------------------------------------------------------------------===//
+
+std::string parseSafetensorsHeader(const std::string &Path,
+                                   const std::vector<unsigned char> &B,
+                                   Json &Header, size_t &DataStart) {
+  if (B.size() < 8)
+    return "'" + Path + "' is truncated (no safetensors header length)";
+  uint64_t N = le(B.data(), 8);
+  if (N > B.size() - 8)
+    return "'" + Path + "' is not a safetensors file or is truncated "
+           "(header length " + std::to_string(N) + " exceeds the file)";
+  std::string Text(B.begin() + 8, B.begin() + 8 + N);
+  if (!JsonParser(Text).parse(Header) || Header.K != Json::Object)
+    return "'" + Path + "' has a malformed safetensors header";
+  DataStart = 8 + N;
+  return "";
+}
+
+std::string describe(const std::string &Name, const Json &T) {
+  const Json *DT = member(T, "dtype"), *Sh = member(T, "shape");
+  std::string S = Name + " " + (DT ? DT->Str : "?") + " [";
+  if (Sh)
+    for (size_t I = 0; I < Sh->Items.size(); ++I)
+      S += (I ? ", " : "") + std::to_string(uint64_t(Sh->Items[I].Num));
+  return S + "]";
+}
+
+std::string readSafetensors(const std::string &Path,
+                            const std::vector<unsigned char> &B,
+                            const WeightReadOptions &Opts, WeightTensor &Out) {
+  Json Header;
+  size_t DataStart;
+  std::string Err = parseSafetensorsHeader(Path, B, Header, DataStart);
+  if (!Err.empty())
+    return Err;
+  std::vector<const std::pair<std::string, Json> *> Tensors;
+  for (auto &M : Header.Members)
+    if (M.first != "__metadata__")
+      Tensors.push_back(&M);
+  const std::pair<std::string, Json> *Pick = nullptr;
+  if (Opts.TensorName.empty()) {
+    if (Tensors.size() != 1) {
+      std::string Names;
+      for (size_t I = 0; I < Tensors.size() && I < 8; ++I)
+        Names += (I ? ", '" : "'") + Tensors[I]->first + "'";
+      return "'" + Path + "' holds " + std::to_string(Tensors.size()) +
+             " tensors; choose one with --tensor (" + Names + ")";
+    }
+    Pick = Tensors[0];
+  } else {
+    for (auto *T : Tensors)
+      if (T->first == Opts.TensorName)
+        Pick = T;
+    if (!Pick)
+      return "'" + Path + "' has no tensor named '" + Opts.TensorName + "'";
+  }
+  const Json &T = Pick->second;
+  const Json *DT = member(T, "dtype"), *Sh = member(T, "shape"),
+             *Off = member(T, "data_offsets");
+  if (!DT || !Sh || !Off || DT->K != Json::String || Sh->K != Json::Array ||
+      Off->K != Json::Array || Off->Items.size() != 2)
+    return "tensor '" + Pick->first + "' in '" + Path +
+           "' has a malformed entry";
+  if (DT->Str == "F16")
+    Out.Type = ElemType::F16;
+  else if (DT->Str == "BF16")
+    Out.Type = ElemType::BF16;
+  else
+    return "tensor '" + Pick->first + "' has unsupported dtype " + DT->Str +
+           "; sparse-encode reads F16 or BF16";
+  std::vector<double> Shape;
+  for (auto &D : Sh->Items)
+    Shape.push_back(D.Num);
+  if (!shape2D(Shape, Out.Rows, Out.Cols, Err,
+               "tensor '" + Pick->first + "'"))
+    return Err;
+  uint64_t Begin = uint64_t(Off->Items[0].Num), End = uint64_t(Off->Items[1].Num);
+  uint64_t N = uint64_t(Out.Rows) * Out.Cols;
+  if (End < Begin || End - Begin != N * 2)
+    return "tensor '" + Pick->first + "' has data offsets that do not match "
+           "its shape";
+  if (DataStart + End > B.size())
+    return "'" + Path + "' is truncated: tensor '" + Pick->first +
+           "' ends past the end of the file";
+  Out.Data.resize(N);
+  const unsigned char *D = B.data() + DataStart + Begin;
+  for (uint64_t I = 0; I < N; ++I)
+    Out.Data[I] = uint16_t(D[2 * I] | D[2 * I + 1] << 8);
+  Out.Name = Pick->first;
+  return "";
+}
+
+} // namespace
+
+std::string readWeightFile(const std::string &Path,
+                           const WeightReadOptions &Opts, WeightTensor &Out) {
+  std::vector<unsigned char> B;
+  std::string Err;
+  if (!readFile(Path, B, Err))
+    return Err;
+  static const unsigned char NpyMagic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+  if (B.size() >= 6 && std::memcmp(B.data(), NpyMagic, 6) == 0)
+    return readNpy(Path, B, Opts, Out);
+  if (endsWith(Path, ".npy"))
+    return "'" + Path + "' is not a .npy file (bad magic)";
+  if (endsWith(Path, ".safetensors"))
+    return readSafetensors(Path, B, Opts, Out);
+  return "'" + Path + "' is neither .npy (no \\x93NUMPY magic) nor "
+         ".safetensors; name safetensors files *.safetensors";
+}
+
+std::string listSafetensors(const std::string &Path,
+                            std::vector<std::string> &Lines) {
+  std::vector<unsigned char> B;
+  std::string Err;
+  if (!readFile(Path, B, Err))
+    return Err;
+  Json Header;
+  size_t DataStart;
+  Err = parseSafetensorsHeader(Path, B, Header, DataStart);
+  if (!Err.empty())
+    return Err;
+  for (auto &M : Header.Members)
+    if (M.first != "__metadata__")
+      Lines.push_back(describe(M.first, M.second));
+  return "";
+}
+
+} // namespace sparse
+} // namespace cudaopt
