@@ -1,0 +1,598 @@
+//===- GemmBench.cpp - cuda-opt GEMM vs cuBLAS / cuBLASLt on one GPU ------===//
+//
+// Usage: gemm-bench --shapes FILE [--types f16,bf16] [--layouts col,row]
+//          [--rounds 20] [--tune-rounds 3] [--ours 3] [--lt 8]
+//          [--out results.jsonl] [--special] [--limit N]
+//
+// Per shape: check every candidate against an fp32-accumulated reference,
+// tune (measure the cost model's first few plans, and cuBLASLt's first few
+// heuristic algorithms), then time ours, cublasGemmEx, cuBLASLt top-1 and
+// cuBLASLt autotuned interleaved. One JSON object per line to --out.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Bench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace bench;
+
+namespace {
+
+constexpr size_t GuardBytes = 4096;
+constexpr double Tolerance = 1e-2;
+
+struct Options {
+  std::string ShapesFile, OutFile = "gemm-results.jsonl";
+  std::vector<std::string> Types{"f16"}, Layouts{"col"};
+  int Rounds = 20, TuneRounds = 3, Ours = 3, Lt = 8, Limit = 1 << 30;
+  double ArenaGiB = 8;
+  bool Special = false;
+};
+
+struct Shape {
+  int M, N, K;
+  std::string Tag;
+};
+
+std::vector<std::string> splitList(const std::string &S) {
+  std::vector<std::string> Out;
+  std::stringstream In(S);
+  std::string Item;
+  while (std::getline(In, Item, ','))
+    Out.push_back(Item);
+  return Out;
+}
+
+size_t roundUp(size_t X) { return (X + 1023) / 1024 * 1024; }
+
+/// Device memory carved into operand sets per shape.
+class Arena {
+public:
+  explicit Arena(size_t Bytes) : Size(Bytes) {
+    BENCH_CHECK(cudaMalloc(&Base, Size));
+  }
+  ~Arena() { cudaFree(Base); }
+  size_t size() const { return Size; }
+  char *base() const { return static_cast<char *>(Base); }
+
+private:
+  void *Base;
+  size_t Size;
+};
+
+const char *typeName(cudaoptGemmType T) {
+  return T == CUDAOPT_GEMM_BF16 ? "bf16" : "f16";
+}
+const char *layoutName(cudaoptGemmBLayout L) {
+  return L == CUDAOPT_GEMM_B_ROW ? "row" : "col";
+}
+
+std::string planName(const cudaoptGemmPlan &P) {
+  std::ostringstream S;
+  S << cudaoptGemmKernelName(P.Kernel) << "/g" << P.Group << "/r" << P.RasterN
+    << "/k" << P.Splits;
+  return S.str();
+}
+
+void jsonStats(std::ostream &O, const char *Name, const Stats &S,
+               double Flop) {
+  O << "\"" << Name << "\":{\"ms\":" << S.Median << ",\"p10\":" << S.P10
+    << ",\"p90\":" << S.P90 << ",\"min\":" << S.Min << ",\"max\":" << S.Max
+    << ",\"n\":" << S.Samples
+    << ",\"tflops\":" << (S.Median > 0 ? Flop / (S.Median * 1e-3) / 1e12 : 0)
+    << "}";
+}
+
+/// Everything needed to check outputs of one shape on operand set 0.
+struct Checker {
+  const ShapeBuffers *Buf;
+  int *RowsDev = nullptr;
+  float *Ref = nullptr;
+  int NumRows = 0;
+  cudaStream_t Stream;
+
+  Checker(const ShapeBuffers &B, float *RefBuf, size_t RefBytes, int *RowBuf,
+          cudaStream_t S)
+      : Buf(&B), RowsDev(RowBuf), Ref(RefBuf), Stream(S) {
+    // Work and memory caps decide how many rows of C the reference covers.
+    double Work = double(B.N) * B.K;
+    long long ByWork = static_cast<long long>(4.0e9 / Work);
+    long long ByMem = static_cast<long long>(RefBytes / (4.0 * B.N));
+    NumRows = static_cast<int>(
+        std::max<long long>(1, std::min<long long>({B.M, ByWork, ByMem})));
+    std::vector<int> Rows(NumRows);
+    for (int I = 0; I < NumRows; ++I)
+      Rows[I] = NumRows == 1
+                    ? B.M - 1
+                    : static_cast<int>((long long)I * (B.M - 1) / (NumRows - 1));
+    BENCH_CHECK(cudaMemcpy(RowsDev, Rows.data(), NumRows * sizeof(int),
+                           cudaMemcpyHostToDevice));
+    referenceRows(B.problem(0), RowsDev, NumRows, Ref, S);
+    BENCH_CHECK(cudaStreamSynchronize(S));
+  }
+
+  /// Poisons C of set 0, runs E on it and compares. Returns the relative
+  /// error (inf when the run failed, wrote NaN/Inf, left an element
+  /// unwritten, or touched a guard band).
+  double check(const Enqueue &E, const void *Cold = nullptr,
+               float Alpha = 1.0f, float Beta = 0.0f) {
+    const Operands &O = Buf->Sets[0];
+    size_t CBytes = size_t(Buf->M) * Buf->N * 2;
+    if (Cold)
+      BENCH_CHECK(cudaMemcpyAsync(O.C, Cold, CBytes, cudaMemcpyDeviceToDevice,
+                                  Stream));
+    else
+      BENCH_CHECK(cudaMemsetAsync(O.C, 0xFF, CBytes, Stream));
+    bool Ok = E(Stream, 0);
+    cudaError_t Err = cudaStreamSynchronize(Stream);
+    if (!Ok || Err != cudaSuccess) {
+      std::fprintf(stderr, "run failed: %s\n", cudaGetErrorString(Err));
+      if (Err != cudaSuccess)
+        std::exit(3); // the context is gone; the driver script restarts
+      return INFINITY;
+    }
+    cudaoptGemmProblem P = Buf->problem(0, Alpha, Beta);
+    const char *C = static_cast<const char *>(O.C);
+    CompareResult R =
+        compareRows(P, RowsDev, NumRows, Ref, Cold, C - Buf->GuardBytes,
+                    C + roundUp(CBytes), Buf->GuardBytes, Stream);
+    return R.relErr();
+  }
+};
+
+struct Candidate {
+  std::string Name;
+  Enqueue Run;
+  double RelErr = INFINITY;
+  cudaGraphExec_t Graph = nullptr;
+  Stats Time;
+};
+
+class Bench {
+public:
+  Bench(const Options &O)
+      : Opt(O), Ar(static_cast<size_t>(O.ArenaGiB * (1ull << 30))) {
+    BENCH_CHECK(cudaStreamCreateWithFlags(&Stream, cudaStreamNonBlocking));
+    Base = new Baselines(Stream);
+    Tm = new Timer(Stream, 256u << 20);
+    RefBytes = 64u << 20;
+    BENCH_CHECK(cudaMalloc(&Ref, RefBytes));
+    BENCH_CHECK(cudaMalloc(&Rows, 1 << 20));
+    WsBytes = 512u << 20;
+    BENCH_CHECK(cudaMalloc(&Ws, WsBytes));
+    BENCH_CHECK(cudaMemset(Ws, 0, WsBytes));
+    BENCH_CHECK(cudaMalloc(&Cold, 64u << 20));
+  }
+
+  /// Lays out Sets operand sets of a shape in the arena and fills them.
+  ShapeBuffers layout(const Shape &S, cudaoptGemmType T, cudaoptGemmBLayout L,
+                      int Sets, bool Uniform = false) {
+    ShapeBuffers B;
+    B.M = S.M;
+    B.N = S.N;
+    B.K = S.K;
+    B.Type = T;
+    B.Layout = L;
+    B.GuardBytes = GuardBytes;
+    size_t A = roundUp(size_t(S.M) * S.K * 2), Bb = roundUp(size_t(S.K) * S.N * 2),
+           C = roundUp(size_t(S.M) * S.N * 2) + 2 * GuardBytes;
+    char *P = Ar.base();
+    bool Bf16 = T == CUDAOPT_GEMM_BF16;
+    for (int I = 0; I < Sets; ++I) {
+      Operands O;
+      O.A = P;
+      O.B = P + A;
+      O.C = P + A + Bb + GuardBytes;
+      P += A + Bb + C;
+      unsigned long long Seed = Counter++ * 1000003ull;
+      if (Uniform) {
+        fillUniform(O.A, size_t(S.M) * S.K, Bf16, Seed, 0.5f, 1.5f, Stream);
+        fillUniform(O.B, size_t(S.K) * S.N, Bf16, Seed + 1, 0.5f, 1.5f, Stream);
+      } else {
+        fillNormal(O.A, size_t(S.M) * S.K, Bf16, Seed, 0.0f, 1.0f, Stream);
+        fillNormal(O.B, size_t(S.K) * S.N, Bf16, Seed + 1, 0.0f, 1.0f, Stream);
+      }
+      BENCH_CHECK(cudaMemsetAsync(static_cast<char *>(O.C) - GuardBytes, 0xA5,
+                                  C, Stream));
+      B.Sets.push_back(O);
+    }
+    BENCH_CHECK(cudaStreamSynchronize(Stream));
+    return B;
+  }
+
+  int setsFor(const Shape &S) const {
+    double Flop = 2.0 * S.M * S.N * S.K;
+    double Bytes = 2.0 * (double(S.M) * S.K + double(S.K) * S.N +
+                          double(S.M) * S.N);
+    double Est = std::max(Flop / 600e12, Bytes / 3e12) + 3e-6;
+    int R = static_cast<int>(std::ceil(100e-6 / Est));
+    R = std::clamp(R, 1, 64);
+    size_t Set = roundUp(Bytes / 2 * 2) + 4 * GuardBytes + 3 * 1024;
+    return std::max(1, std::min<int>(R, Ar.size() / Set));
+  }
+
+  Enqueue ours(const ShapeBuffers &B, cudaoptGemmPlan Plan) {
+    return [this, &B, Plan](cudaStream_t S, int Set) {
+      cudaoptGemmProblem P = B.problem(Set);
+      return cudaoptGemmRun(&P, &Plan, Ws, WsBytes, S) == cudaSuccess;
+    };
+  }
+  Enqueue cublas(const ShapeBuffers &B) {
+    return [this, &B](cudaStream_t S, int Set) {
+      return Base->gemmEx(B.problem(Set), S);
+    };
+  }
+  Enqueue lt(const ShapeBuffers &B, int Algo) {
+    return [this, &B, Algo](cudaStream_t S, int Set) {
+      return Base->lt(B.problem(Set), Algo, S);
+    };
+  }
+
+  /// Checks, builds graphs for and times the candidates; returns the index
+  /// of the best correct one (-1 if none).
+  int tune(std::vector<Candidate> &Cands, Checker &Chk, int Sets, int Calls) {
+    std::vector<cudaGraphExec_t> Graphs;
+    std::vector<int> Index;
+    for (size_t I = 0; I < Cands.size(); ++I) {
+      Cands[I].RelErr = Chk.check(Cands[I].Run);
+      if (!(Cands[I].RelErr <= Tolerance))
+        continue;
+      if (!Tm->build(Cands[I].Run, Calls, Sets, &Cands[I].Graph))
+        continue;
+      Graphs.push_back(Cands[I].Graph);
+      Index.push_back(static_cast<int>(I));
+    }
+    if (Graphs.empty())
+      return -1;
+    if (Graphs.size() == 1) {
+      Cands[Index[0]].Time.Median = 0;
+      return Index[0];
+    }
+    std::vector<Stats> T = Tm->run(Graphs, Calls, Opt.TuneRounds);
+    int Best = -1;
+    for (size_t I = 0; I < T.size(); ++I) {
+      Cands[Index[I]].Time = T[I];
+      if (Best < 0 || T[I].Median < Cands[Best].Time.Median)
+        Best = Index[I];
+    }
+    return Best;
+  }
+
+  void release(std::vector<Candidate> &Cands) {
+    for (Candidate &C : Cands)
+      if (C.Graph)
+        cudaGraphExecDestroy(C.Graph);
+    Cands.clear();
+  }
+
+  void shape(const Shape &S, cudaoptGemmType T, cudaoptGemmBLayout L,
+             std::ostream &Out) {
+    int Sets = setsFor(S);
+    ShapeBuffers B = layout(S, T, L, Sets);
+    Checker Chk(B, Ref, RefBytes, Rows, Stream);
+    double Flop = 2.0 * S.M * S.N * S.K;
+
+    // Our family: the model's first plans plus the first one rastered the
+    // other way.
+    cudaoptGemmProblem P0 = B.problem(0);
+    std::vector<cudaoptGemmPlan> Plans(Opt.Ours);
+    Plans.resize(cudaoptGemmCandidates(&P0, Plans.data(), Opt.Ours));
+    if (!Plans.empty()) {
+      cudaoptGemmPlan Flip = Plans[0];
+      Flip.RasterN ^= 1;
+      Plans.push_back(Flip);
+    } else {
+      Plans.push_back({-1, 1, 0, 1});
+    }
+    std::vector<Candidate> Ours;
+    for (const cudaoptGemmPlan &Pl : Plans)
+      Ours.push_back({planName(Pl), ours(B, Pl)});
+    int BestOurs = tune(Ours, Chk, Sets, Sets);
+
+    std::vector<Candidate> Lts;
+    int NumLt = Base->ltPrepare(P0, Opt.Lt);
+    for (int I = 0; I < NumLt; ++I)
+      Lts.push_back({"lt" + std::to_string(I), lt(B, I)});
+    int BestLt = tune(Lts, Chk, Sets, Sets);
+
+    std::vector<Candidate> Final;
+    Final.push_back({"cublas", cublas(B)});
+    Final.back().RelErr = Chk.check(Final.back().Run);
+    bool CublasOk = Final.back().RelErr <= Tolerance;
+    std::vector<cudaGraphExec_t> Graphs;
+    std::vector<std::string> Names;
+    auto Add = [&](const char *Name, Candidate *C) {
+      if (!C || !C->Graph)
+        return;
+      Graphs.push_back(C->Graph);
+      Names.push_back(Name);
+    };
+    Tm->build(Final[0].Run, Sets, Sets, &Final[0].Graph);
+    Add("ours", BestOurs >= 0 ? &Ours[BestOurs] : nullptr);
+    Add("cublas", &Final[0]);
+    Add("lt", NumLt > 0 && Lts[0].Graph ? &Lts[0] : nullptr);
+    Add("lt_auto", BestLt >= 0 ? &Lts[BestLt] : nullptr);
+    std::vector<Stats> Times = Tm->run(Graphs, Sets, Opt.Rounds);
+
+    std::ostringstream J;
+    J.precision(6);
+    J << "{\"M\":" << S.M << ",\"N\":" << S.N << ",\"K\":" << S.K
+      << ",\"tag\":\"" << S.Tag << "\",\"type\":\"" << typeName(T)
+      << "\",\"layout\":\"" << layoutName(L) << "\",\"flop\":" << Flop
+      << ",\"calls_per_sample\":" << Sets << ",\"check_rows\":" << Chk.NumRows
+      << ",\"ours_plan\":\""
+      << (BestOurs >= 0 ? Ours[BestOurs].Name : std::string("none"))
+      << "\",\"ours_plan_index\":" << BestOurs
+      << ",\"lt_auto_index\":" << BestLt << ",\"cublas_relerr\":"
+      << (CublasOk ? Final[0].RelErr : -1.0) << ",\"candidates\":[";
+    for (size_t I = 0; I < Ours.size(); ++I)
+      J << (I ? "," : "") << "{\"plan\":\"" << Ours[I].Name << "\",\"relerr\":"
+        << (std::isfinite(Ours[I].RelErr) ? Ours[I].RelErr : -1.0)
+        << ",\"ms\":" << Ours[I].Time.Median << "}";
+    J << "],\"lt_candidates\":[";
+    for (size_t I = 0; I < Lts.size(); ++I)
+      J << (I ? "," : "") << "{\"relerr\":"
+        << (std::isfinite(Lts[I].RelErr) ? Lts[I].RelErr : -1.0)
+        << ",\"ms\":" << Lts[I].Time.Median << "}";
+    J << "]";
+    for (size_t I = 0; I < Times.size(); ++I) {
+      J << ",";
+      jsonStats(J, Names[I].c_str(), Times[I], Flop);
+    }
+    J << "}";
+    Out << J.str() << std::endl;
+    double OursMs = 0, CbMs = 0;
+    for (size_t I = 0; I < Times.size(); ++I) {
+      if (Names[I] == "ours")
+        OursMs = Times[I].Median;
+      if (Names[I] == "cublas")
+        CbMs = Times[I].Median;
+    }
+    std::printf("%-5s %-3s %6d %6d %6d  ours %8.4f ms (%6.1f TF)  cublas %8.4f "
+                "ms (%6.1f TF)  x%.3f  %s\n",
+                typeName(T), layoutName(L), S.M, S.N, S.K, OursMs,
+                OursMs > 0 ? Flop / OursMs / 1e9 : 0, CbMs,
+                CbMs > 0 ? Flop / CbMs / 1e9 : 0,
+                OursMs > 0 ? CbMs / OursMs : 0,
+                BestOurs >= 0 ? Ours[BestOurs].Name.c_str() : "NONE");
+    std::fflush(stdout);
+    release(Ours);
+    release(Lts);
+    release(Final);
+  }
+
+  /// Correctness of every configuration (splits 1 and 3, alpha/beta) on an
+  /// awkward shape, the fp32-accumulation test and the fallback.
+  void special(std::ostream &Out) {
+    int Failures = 0;
+    auto Report = [&](const std::string &What, double Err, bool WantPass) {
+      bool Pass = Err <= Tolerance;
+      bool Good = Pass == WantPass;
+      Failures += !Good;
+      std::printf("special %-58s relerr %.3e  %s\n", What.c_str(), Err,
+                  Good ? "ok" : "FAIL");
+      Out << "{\"special\":\"" << What << "\",\"relerr\":"
+          << (std::isfinite(Err) ? Err : -1.0) << ",\"expect_pass\":"
+          << (WantPass ? "true" : "false") << ",\"ok\":"
+          << (Good ? "true" : "false") << "}" << std::endl;
+    };
+    for (cudaoptGemmType T : {CUDAOPT_GEMM_F16, CUDAOPT_GEMM_BF16})
+      for (cudaoptGemmBLayout L : {CUDAOPT_GEMM_B_COL, CUDAOPT_GEMM_B_ROW}) {
+        Shape S{333, 776, 1000, "special"};
+        ShapeBuffers B = layout(S, T, L, 1);
+        Checker Chk(B, Ref, RefBytes, Rows, Stream);
+        fillNormal(Cold, size_t(S.M) * S.N, T == CUDAOPT_GEMM_BF16, 77, 0, 1,
+                   Stream);
+        for (int Id = -1; Id < cudaoptGemmNumKernels(); ++Id)
+          for (int Splits : {1, 3}) {
+            if (Id < 0 && Splits > 1)
+              continue;
+            cudaoptGemmPlan Pl{Id, 3, Splits == 3, Splits};
+            Enqueue E = [&, Pl](cudaStream_t St, int) {
+              cudaoptGemmProblem P = B.problem(0, 0.75f, 0.5f);
+              return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) == cudaSuccess;
+            };
+            std::string Name = std::string(typeName(T)) + "/" + layoutName(L) +
+                               " 333x776x1000 a=.75 b=.5 " + planName(Pl);
+            Report(Name, Chk.check(E, Cold, 0.75f, 0.5f), true);
+          }
+      }
+    // fp32 accumulation: sums of 16384 products of U(0.5, 1.5) values reach
+    // ~16384, where fp16 accumulation stalls (ulp 16 above 16384, 2 above
+    // 2048). cuBLAS with CUBLAS_COMPUTE_16F must fail it.
+    for (cudaoptGemmBLayout L : {CUDAOPT_GEMM_B_COL, CUDAOPT_GEMM_B_ROW}) {
+      Shape S{256, 256, 16384, "fp32acc"};
+      ShapeBuffers B = layout(S, CUDAOPT_GEMM_F16, L, 1, /*Uniform=*/true);
+      Checker Chk(B, Ref, RefBytes, Rows, Stream);
+      cudaoptGemmProblem P0 = B.problem(0);
+      std::vector<cudaoptGemmPlan> Plans(4);
+      Plans.resize(cudaoptGemmCandidates(&P0, Plans.data(), 4));
+      for (const cudaoptGemmPlan &Pl : Plans)
+        Report(std::string("fp32-accumulation f16/") + layoutName(L) + " " +
+                   planName(Pl),
+               Chk.check(ours(B, Pl)), true);
+      Report(std::string("fp32-accumulation f16/") + layoutName(L) +
+                 " cuBLAS COMPUTE_16F (must fail)",
+             Chk.check([&](cudaStream_t St, int) {
+               return Base->gemmEx16(B.problem(0), St);
+             }),
+             false);
+    }
+    // Odd leading dimension: the dispatcher must take the fallback.
+    {
+      Shape S{333, 777, 1111, "fallback"};
+      ShapeBuffers B = layout(S, CUDAOPT_GEMM_F16, CUDAOPT_GEMM_B_COL, 1);
+      Checker Chk(B, Ref, RefBytes, Rows, Stream);
+      Report("dispatch 333x777x1111 f16/col (fallback)",
+             Chk.check([&](cudaStream_t St, int) {
+               cudaoptGemmProblem P = B.problem(0);
+               return cudaoptGemm(&P, nullptr, 0, St) == cudaSuccess;
+             }),
+             true);
+    }
+    std::printf("special tests: %d failure(s)\n", Failures);
+  }
+
+private:
+  Options Opt;
+  Arena Ar;
+  cudaStream_t Stream;
+  Baselines *Base;
+  Timer *Tm;
+  float *Ref;
+  size_t RefBytes;
+  int *Rows;
+  void *Ws;
+  size_t WsBytes;
+  void *Cold;
+  unsigned long long Counter = 1;
+};
+
+/// "M N K type layout" of a result line written by Bench::shape.
+std::string keyOf(const std::string &Line) {
+  auto Field = [&](const char *Name) {
+    std::string Pat = std::string("\"") + Name + "\":";
+    size_t At = Line.find(Pat);
+    if (At == std::string::npos)
+      return std::string();
+    At += Pat.size();
+    if (Line[At] == '"')
+      return Line.substr(At + 1, Line.find('"', At + 1) - At - 1);
+    return Line.substr(At, Line.find_first_of(",}", At) - At);
+  };
+  return Field("M") + " " + Field("N") + " " + Field("K") + " " +
+         Field("type") + " " + Field("layout");
+}
+
+bool parse(int Argc, char **Argv, Options &O) {
+  for (int I = 1; I < Argc; ++I) {
+    std::string A = Argv[I];
+    auto Next = [&]() -> std::string {
+      if (I + 1 >= Argc) {
+        std::fprintf(stderr, "missing value for %s\n", A.c_str());
+        std::exit(1);
+      }
+      return Argv[++I];
+    };
+    if (A == "--shapes")
+      O.ShapesFile = Next();
+    else if (A == "--out")
+      O.OutFile = Next();
+    else if (A == "--types")
+      O.Types = splitList(Next());
+    else if (A == "--layouts")
+      O.Layouts = splitList(Next());
+    else if (A == "--rounds")
+      O.Rounds = std::stoi(Next());
+    else if (A == "--tune-rounds")
+      O.TuneRounds = std::stoi(Next());
+    else if (A == "--ours")
+      O.Ours = std::stoi(Next());
+    else if (A == "--lt")
+      O.Lt = std::stoi(Next());
+    else if (A == "--limit")
+      O.Limit = std::stoi(Next());
+    else if (A == "--arena-gib")
+      O.ArenaGiB = std::stod(Next());
+    else if (A == "--special")
+      O.Special = true;
+    else {
+      std::fprintf(stderr, "unknown option %s\n", A.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+cudaoptGemmProblem ShapeBuffers::problem(int Set, float Alpha,
+                                         float Beta) const {
+  cudaoptGemmProblem P;
+  P.M = M;
+  P.N = N;
+  P.K = K;
+  P.Type = Type;
+  P.LayoutB = Layout;
+  P.A = Sets[Set].A;
+  P.Lda = K;
+  P.B = Sets[Set].B;
+  P.Ldb = Layout == CUDAOPT_GEMM_B_ROW ? N : K;
+  P.C = Sets[Set].C;
+  P.Ldc = N;
+  P.Alpha = Alpha;
+  P.Beta = Beta;
+  return P;
+}
+
+int main(int Argc, char **Argv) {
+  Options O;
+  if (!parse(Argc, Argv, O))
+    return 1;
+  std::vector<Shape> Shapes;
+  if (!O.ShapesFile.empty()) {
+    std::ifstream In(O.ShapesFile);
+    std::string Line;
+    while (std::getline(In, Line)) {
+      if (Line.empty() || Line[0] == '#')
+        continue;
+      std::istringstream L(Line);
+      Shape S;
+      L >> S.M >> S.N >> S.K >> S.Tag;
+      Shapes.push_back(S);
+    }
+  }
+  // Resume: shapes already in the output are skipped; a shape started but
+  // never finished (the process died or hung on it) is recorded as failed.
+  std::set<std::string> Done, Started;
+  {
+    std::ifstream In(O.OutFile);
+    std::string Line;
+    while (std::getline(In, Line))
+      if (Line.find("\"M\":") != std::string::npos)
+        Done.insert(keyOf(Line));
+    std::ifstream InS(O.OutFile + ".started");
+    while (std::getline(InS, Line))
+      Started.insert(Line);
+  }
+  std::ofstream Out(O.OutFile, std::ios::app);
+  std::ofstream StartLog(O.OutFile + ".started", std::ios::app);
+  Bench B(O);
+  cudaDeviceProp Prop;
+  BENCH_CHECK(cudaGetDeviceProperties(&Prop, 0));
+  std::printf("device %s, %d SMs, table %s\n", Prop.name,
+              Prop.multiProcessorCount, cudaoptGemmTableVersion());
+  if (O.Special)
+    B.special(Out);
+  if (O.Special && Started.count("special") == 0) {
+    StartLog << "special" << std::endl;
+    B.special(Out);
+  }
+  int Count = 0;
+  for (const std::string &Ts : O.Types)
+    for (const std::string &Ls : O.Layouts)
+      for (const Shape &S : Shapes) {
+        if (Count++ >= O.Limit)
+          break;
+        std::string Key = std::to_string(S.M) + " " + std::to_string(S.N) +
+                          " " + std::to_string(S.K) + " " + Ts + " " + Ls;
+        if (Done.count(Key))
+          continue;
+        if (Started.count(Key)) {
+          Out << "{\"M\":" << S.M << ",\"N\":" << S.N << ",\"K\":" << S.K
+              << ",\"tag\":\"" << S.Tag << "\",\"type\":\"" << Ts
+              << "\",\"layout\":\"" << Ls << "\",\"failed\":true}" << std::endl;
+          continue;
+        }
+        StartLog << Key << std::endl;
+        B.shape(S, Ts == "bf16" ? CUDAOPT_GEMM_BF16 : CUDAOPT_GEMM_F16,
+                Ls == "row" ? CUDAOPT_GEMM_B_ROW : CUDAOPT_GEMM_B_COL, Out);
+      }
+  return 0;
+}
