@@ -29,6 +29,10 @@ case "$MODE" in
     timeout 60 "$BIN" --shapes bench/gemm/smoke.txt --types bf16 --layouts col \
       --rounds 10 --out "$OUT/smoke.jsonl" "$@" 2>&1 | tee -a "$OUT/smoke.log"
     ;;
+  exp)
+    timeout 200 "$BIN" --special --shapes bench/gemm/smoke.txt \
+      --types f16 --layouts col,row --rounds 10 --out "$OUT/exp.jsonl" "$@" 2>&1 | tee "$OUT/exp.log" | grep -v "^special.* ok$"
+    ;;
   full)
     for i in 1 2 3; do  # resume after a crash (the bench skips done shapes)
       timeout "${BUDGET:-400}" "$BIN" --special --shapes bench/gemm/shapes.txt \

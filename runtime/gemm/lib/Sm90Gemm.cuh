@@ -11,7 +11,10 @@
 // wgmma m64nBNk16 out of those buffers into fp32 registers, releasing a stage
 // once the wgmma that read it has retired. Units of work (tile, K split) are
 // dealt round-robin to CTAs in a grouped raster order so that concurrently
-// running tiles share A rows / B columns in L2. Split-K partial sums meet in
+// running tiles share A rows / B columns in L2. When Beta == 0 the epilogue
+// writes 64x64 swizzled chunks to shared memory (two buffers per consumer)
+// and TMA stores them, so consumers return to the main loop while the
+// stores drain. Split-K partial sums meet in
 // an fp32 workspace; the last split of a tile to finish writes the output
 // and leaves the workspace zeroed again.
 //
@@ -127,8 +130,10 @@ struct Sm90Gemm {
   static constexpr int MI = WarpM / 64;           // m64 atoms per consumer
   static constexpr int ABytes = BM * BlockK * 2;
   static constexpr int BBytes = BN * BlockK * 2;
+  static constexpr int CChunkBytes = 64 * 64 * 2; // one 64x64 output chunk
+  static constexpr int CBytes = NumConsumers * 2 * CChunkBytes;
   static constexpr int SmemBytes =
-      Stages * (ABytes + BBytes) + 2 * Stages * 8 + 1024;
+      Stages * (ABytes + BBytes) + CBytes + 2 * Stages * 8 + 1024;
   static_assert(WarpM % 64 == 0, "each consumer owns whole m64 atoms");
   static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
   static_assert(BM <= 256, "TMA box rows");
@@ -139,6 +144,7 @@ template <typename T, int BM, int BN, int NumConsumers, int Stages,
 __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     sm90GemmKernel(const __grid_constant__ CUtensorMap MapA,
                    const __grid_constant__ CUtensorMap MapB,
+                   const __grid_constant__ CUtensorMap MapC,
                    const Sm90Params P) {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
   using Cfg = Sm90Gemm<T, BM, BN, NumConsumers, Stages, BRowMajor>;
@@ -148,14 +154,16 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       (reinterpret_cast<uintptr_t>(SmemRaw) + 1023) & ~uintptr_t(1023));
   unsigned char *SA = Smem;
   unsigned char *SB = Smem + Stages * Cfg::ABytes;
-  uint64_t *Full =
-      reinterpret_cast<uint64_t *>(Smem + Stages * (Cfg::ABytes + Cfg::BBytes));
+  unsigned char *SC = Smem + Stages * (Cfg::ABytes + Cfg::BBytes);
+  uint64_t *Full = reinterpret_cast<uint64_t *>(SC + Cfg::CBytes);
   uint64_t *Empty = Full + Stages;
   __shared__ int IsLastSplit;
 
   const int Wg = threadIdx.x / 128;
   const int Tid = threadIdx.x % 128;
   if (threadIdx.x == 0) {
+    prefetchTensorMap(&MapA);
+    prefetchTensorMap(&MapB);
     for (int S = 0; S < Stages; ++S) {
       mbarInit(&Full[S], 1);
       mbarInit(&Empty[S], NumConsumers);
@@ -200,6 +208,8 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     const int Lane = Tid % 32;
     float Acc[MI][BN / 2];
     int It = 0;
+    int CBuf = 0; // which of this consumer's two output chunks is next
+    unsigned char *CStage = SC + Cw * 2 * Cfg::CChunkBytes;
     for (int U = blockIdx.x; U < NumUnits; U += gridDim.x) {
       Unit W = decodeUnit(P, U);
       int PrevS = 0;
@@ -245,6 +255,40 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       // the next one, for j < N/8.
       const int RowBase = W.Tm * BM + Cw * Cfg::WarpM + Warp * 16 + Lane / 4;
       const int ColBase = W.Tn * BN + (Lane % 4) * 2;
+      if (P.TmaStore) {
+        // Chunk layout = TMA 128B swizzle: row r at r * 128 bytes, 16-byte
+        // column group g stored at group g ^ (r % 8). Conflict-free: a
+        // warp's 8 rows hit 8 different groups.
+#pragma unroll
+        for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+          for (int Cc = 0; Cc < BN / 64; ++Cc) {
+            if (Tid == 0)
+              bulkWaitRead<1>(); // the store that last used CBuf has read it
+            namedBarrierSync(2 + Cw, 128);
+            unsigned char *Dst = CStage + CBuf * Cfg::CChunkBytes;
+#pragma unroll
+            for (int J = 0; J < 8; ++J)
+#pragma unroll
+              for (int H = 0; H < 2; ++H) {
+                int R = Warp * 16 + Lane / 4 + H * 8;
+                int Off = R * 128 + ((J ^ (R & 7)) << 4) + (Lane % 4) * 4;
+                int I = (Cc * 8 + J) * 4 + H * 2;
+                *reinterpret_cast<typename Pack2<T>::Type *>(Dst + Off) =
+                    Pack2<T>::make(P.Alpha * Acc[Mi][I],
+                                   P.Alpha * Acc[Mi][I + 1]);
+              }
+            fenceProxyAsync();
+            namedBarrierSync(2 + Cw, 128);
+            if (Tid == 0) {
+              tmaStore2d(&MapC, Dst, W.Tn * BN + Cc * 64,
+                         W.Tm * BM + Cw * Cfg::WarpM + Mi * 64);
+              bulkCommit();
+            }
+            CBuf ^= 1;
+          }
+        continue;
+      }
       if (P.Splits == 1) {
 #pragma unroll
         for (int Mi = 0; Mi < MI; ++Mi)
@@ -303,6 +347,8 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       if (threadIdx.x == 128)
         P.Counters[W.Tile] = 0;
     }
+    if (P.TmaStore && Tid == 0)
+      bulkWait<0>();
   }
 #endif
 }

@@ -27,7 +27,7 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P,
     return AttrErr;
 
   const bool Bf16 = P.Type == CUDAOPT_GEMM_BF16;
-  CUtensorMap MapA, MapB;
+  CUtensorMap MapA, MapB, MapC = {};
   cudaError_t Err =
       encodeTileMap(&MapA, P.A, Bf16, P.K, P.M, P.Lda, BlockK, BM);
   if (Err != cudaSuccess)
@@ -58,6 +58,14 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P,
   K.Splits = (K.KBlocks + K.KBlocksPerSplit - 1) / K.KBlocksPerSplit;
   K.Group = Plan.Group < 1 ? 1 : Plan.Group;
   K.RasterN = Plan.RasterN ? 1 : 0;
+  // TMA stores need Beta == 0 (no read of C), one split, 16-byte rows.
+  K.TmaStore = P.Beta == 0.0f && K.Splits == 1 &&
+               reinterpret_cast<uintptr_t>(P.C) % 16 == 0 && P.Ldc % 8 == 0;
+  if (K.TmaStore) {
+    Err = encodeTileMap(&MapC, P.C, Bf16, P.N, P.M, P.Ldc, 64, 64);
+    if (Err != cudaSuccess)
+      return Err;
+  }
   K.Workspace = nullptr;
   K.Counters = nullptr;
   if (K.Splits > 1) {
@@ -75,7 +83,7 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P,
   if (Err != cudaSuccess)
     return Err;
   int Grid = Units < Sms ? Units : Sms;
-  Kernel<<<Grid, Cfg::Threads, Cfg::SmemBytes, Stream>>>(MapA, MapB, K);
+  Kernel<<<Grid, Cfg::Threads, Cfg::SmemBytes, Stream>>>(MapA, MapB, MapC, K);
   return cudaGetLastError();
 }
 

@@ -21,6 +21,7 @@ struct Sm90Params {
   int KBlocksPerSplit; // ceil(KBlocks / Splits)
   int Group;           // tiles per raster group
   int RasterN;         // 0: group along M, 1: group along N
+  int TmaStore;        // 1: epilogue through shared memory + TMA stores
   float *Workspace;    // M x N fp32, zero between launches (Splits > 1)
   unsigned *Counters;  // one per tile, zero between launches (Splits > 1)
 };

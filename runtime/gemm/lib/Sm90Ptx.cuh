@@ -68,6 +68,42 @@ __device__ __forceinline__ void tmaLoad2d(void *Dst, const CUtensorMap *Map,
                : "memory");
 }
 
+/// 2-D TMA tile store of the box at (\p C0 inner, \p C1 outer) from \p Src;
+/// completes as a bulk group of the issuing thread.
+__device__ __forceinline__ void tmaStore2d(const CUtensorMap *Map,
+                                           const void *Src, int C0, int C1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+               " [%0, {%2, %3}], [%1];\n" ::"l"(reinterpret_cast<uint64_t>(Map)),
+               "r"(smemAddr(Src)), "r"(C0), "r"(C1)
+               : "memory");
+}
+
+__device__ __forceinline__ void bulkCommit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/// Waits until at most \p Pending bulk groups still read shared memory.
+template <int Pending> __device__ __forceinline__ void bulkWaitRead() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending)
+               : "memory");
+}
+
+template <int Pending> __device__ __forceinline__ void bulkWait() {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+/// Orders this thread's generic-proxy shared-memory writes before later
+/// async-proxy (TMA) reads.
+__device__ __forceinline__ void fenceProxyAsync() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void prefetchTensorMap(const CUtensorMap *Map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(
+                   reinterpret_cast<uint64_t>(Map))
+               : "memory");
+}
+
 __device__ __forceinline__ void wgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
 }
