@@ -1,0 +1,48 @@
+#!/bin/bash
+# The script the SpMM work sends to the lent GPU (one call = smoke test,
+# variant sweep, grid). Writes logs and JSON under $OUT; prints a short
+# summary last. Usage: bench/spmm/device-run.sh [smoke|variants|grid50|other]...
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/spmm-out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv,noheader
+BIN=build-spmm/spmm-bench
+if ! [ -x "$BIN" ] || ldd "$BIN" | grep -q "not found"; then
+  echo "building $BIN here"
+  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a \
+    -Iruntime/sparse -Ibench/spmm bench/spmm/SpmmBench.cu \
+    bench/spmm/CusparseLt.cpp runtime/sparse/TlsSpmm.cu \
+    runtime/sparse/TlsEncoder.cpp runtime/sparse/TlsFile.cpp \
+    -lcublas -ldl -o "$BIN" || exit 1
+fi
+CSLT=$(python3 - <<'PY' 2>/dev/null
+import glob, os, sys
+for p in sys.path:
+    for f in glob.glob(os.path.join(p, "nvidia", "*", "lib", "libcusparseLt.so*")):
+        print(f); sys.exit(0)
+PY
+)
+echo "cuSPARSELt: ${CSLT:-not found}"
+C=${CSLT:+--cusparselt $CSLT}
+for PHASE in "${@:-smoke}"; do
+  case $PHASE in
+  smoke)
+    timeout 90 $BIN --shapes 1,7 --n 8,16,32,64,128,256 --reps 5 $C 2>&1 | tee "$OUT/smoke.log"
+    if ! grep -q "^ok " "$OUT/smoke.log" || grep -q "FAIL" "$OUT/smoke.log"; then
+      echo "SMOKE FAILED"; exit 1
+    fi ;;
+  variants)
+    timeout 60 $BIN --shapes 1,15,29 --n 8,32,128 --reps 10 --variants $C 2>&1 | tee "$OUT/variants.log" | grep -v "^  variant" ;;
+  grid50)
+    timeout ${GRID_TIMEOUT:-180} $BIN --shapes all --n 8,16,32,64,128,256 --sparsity 50 \
+      --pattern iid,magnitude --reps 20 $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1
+    tail -3 "$OUT/grid50.log" ;;
+  other)
+    timeout ${OTHER_TIMEOUT:-200} $BIN --shapes all --n 8,16,32,64,128,256 --sparsity 40,60,70 \
+      --pattern iid --reps 20 $C --json "$OUT/spmm-other.json" > "$OUT/other.log" 2>&1
+    tail -3 "$OUT/other.log" ;;
+  esac
+done
+grep -h "^FAIL\|accumulation" "$OUT"/*.log | head -20
+ls "$OUT"/*.json >/dev/null 2>&1 && python3 bench/spmm/summarize.py "$OUT"/*.json

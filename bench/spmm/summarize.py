@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Summarize spmm-bench JSON output.
+
+usage: summarize.py RESULTS.json [...] [--md OUT.md] [--json OUT.json]
+                    [--png OUT.png]
+
+Reads one or more files written by spmm-bench --json (complete or cut short:
+records are read line by line), prints geometric-mean speedups of the
+three-layer SpMM over cuBLAS (and cuSPARSELt) by pattern, sparsity and N,
+lists where dense wins, and optionally writes a merged JSON, a Markdown
+report and a PNG plot (speedup vs N per sparsity; needs matplotlib).
+"""
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+
+
+def load(paths):
+    meta, rows = {}, []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                s = line.strip()
+                if s.startswith('{"device"') or s.startswith('"device"'):
+                    continue
+                if s.startswith("{") and s.endswith("}") or s.endswith("},"):
+                    s = s.rstrip(",")
+                    try:
+                        rows.append(json.loads(s))
+                    except json.JSONDecodeError:
+                        pass
+                elif s.startswith("{"):
+                    # header line: {"device": ..., "results": [
+                    pass
+        with open(path) as f:
+            head = f.read(400)
+        for key in ("device", "cusparselt_version", "reps", "l2_flush"):
+            tag = '"%s": ' % key
+            if tag in head:
+                rest = head.split(tag, 1)[1]
+                val = rest.split(",", 1)[0].strip().strip('"')
+                meta[key] = val
+    return meta, rows
+
+
+def geomean(xs):
+    xs = [x for x in xs if x and x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def summarize(rows):
+    groups = defaultdict(list)
+    for r in rows:
+        groups[(r["pattern"], r["sparsity"], r["N"])].append(r)
+    table = []
+    for (pat, sp, n), rs in sorted(groups.items()):
+        table.append({
+            "pattern": pat, "sparsity": sp, "N": n, "shapes": len(rs),
+            "all_ok": all(r["ok"] for r in rs),
+            "geomean_vs_cublas": geomean([r["speedup_vs_cublas"] for r in rs]),
+            "geomean_vs_cslt": geomean([r["speedup_vs_cslt"] for r in rs
+                                        if r.get("speedup_vs_cslt")]),
+            "min_vs_cublas": min(r["speedup_vs_cublas"] for r in rs),
+            "max_vs_cublas": max(r["speedup_vs_cublas"] for r in rs),
+            "dense_wins": ["%dx%d" % (r["M"], r["K"]) for r in rs
+                           if r["speedup_vs_cublas"] < 1.0],
+            "bytes_per_element": sum(r["bytes_per_element"] for r in rs) / len(rs),
+            "median_tls_GBps": sorted(r["tls_GBps"] for r in rs)[len(rs) // 2],
+            "median_cublas_GBps": sorted(r["cublas_GBps"] for r in rs)[len(rs) // 2],
+        })
+    return table
+
+
+def print_table(table, out=sys.stdout):
+    out.write("| pattern | sparsity | N | shapes | all correct | geomean vs cuBLAS "
+              "| min / max | geomean vs cuSPARSELt 2:4 | B/elt | median GB/s "
+              "tls / cuBLAS | dense wins on |\n")
+    out.write("|---|---|---|---|---|---|---|---|---|---|---|\n")
+    for t in table:
+        wins = ", ".join(t["dense_wins"]) if t["dense_wins"] else "-"
+        out.write("| %s | %d%% | %d | %d | %s | **%.3f** | %.2f / %.2f | %.3f | "
+                  "%.3f | %.0f / %.0f | %s |\n" % (
+                      t["pattern"], t["sparsity"], t["N"], t["shapes"],
+                      "yes" if t["all_ok"] else "NO", t["geomean_vs_cublas"],
+                      t["min_vs_cublas"], t["max_vs_cublas"],
+                      t["geomean_vs_cslt"], t["bytes_per_element"],
+                      t["median_tls_GBps"], t["median_cublas_GBps"], wins))
+
+
+def plot(table, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    for ax, pat in zip(axes, ("iid", "magnitude")):
+        series = defaultdict(list)
+        for t in table:
+            if t["pattern"] == pat:
+                series[t["sparsity"]].append((t["N"], t["geomean_vs_cublas"]))
+        for sp in sorted(series):
+            pts = sorted(series[sp])
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                    label="%d%% sparse" % sp)
+        ax.axhline(1.0, color="gray", lw=0.8, ls="--")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("N (tokens)")
+        ax.set_title("%s pruning" % pat)
+        ax.legend()
+    axes[0].set_ylabel("geomean speedup over cuBLAS fp16 (31 shapes)")
+    fig.suptitle("Three-layer SpMM on H200 vs cuBLAS dense")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("inputs", nargs="+")
+    ap.add_argument("--md")
+    ap.add_argument("--json")
+    ap.add_argument("--png")
+    a = ap.parse_args()
+    meta, rows = load(a.inputs)
+    table = summarize(rows)
+    print_table(table)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"meta": meta, "summary": table, "results": rows}, f,
+                      indent=1)
+    if a.md:
+        with open(a.md, "w") as f:
+            print_table(table, f)
+    if a.png:
+        plot(table, a.png)
+
+
+if __name__ == "__main__":
+    main()

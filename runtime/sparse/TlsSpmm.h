@@ -1,0 +1,72 @@
+//===- TlsSpmm.h - SpMM with a three-layer sparse weight (CUDA) -----------===//
+//
+// Y = W * X with W (M x K) in the three-layer format, X (K x N) and Y (M x N)
+// dense fp16, fp32 accumulation. X and Y are column-major: column n of X is
+// X + n * Ldx (the K activations of token n), column n of Y is Y + n * Ldy.
+// In LLM terms X is the [N, K] activation matrix and Y the [N, M] output.
+//
+// One kernel: mma.sp (m16n8k32, f16 in, f32 accumulate) for layer 1, a second
+// mma.sp for the slot-filled layer 2 and the residual layer 3 whose values the
+// CUDA cores of each lane gather on chip; cp.async pipelining; split-K with an
+// in-kernel reduction by the last CTA of each output tile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_OPT_RUNTIME_SPARSE_TLSSPMM_H
+#define CUDA_OPT_RUNTIME_SPARSE_TLSSPMM_H
+
+#include "TlsFormat.h"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace cudaopt {
+namespace sparse {
+
+/// A TlsMatrix in device memory (tlsUpload allocates it, tlsFree frees it).
+struct TlsDeviceMatrix {
+  uint32_t Rows = 0, Cols = 0;
+  uint64_t NumBlocks = 0;
+  uint32_t MaxBlockResidual = 0;
+  const uint16_t *Values = nullptr;
+  const uint32_t *Bitmap = nullptr;
+  const uint32_t *ResidualOffsets = nullptr;
+  const uint16_t *Residual = nullptr; // padded by 8 values
+};
+
+cudaError_t tlsUpload(const TlsMatrix &M, TlsDeviceMatrix &D);
+void tlsFree(TlsDeviceMatrix &D);
+
+/// Tuning knobs; zero means "choose".
+struct TlsSpmmOptions {
+  int NTile = 0;      // 8, 16, 32 or 64 columns of X per CTA
+  int Warps = 0;      // 4 or 8 warps (16 rows each) per CTA
+  int SplitK = 0;     // number of K splits
+  int WavesTarget = 0; // aim for this many waves of CTAs when choosing SplitK
+};
+
+/// Bytes of workspace tlsSpmm needs for this shape and these options.
+/// The workspace must be zeroed once after allocation (cudaMemset); every
+/// call leaves its counters at zero again, so one workspace (sized for the
+/// largest use) serves any sequence of calls on one stream.
+size_t tlsSpmmWorkspaceBytes(const TlsDeviceMatrix &W, int N,
+                             const TlsSpmmOptions &Opts = {});
+
+/// Launches the SpMM on Stream. X needs Ldx % 8 == 0 and 16-byte alignment.
+cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
+                    __half *Y, int Ldy, void *Workspace, size_t WorkspaceBytes,
+                    cudaStream_t Stream, const TlsSpmmOptions &Opts = {});
+
+/// What tlsSpmm would launch (for reports).
+struct TlsSpmmPlan {
+  int NTile, Warps, Stages, SplitK, NChunks, MBlocks, ResidualCap;
+  size_t SharedBytes;
+  int Ctas;
+};
+TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
+                        const TlsSpmmOptions &Opts = {});
+
+} // namespace sparse
+} // namespace cudaopt
+
+#endif // CUDA_OPT_RUNTIME_SPARSE_TLSSPMM_H
