@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Support/GpuLock.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -98,8 +99,12 @@ measureVariants(const std::vector<VariantSource> &Vs,
                                             StringRef(LogPath)};
     std::string ErrMsg;
     bool Failed = false;
-    int RC = sys::ExecuteAndWait(Opts.Worker, Argv, std::nullopt, Redirects,
-                                 Opts.DeadlineSeconds, 0, &ErrMsg, &Failed);
+    int RC;
+    {
+      GpuLock Lock(Opts.Device); // Nothing else times on this GPU meanwhile.
+      RC = sys::ExecuteAndWait(Opts.Worker, Argv, std::nullopt, Redirects,
+                               Opts.DeadlineSeconds, 0, &ErrMsg, &Failed);
+    }
     Expected<json::Value> R = readJSON(ResultPath);
     const json::Object *RO = R ? R->getAsObject() : nullptr;
     if (!R)

@@ -46,16 +46,31 @@ static std::vector<std::string> paramGrid(ArrayRef<ParamSpec> Params) {
 }
 
 std::vector<std::string> candidatePipelines(unsigned Budget) {
-  std::vector<std::string> Singles;
-  for (const auto &T : TransformRegistry::createAll())
+  // Round-robin over the transforms (each one's parameter grid in order,
+  // each setting alone and after restrict-const), so that a small budget
+  // still samples every transform instead of exhausting the first one's grid.
+  std::vector<std::vector<std::string>> PerTransform;
+  for (const auto &T : TransformRegistry::createAll()) {
+    std::vector<std::string> Settings;
     for (const std::string &Params : paramGrid(T->getParams()))
-      Singles.push_back(T->getName().str() + Params);
+      Settings.push_back(T->getName().str() + Params);
+    PerTransform.push_back(std::move(Settings));
+  }
   std::vector<std::string> Out;
-  for (const std::string &S : Singles)
-    Out.push_back(S);
-  for (const std::string &S : Singles)
-    if (!StringRef(S).starts_with("restrict-const"))
-      Out.push_back("restrict-const," + S);
+  for (size_t Round = 0;; ++Round) {
+    bool Any = false;
+    for (const std::vector<std::string> &Settings : PerTransform) {
+      if (Round >= Settings.size())
+        continue;
+      Any = true;
+      const std::string &S = Settings[Round];
+      Out.push_back(S);
+      if (!StringRef(S).starts_with("restrict-const"))
+        Out.push_back("restrict-const," + S);
+    }
+    if (!Any)
+      break;
+  }
   if (Out.size() > Budget)
     Out.resize(Budget);
   return Out;

@@ -23,6 +23,8 @@ json::Value TuneResult::toJSON(StringRef File) const {
   json::Array Cands;
   for (const CandidateRecord &C : Candidates) {
     json::Object O{{"id", C.Id}, {"pipeline", C.Pipeline}, {"status", C.Status}};
+    if (!C.Kernel.empty())
+      O["kernel"] = C.Kernel;
     if (!C.Detail.empty())
       O["detail"] = C.Detail;
     if (C.M.Runs > 0) {
@@ -46,6 +48,25 @@ json::Value TuneResult::toJSON(StringRef File) const {
                    {"measured", Measured},
                    {"pipeline", ChosenPipeline},
                    {"candidates", std::move(Cands)}};
+  if (!Mode.empty())
+    Out["mode"] = Mode;
+  if (!Kernels.empty()) {
+    json::Array Ks;
+    for (const KernelOutcome &K : Kernels) {
+      json::Object O{{"kernel", K.Kernel}, {"measured", K.Measured},
+                     {"detail", K.Detail}};
+      if (K.Measured) {
+        O["baseline_ms"] = K.BaselineMs;
+        O["best_ms"] = K.BestMs;
+        O["speedup"] = K.BestMs > 0 ? K.BaselineMs / K.BestMs : 0;
+        O["pipeline"] = K.Pipeline;
+        O["grid"] = json::Array{K.Grid[0], K.Grid[1], K.Grid[2]};
+        O["block"] = json::Array{K.Block[0], K.Block[1], K.Block[2]};
+      }
+      Ks.push_back(std::move(O));
+    }
+    Out["kernels"] = std::move(Ks);
+  }
   if (!Measured) {
     Out["not_measured_reason"] = NotMeasuredReason;
   } else {
@@ -72,6 +93,8 @@ std::string TuneResult::toMarkdown(StringRef File) const {
     for (const CandidateRecord &C : Candidates)
       OS << "| `" << C.Pipeline << "` | " << C.Id << " | " << C.Status
          << (C.Detail.empty() ? "" : ": " + C.Detail) << " |\n";
+    for (const KernelOutcome &K : Kernels)
+      OS << "\nkernel `" << K.Kernel << "` not measured: " << K.Detail << "\n";
     return S;
   }
   OS << "kernel: `" << Kernel << "` on " << Device << "  \n"
@@ -79,15 +102,39 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << format("%.4f", BestMs) << " ms (**"
      << format("%.3fx", BestMs > 0 ? BaselineMs / BestMs : 0) << "**) with `"
      << (ChosenPipeline.empty() ? "(original)" : ChosenPipeline) << "`  \n"
+     << "mode: " << (Mode.empty() ? "-" : Mode) << "  \n"
      << VariantsMeasured << " variants measured in " << format("%.1f", Seconds)
      << " s; timing: CUDA events, L2 flushed before each launch, median of "
         "interleaved runs; each variant verified on 3 seeds against the "
-        "original with poisoned outputs and guard bands\n\n"
-     << "| id | pipeline | status | median ms | p10-p90 ms | speedup | GB/s "
+        "original with poisoned outputs and guard bands\n\n";
+  if (Kernels.size() > 1 || (Kernels.size() == 1 && !Kernels[0].Measured)) {
+    OS << "| kernel | launch | original ms | best ms | speedup | pipeline or "
+          "reason |\n|---|---|---|---|---|---|\n";
+    for (const KernelOutcome &K : Kernels) {
+      if (!K.Measured) {
+        std::string D = K.Detail.substr(0, 200);
+        for (char &Ch : D)
+          if (Ch == '\n' || Ch == '|')
+            Ch = ' ';
+        OS << "| " << K.Kernel << " | | | | not measured | " << D << " |\n";
+        continue;
+      }
+      OS << "| " << K.Kernel << " | " << K.Grid[0] << "x" << K.Grid[1] << "x"
+         << K.Grid[2] << " / " << K.Block[0] << "x" << K.Block[1] << "x"
+         << K.Block[2] << " | " << format("%.4f", K.BaselineMs) << " | "
+         << format("%.4f", K.BestMs) << " | "
+         << format("%.3fx", K.BestMs > 0 ? K.BaselineMs / K.BestMs : 0)
+         << " | `" << (K.Pipeline.empty() ? "(original)" : K.Pipeline)
+         << "` |\n";
+    }
+    OS << "\n";
+  }
+  OS << "| kernel | id | pipeline | status | median ms | p10-p90 ms | speedup | GB/s "
         "(% of "
-     << CopyCeilingGBs << ") | detail |\n|---|---|---|---|---|---|---|---|\n";
+     << CopyCeilingGBs << ") | detail |\n|---|---|---|---|---|---|---|---|---|\n";
   for (const CandidateRecord &C : Candidates) {
-    OS << "| " << C.Id << " | `" << (C.Pipeline.empty() ? "-" : C.Pipeline)
+    OS << "| " << C.Kernel << " | " << C.Id << " | `"
+       << (C.Pipeline.empty() ? "-" : C.Pipeline)
        << "` | " << C.Status << " | ";
     if (C.M.Runs > 0) {
       double GB = gbPerS(MinBytes, C.M.MedianMs);

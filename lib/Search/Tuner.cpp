@@ -1,19 +1,25 @@
 //===- Tuner.cpp - cuda-opt tune: search, measure, keep the fastest ------===//
 //
-// Part of cuda-opt.
+// Part of cuda-opt. Two ways to get a kernel's inputs (docs/tuning.md):
+// spec mode (a JSON file describes sizes and arguments; random inputs) and
+// program mode (the file's own main() is run once, instrumented, and the
+// chosen launch is captured and replayed). Both feed the same search: rewrite
+// with each candidate pipeline, compile, verify and time against the original
+// in the measurement worker, keep the fastest verified variant.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Measure/Capture.h"
 #include "cuda-opt/Measure/TuneSpec.h"
 #include "cuda-opt/Support/GpuProbe.h"
 #include "cuda-opt/Transforms/Pipeline.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <mutex>
 #include <set>
 
 using namespace llvm;
@@ -65,71 +71,117 @@ Expected<TuneResult> rewriteOnly(const Toolchain &TC, const SourceInput &Input,
   }
   return T;
 }
-} // namespace
 
-Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
-                          const TuneOptions &Opts) {
-  auto Start = std::chrono::steady_clock::now();
-  // Spec mode: the kernel and how to run it. The spec is checked even when
-  // there is no GPU, so its mistakes surface early.
-  std::optional<TuneSpec> Spec;
-  std::unique_ptr<ParsedSource> Parsed;
-  std::vector<KernelInfo> Kernels;
-  if (!Opts.SpecPath.empty()) {
-    Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, Input);
-    if (!P)
-      return P.takeError();
-    Parsed = std::move(*P);
-    Kernels = findKernels(Parsed->getASTContext());
-    ErrorOr<std::unique_ptr<MemoryBuffer>> SpecBuf =
-        MemoryBuffer::getFile(Opts.SpecPath);
-    if (!SpecBuf)
-      return createStringError(SpecBuf.getError(), "cannot read spec '%s': %s",
-                               Opts.SpecPath.c_str(),
-                               SpecBuf.getError().message().c_str());
-    Expected<TuneSpec> S = TuneSpec::parse((*SpecBuf)->getBuffer(),
-                                           Parsed->getASTContext(), Kernels);
-    if (!S)
-      return S.takeError();
-    if (!Opts.KernelName.empty() && Opts.KernelName != S->Kernel)
-      return createStringError(inconvertibleErrorCode(),
-                               "--kernel=%s but the spec describes kernel '%s'",
-                               Opts.KernelName.c_str(), S->Kernel.c_str());
-    Spec = std::move(*S);
+/// How one kernel is run by the measurement worker.
+struct Harness {
+  std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  int64_t Shmem = 0;
+  json::Array Args;
+  int64_t Runs = 20;
+  double RelTol = -1;
+  int64_t MinBytes = 0, Flops = 0;
+  /// Program mode: the original's capture; variants whose host code changes
+  /// the launch are run once in config-only mode to learn theirs.
+  bool ProgramMode = false;
+  CapturedLaunch Original;
+  CaptureOptions Capture;
+};
+
+/// The bytes a launch must at least move, from a program-mode capture: each
+/// buffer the kernel only reads, once; each buffer it changed, written once
+/// (and read once more when the kernel also reads it).
+int64_t capturedMinBytes(const json::Array &Args, const CapturedLaunch &L) {
+  int64_t Bytes = 0;
+  unsigned I = 0;
+  for (const json::Value &V : Args) {
+    const json::Object *O = V.getAsObject();
+    const CapturedParam &P = L.Params[I++];
+    if (!O || O->getString("kind") != "buffer" || O->get("same_as"))
+      continue;
+    int64_t Size = static_cast<int64_t>(L.Allocs[P.Alloc].Size);
+    bool Output = O->getBoolean("output").value_or(false);
+    bool Input = O->getBoolean("input").value_or(true);
+    Bytes += Output ? (Input ? 2 * Size : Size) : Size;
   }
+  return Bytes;
+}
 
-  GpuProbeResult Gpus = probeGpus();
-  TuneOptions Fallback = Opts;
-  if (Spec)
-    Fallback.KernelName = Spec->Kernel;
-  if (Gpus.Devices.empty())
-    return rewriteOnly(TC, Input, Fallback, "no CUDA GPU: " + Gpus.Reason);
-  if (!Spec)
-    return rewriteOnly(TC, Input, Fallback,
-                       "found " + Gpus.Devices.front().Name +
-                           ", but program-mode capture is not implemented "
-                           "yet; give --spec=FILE.json to measure");
-  if (Opts.WorkerPath.empty())
-    return rewriteOnly(TC, Input, Fallback,
-                       "the measurement worker cuda-opt-measure is not "
-                       "installed next to cuda-opt");
-  clang::ASTContext &Ctx = Parsed->getASTContext();
-  const KernelInfo *K = lookupKernel(Kernels, Spec->Kernel);
-  std::string Entry = kernelSymbol(Ctx, K->Decl);
+/// Learn the launch of each launch-changing variant by running its own
+/// program in config-only mode. Returns per variant "" or why it failed.
+std::vector<std::string> captureVariantLaunches(const Toolchain &TC,
+                                                const SourceInput &Input,
+                                                StringRef Kernel,
+                                                const Harness &H,
+                                                std::vector<VariantSource> &Vs,
+                                                const std::vector<bool> &Need,
+                                                const TuneOptions &Opts) {
+  std::vector<std::string> Errors(Vs.size());
+  unsigned Total = llvm::count(Need, true), Done = 0;
+  std::mutex M;
+  DefaultThreadPool Pool(hardware_concurrency());
+  for (size_t I = 0; I < Vs.size(); ++I) {
+    if (!Need[I])
+      continue;
+    Pool.async([&, I] {
+      SourceInput VI = Input;
+      VI.Text = Vs[I].Text;
+      auto Finish = [&](std::string Err) {
+        std::lock_guard<std::mutex> L(M);
+        Errors[I] = std::move(Err);
+        progress(Opts, "variant launches", ++Done, Total);
+      };
+      Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, VI);
+      if (!P)
+        return Finish(toString(P.takeError()));
+      CaptureOptions CO = H.Capture;
+      CO.Tag = Vs[I].Id;
+      CO.ConfigOnly = true;
+      Expected<CapturedLaunch> L = captureLaunch(TC, VI, **P, Kernel, CO);
+      if (!L)
+        return Finish("its program did not reach the launch: " +
+                      toString(L.takeError()));
+      // Replay passes the original's arguments; a variant whose host code
+      // passes different ones cannot be replayed faithfully.
+      if (L->Params.size() != H.Original.Params.size())
+        return Finish("its launch passes a different number of arguments");
+      for (size_t A = 0; A < L->Params.size(); ++A)
+        if (L->Params[A].K != H.Original.Params[A].K ||
+            L->Params[A].Bytes != H.Original.Params[A].Bytes ||
+            L->Params[A].Offset != H.Original.Params[A].Offset)
+          return Finish("its launch passes a different argument " +
+                        std::to_string(A));
+      Vs[I].Grid = L->Grid;
+      Vs[I].Block = L->Block;
+      Vs[I].Shmem = L->Shmem;
+      Finish("");
+    });
+  }
+  Pool.wait();
+  return Errors;
+}
 
-  TuneResult Result;
-  Result.Kernel = Spec->Kernel;
-  Result.Device = Gpus.Devices.front().Name;
+/// Search, measure and choose for one kernel; appends to \p Result and
+/// returns the text to continue from.
+Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
+                                 ParsedSource &Parsed, const KernelInfo &K,
+                                 Harness &H, const TuneOptions &Opts,
+                                 TuneResult &Result) {
+  clang::ASTContext &Ctx = Parsed.getASTContext();
+  std::string Kernel = K.name();
+  std::string Entry = kernelSymbol(Ctx, K.Decl);
+  auto Record = [&](CandidateRecord C) {
+    C.Kernel = Kernel;
+    Result.Candidates.push_back(std::move(C));
+  };
 
-  // Candidates: rewrite with each pipeline; keep distinct legal texts.
   std::vector<VariantSource> Variants;
   VariantSource Orig;
   Orig.Id = "original";
   Orig.Text = Input.Text;
   Orig.Entry = Entry;
-  Orig.Grid = Spec->Grid;
-  Orig.Block = Spec->Block;
-  Orig.Shmem = Spec->Shmem;
+  Orig.Grid = H.Grid;
+  Orig.Block = H.Block;
+  Orig.Shmem = H.Shmem;
   Variants.push_back(Orig);
   std::set<std::string> Seen = {Input.Text};
   std::vector<std::string> Candidates = candidatePipelines(Opts.Budget * 4);
@@ -139,6 +191,7 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
   // after another may still become illegal; runPipeline checks again.)
   std::vector<std::string> Legal;
   std::vector<std::vector<PassInvocation>> LegalPipelines;
+  std::vector<bool> LegalChangesLaunch;
   for (const std::string &P : Candidates) {
     Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(P);
     if (!Pipeline) {
@@ -146,18 +199,21 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
       continue;
     }
     std::string Why;
-    bool NeedsProgramMode = false;
+    bool ChangesLaunch = false, NeedsProgramMode = false;
     for (const PassInvocation &PI : *Pipeline) {
       if (PI.Pass->changesLaunchConfig(PI.Params)) {
-        NeedsProgramMode = true;
-        // Measured with the spec's grid and block, such a variant would run
-        // a launch its rewrite does not describe (seen: coarsen faulting).
-        Why = PI.str() + ": changes the launch configuration, which spec "
-                         "mode cannot follow (it launches with the spec's "
-                         "grid and block)";
-        break;
+        ChangesLaunch = true;
+        if (!H.ProgramMode) {
+          // Measured with the spec's grid and block, such a variant would
+          // run a launch its rewrite does not describe.
+          NeedsProgramMode = true;
+          Why = PI.str() + ": changes the launch configuration, which spec "
+                           "mode cannot follow (it launches with the spec's "
+                           "grid and block)";
+          break;
+        }
       }
-      if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, *K}, PI.Params)) {
+      if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
         Why = PI.str() + ": " + toString(std::move(E));
         break;
       }
@@ -165,13 +221,14 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
     if (Why.empty()) {
       Legal.push_back(P);
       LegalPipelines.push_back(std::move(*Pipeline));
+      LegalChangesLaunch.push_back(ChangesLaunch);
       continue;
     }
     CandidateRecord C;
     C.Pipeline = P;
     C.Status = NeedsProgramMode ? "needs-program-mode" : "illegal";
     C.Detail = Why;
-    Result.Candidates.push_back(C);
+    Record(C);
   }
 
   // Rewrite the legal candidates in parallel: each parse is independent.
@@ -182,7 +239,7 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
     for (size_t I = 0; I < Legal.size(); ++I)
       Pool.async([&, I] {
         PipelineOptions PO;
-        PO.KernelName = Spec->Kernel;
+        PO.KernelName = Kernel;
         PO.Format = Opts.Format;
         Expected<PipelineResult> R =
             runPipeline(TC, Input, LegalPipelines[I], PO);
@@ -194,13 +251,14 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
       });
     Pool.wait();
   }
+  std::vector<bool> NeedLaunch = {false};
   for (size_t I = 0; I < Legal.size(); ++I) {
     if (!Texts[I]) {
       CandidateRecord C;
       C.Pipeline = Legal[I];
       C.Status = "illegal";
       C.Detail = Failures[I];
-      Result.Candidates.push_back(C);
+      Record(C);
       continue;
     }
     if (Variants.size() > Opts.Budget || !Seen.insert(*Texts[I]).second)
@@ -210,15 +268,37 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
     V.Pipeline = Legal[I];
     V.Text = std::move(*Texts[I]);
     Variants.push_back(V);
+    NeedLaunch.push_back(LegalChangesLaunch[I]);
   }
   progress(Opts, "rewrite", Legal.size(), Legal.size());
+
+  // Program mode: launch-changing variants run their own program to say
+  // what launch they make.
+  if (H.ProgramMode && llvm::is_contained(NeedLaunch, true)) {
+    std::vector<std::string> Errs = captureVariantLaunches(
+        TC, Input, Kernel, H, Variants, NeedLaunch, Opts);
+    std::vector<VariantSource> Kept;
+    for (size_t I = 0; I < Variants.size(); ++I) {
+      if (Errs[I].empty()) {
+        Kept.push_back(std::move(Variants[I]));
+        continue;
+      }
+      CandidateRecord C;
+      C.Id = Variants[I].Id;
+      C.Pipeline = Variants[I].Pipeline;
+      C.Status = "launch-unknown";
+      C.Detail = Errs[I];
+      Record(C);
+    }
+    Variants = std::move(Kept);
+  }
 
   CompileOptions CO;
   CO.SourcePath = Input.Path;
   CO.Flags = Input.Flags;
   CO.Arch = TC.GpuArch;
   CO.DependencyFingerprint =
-      projectHeaderFingerprint(Parsed->getSourceManager(), TC);
+      projectHeaderFingerprint(Parsed.getSourceManager(), TC);
   std::vector<std::string> CompileErrors;
   progress(Opts, "compile", 0, Variants.size());
   std::vector<std::string> Cubins =
@@ -231,24 +311,34 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
 
   MeasureOptions MO;
   MO.Worker = Opts.WorkerPath;
-  MO.Runs = Spec->Runs;
-  MO.RelTol = Spec->RelTol;
+  MO.Runs = H.Runs;
+  MO.RelTol = H.RelTol;
   // Verification of large buffers takes time per variant; the deadline is
   // for a worker that stopped making progress.
   MO.DeadlineSeconds = 120 + 20 * static_cast<unsigned>(Variants.size());
-  MO.WorkDir = Opts.WorkDir;
+  SmallString<256> WD(Opts.WorkDir);
+  sys::path::append(WD, "measure-" + Kernel);
+  MO.WorkDir = std::string(WD);
   MO.Progress = [&](unsigned D, unsigned T) { progress(Opts, "measure", D, T); };
   Expected<std::vector<Measurement>> Ms =
-      measureVariants(Variants, Cubins, Spec->argsToJob(), MO, Result.Device);
+      measureVariants(Variants, Cubins, H.Args, MO, Result.Device);
   if (!Ms)
     return Ms.takeError();
 
   Result.Measured = true;
-  Result.MinBytes = Spec->MinBytes;
-  Result.Flops = Spec->Flops;
-  Result.VariantsMeasured = Variants.size() - 1;
-  Result.BaselineMs = (*Ms)[0].MedianMs;
+  Result.MinBytes += H.MinBytes;
+  Result.Flops += H.Flops;
+  Result.VariantsMeasured += Variants.size() - 1;
   size_t Best = 0;
+  double Noise = (*Ms)[0].P90Ms - (*Ms)[0].P10Ms;
+  for (size_t I = 0; I < Variants.size(); ++I) {
+    const Measurement &M = (*Ms)[I];
+    // A variant must beat the best so far by more than the baseline's own
+    // run-to-run spread to count as faster.
+    if (I > 0 && CompileErrors[I].empty() && M.Verified &&
+        M.MedianMs + Noise < (*Ms)[Best].MedianMs)
+      Best = I;
+  }
   for (size_t I = 0; I < Variants.size(); ++I) {
     const Measurement &M = (*Ms)[I];
     CandidateRecord C;
@@ -262,25 +352,206 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
       C.Status = "rejected";
       C.Detail = M.Error;
     } else {
-      C.Status = "verified";
-      // A variant must beat the best so far by more than the baseline's own
-      // run-to-run spread to count as faster.
-      double Noise = (*Ms)[0].P90Ms - (*Ms)[0].P10Ms;
-      if (I > 0 && M.MedianMs + Noise < (*Ms)[Best].MedianMs)
-        Best = I;
+      C.Status = I == Best ? "fastest" : "verified";
+      if (Variants[I].Grid != H.Grid || Variants[I].Block != H.Block)
+        C.Detail = formatv("launch {0}x{1}x{2} blocks of {3}x{4}x{5}",
+                           Variants[I].Grid[0], Variants[I].Grid[1],
+                           Variants[I].Grid[2], Variants[I].Block[0],
+                           Variants[I].Block[1], Variants[I].Block[2]);
     }
-    Result.Candidates.push_back(C);
+    Record(C);
   }
-  for (CandidateRecord &C : Result.Candidates)
-    if (C.Id == Variants[Best].Id)
-      C.Status = "fastest";
-  Result.Text = Variants[Best].Text;
-  Result.ChosenPipeline = Variants[Best].Pipeline;
-  Result.BestMs = (*Ms)[Best].MedianMs;
-  Result.Seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - Start)
-                       .count();
+  KernelOutcome KO;
+  KO.Kernel = Kernel;
+  KO.Measured = true;
+  KO.Detail = H.ProgramMode ? "program mode" : "spec mode";
+  KO.BaselineMs = (*Ms)[0].MedianMs;
+  KO.BestMs = (*Ms)[Best].MedianMs;
+  KO.Pipeline = Variants[Best].Pipeline;
+  KO.Grid = H.Grid;
+  KO.Block = H.Block;
+  Result.Kernels.push_back(KO);
+  Result.BaselineMs += KO.BaselineMs;
+  Result.BestMs += KO.BestMs;
+  if (!KO.Pipeline.empty())
+    Result.ChosenPipeline += (Result.ChosenPipeline.empty() ? "" : "; ") +
+                             Kernel + ": " + KO.Pipeline;
+  return Variants[Best].Text;
+}
+
+Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
+                                  ParsedSource &Parsed,
+                                  const std::vector<KernelInfo> &Kernels,
+                                  const TuneOptions &Opts) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> SpecBuf =
+      MemoryBuffer::getFile(Opts.SpecPath);
+  if (!SpecBuf)
+    return createStringError(SpecBuf.getError(), "cannot read spec '%s': %s",
+                             Opts.SpecPath.c_str(),
+                             SpecBuf.getError().message().c_str());
+  // The spec is checked even when there is no GPU, so its mistakes surface
+  // early.
+  Expected<TuneSpec> Spec = TuneSpec::parse((*SpecBuf)->getBuffer(),
+                                            Parsed.getASTContext(), Kernels);
+  if (!Spec)
+    return Spec.takeError();
+  if (!Opts.KernelName.empty() && Opts.KernelName != Spec->Kernel)
+    return createStringError(inconvertibleErrorCode(),
+                             "--kernel=%s but the spec describes kernel '%s'",
+                             Opts.KernelName.c_str(), Spec->Kernel.c_str());
+  TuneOptions Fallback = Opts;
+  Fallback.KernelName = Spec->Kernel;
+  GpuProbeResult Gpus = probeGpus();
+  if (Gpus.Devices.empty())
+    return rewriteOnly(TC, Input, Fallback, "no CUDA GPU: " + Gpus.Reason);
+  if (Opts.WorkerPath.empty())
+    return rewriteOnly(TC, Input, Fallback,
+                       "the measurement worker cuda-opt-measure is not "
+                       "installed next to cuda-opt");
+  Harness H;
+  H.Grid = Spec->Grid;
+  H.Block = Spec->Block;
+  H.Shmem = Spec->Shmem;
+  H.Args = Spec->argsToJob();
+  H.Runs = Spec->Runs;
+  H.RelTol = Spec->RelTol;
+  H.MinBytes = Spec->MinBytes;
+  H.Flops = Spec->Flops;
+  TuneResult Result;
+  Result.Mode = "spec";
+  Result.Kernel = Spec->Kernel;
+  Result.Device = Gpus.Devices.front().Name;
+  Expected<std::string> Text =
+      tuneKernel(TC, Input, Parsed, *lookupKernel(Kernels, Spec->Kernel), H,
+                 Opts, Result);
+  if (!Text)
+    return Text.takeError();
+  Result.Text = std::move(*Text);
   return Result;
+}
+
+/// Program mode: tune each chosen kernel in turn on its captured launch,
+/// continuing from the previous kernel's best text.
+Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
+                                     const SourceInput &Input,
+                                     std::vector<std::string> KernelNames,
+                                     const std::string &Device,
+                                     const TuneOptions &Opts) {
+  TuneResult Result;
+  Result.Mode = "program";
+  Result.Device = Device;
+  SourceInput Current = Input;
+  for (const std::string &Name : KernelNames) {
+    Result.Kernel += (Result.Kernel.empty() ? "" : ", ") + Name;
+    KernelOutcome Skip;
+    Skip.Kernel = Name;
+    auto Skipped = [&](Error E) {
+      Skip.Detail = toString(std::move(E));
+      Result.Kernels.push_back(Skip);
+      CandidateRecord C;
+      C.Kernel = Name;
+      C.Id = "original";
+      C.Status = "not-measured";
+      C.Detail = Skip.Detail;
+      Result.Candidates.push_back(C);
+    };
+    Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, Current);
+    if (!P)
+      return P.takeError();
+    std::vector<KernelInfo> Kernels = findKernels((*P)->getASTContext());
+    const KernelInfo *K = lookupKernel(Kernels, Name);
+    Harness H;
+    H.ProgramMode = true;
+    H.Capture.WorkDir = Opts.WorkDir;
+    H.Capture.Flags = Current.Flags;
+    H.Capture.Arch = TC.GpuArch;
+    H.Capture.ProgramArgs = Opts.ProgramArgs;
+    H.Capture.LaunchIndex = Opts.LaunchIndex;
+    H.Capture.TimeoutSeconds = Opts.ProgramTimeoutSeconds;
+    H.Capture.Tag = Name + "-original";
+    progress(Opts, "capture " + Name, 0, 1);
+    Expected<CapturedLaunch> L =
+        captureLaunch(TC, Current, **P, Name, H.Capture);
+    progress(Opts, "capture " + Name, 1, 1);
+    if (!L) {
+      Skipped(L.takeError());
+      continue;
+    }
+    Expected<json::Array> Args = replayArgs(*L, (*P)->getASTContext(), *K);
+    if (!Args) {
+      Skipped(Args.takeError());
+      continue;
+    }
+    H.Original = *L;
+    H.Grid = L->Grid;
+    H.Block = L->Block;
+    H.Shmem = L->Shmem;
+    H.Args = std::move(*Args);
+    H.MinBytes = capturedMinBytes(H.Args, *L);
+    Expected<std::string> Text =
+        tuneKernel(TC, Current, **P, *K, H, Opts, Result);
+    if (!Text) {
+      Skipped(Text.takeError());
+      continue;
+    }
+    Current.Text = std::move(*Text);
+  }
+  Result.Text = Current.Text;
+  if (!Result.Measured) {
+    std::string Why = "no kernel could be measured";
+    for (const KernelOutcome &K : Result.Kernels)
+      Why += "; " + K.Kernel + ": " + K.Detail;
+    TuneOptions Fallback = Opts;
+    Expected<TuneResult> R = rewriteOnly(TC, Input, Fallback, Why);
+    if (R)
+      R->Kernels = Result.Kernels;
+    return R;
+  }
+  return Result;
+}
+} // namespace
+
+Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
+                          const TuneOptions &Opts) {
+  auto Start = std::chrono::steady_clock::now();
+  Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, Input);
+  if (!P)
+    return P.takeError();
+  std::vector<KernelInfo> Kernels = findKernels((*P)->getASTContext());
+  if (!Opts.KernelName.empty() && !lookupKernel(Kernels, Opts.KernelName))
+    return createStringError(inconvertibleErrorCode(),
+                             "no kernel named '%s' in %s",
+                             Opts.KernelName.c_str(), Input.Path.c_str());
+  Expected<TuneResult> R = [&]() -> Expected<TuneResult> {
+    if (!Opts.SpecPath.empty())
+      return tuneSpecMode(TC, Input, **P, Kernels, Opts);
+    GpuProbeResult Gpus = probeGpus();
+    if (Gpus.Devices.empty())
+      return rewriteOnly(TC, Input, Opts, "no CUDA GPU: " + Gpus.Reason);
+    if (!definesMain((*P)->getASTContext()))
+      return rewriteOnly(TC, Input, Opts,
+                         "the file has no main() to run and no --spec=FILE "
+                         "describes the kernel's inputs");
+    // Program mode: the named kernel, or every kernel the file launches.
+    std::vector<std::string> Names;
+    for (const KernelInfo &K : Kernels)
+      if ((Opts.KernelName.empty() && !K.Launches.empty()) ||
+          K.name() == Opts.KernelName)
+        Names.push_back(K.name());
+    if (Names.empty())
+      return rewriteOnly(TC, Input, Opts,
+                         "main() launches no kernel defined in this file");
+    if (Opts.WorkerPath.empty())
+      return rewriteOnly(TC, Input, Opts,
+                         "the measurement worker cuda-opt-measure is not "
+                         "installed next to cuda-opt");
+    return tuneProgramMode(TC, Input, Names, Gpus.Devices.front().Name, Opts);
+  }();
+  if (R)
+    R->Seconds = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - Start)
+                     .count();
+  return R;
 }
 
 } // namespace cuda_opt

@@ -53,11 +53,18 @@ struct Arg {
   std::string Init = "uniform"; // uniform | normal | zero | file | iota
   double Lo = -1, Hi = 1;
   std::string File;
+  /// Program mode: for seeds after the first, floating-point contents of a
+  /// file-initialised buffer are redrawn within the captured value range.
+  bool Perturb = false;
+  /// Bytes from the buffer's start to where the kernel's pointer points.
+  size_t Offset = 0;
+  /// Program mode: this pointer points into the buffer of argument SameAs.
+  int SameAs = -1;
   CUdeviceptr Alloc = 0; // Start of the guarded allocation.
   unsigned char *Host = nullptr;     // Initial contents for this seed (pinned).
   unsigned char *Expected = nullptr; // Baseline's output for this seed (pinned).
-  // Scalars: raw bytes passed to the kernel.
-  unsigned char Scalar[8] = {0};
+  // Scalars: the bytes passed to the kernel.
+  std::vector<unsigned char> Scalar = std::vector<unsigned char>(8, 0);
   size_t bytes() const { return Count * dtypeSize(Type); }
   CUdeviceptr data() const { return Alloc + GuardBytes; }
 };
@@ -123,6 +130,28 @@ void check(CUresult R, const std::string &What) {
   std::exit(3);
 }
 
+bool parseHex(const std::string &Hex, std::vector<unsigned char> &Out) {
+  if (Hex.size() % 2)
+    return false;
+  Out.clear();
+  auto Digit = [](char C) {
+    if (C >= '0' && C <= '9')
+      return C - '0';
+    if (C >= 'a' && C <= 'f')
+      return C - 'a' + 10;
+    if (C >= 'A' && C <= 'F')
+      return C - 'A' + 10;
+    return -1;
+  };
+  for (size_t I = 0; I < Hex.size(); I += 2) {
+    int Hi = Digit(Hex[I]), Lo = Digit(Hex[I + 1]);
+    if (Hi < 0 || Lo < 0)
+      return false;
+    Out.push_back(static_cast<unsigned char>(Hi * 16 + Lo));
+  }
+  return true;
+}
+
 Job parseJob(const Json &J) {
   Job Jb;
   Jb.Device = static_cast<int>(J["device"].integer(0));
@@ -147,11 +176,27 @@ Job parseJob(const Json &J) {
   for (const Json &A : J["args"].items()) {
     Arg Ar;
     Ar.Name = A["name"].string();
+    Ar.IsBuffer = A["kind"].string() == "buffer";
+    if (Ar.IsBuffer && !A["same_as"].isNull()) {
+      Ar.SameAs = static_cast<int>(A["same_as"].integer(-1));
+      Ar.Offset = static_cast<size_t>(A["offset"].integer(0));
+      if (Ar.SameAs < 0 || Ar.SameAs >= static_cast<int>(Jb.Args.size()) ||
+          !Jb.Args[Ar.SameAs].IsBuffer || Jb.Args[Ar.SameAs].SameAs >= 0)
+        fatal("buffer '" + Ar.Name + "': same_as must name an earlier buffer");
+      Jb.Args.push_back(Ar);
+      continue;
+    }
+    if (!Ar.IsBuffer && !A["raw"].isNull()) {
+      if (!parseHex(A["raw"].string(), Ar.Scalar) || Ar.Scalar.empty())
+        fatal("scalar '" + Ar.Name + "': raw bytes must be hex digits");
+      Ar.Type = DType::U8;
+      Jb.Args.push_back(Ar);
+      continue;
+    }
     Ar.Type = parseDType(A["dtype"].string());
     if (Ar.Type == DType::Invalid)
       fatal("argument '" + Ar.Name + "' has unknown dtype '" +
             A["dtype"].string() + "'");
-    Ar.IsBuffer = A["kind"].string() == "buffer";
     if (Ar.IsBuffer) {
       Ar.Count = static_cast<size_t>(A["count"].integer(0));
       Ar.Output = A["output"].boolean(false);
@@ -161,14 +206,16 @@ Job parseJob(const Json &J) {
       Ar.Lo = A["lo"].number(-1);
       Ar.Hi = A["hi"].number(1);
       Ar.File = A["file"].string();
+      Ar.Perturb = A["perturb"].boolean(false);
+      Ar.Offset = static_cast<size_t>(A["offset"].integer(0));
       if (Ar.Count == 0)
         fatal("buffer '" + Ar.Name + "' has no element count");
     } else {
-      storeFromDouble(Ar.Scalar, 0, Ar.Type, A["value"].number(0));
+      storeFromDouble(Ar.Scalar.data(), 0, Ar.Type, A["value"].number(0));
       if (Ar.Type == DType::I64 || Ar.Type == DType::U64) {
         // Exact for 64-bit integers beyond 2^53.
         long long V = A["value"].integer(0);
-        std::memcpy(Ar.Scalar, &V, 8);
+        std::memcpy(Ar.Scalar.data(), &V, 8);
       }
     }
     Jb.Args.push_back(Ar);
@@ -201,7 +248,28 @@ unsigned char *pinned(size_t Bytes) {
   return static_cast<unsigned char *>(P);
 }
 
-void fillHost(Arg &A, unsigned Seed, size_t ArgIndex) {
+/// Redraw the finite floating-point values of a captured buffer uniformly
+/// within their captured range (integers, often indices, stay as captured).
+void perturbWithinRange(Arg &A, uint32_t S) {
+  if (!isFloating(A.Type))
+    return;
+  double Lo = INFINITY, Hi = -INFINITY;
+  for (size_t I = 0; I < A.Count; ++I) {
+    double V = loadAsDouble(A.Host, I, A.Type);
+    if (std::isfinite(V)) {
+      Lo = std::min(Lo, V);
+      Hi = std::max(Hi, V);
+    }
+  }
+  if (!(Lo < Hi))
+    return;
+  for (size_t I = 0; I < A.Count; ++I)
+    if (std::isfinite(loadAsDouble(A.Host, I, A.Type)))
+      storeFromDouble(A.Host, I, A.Type,
+                      Lo + (Hi - Lo) * (xorshift(S) / 4294967296.0));
+}
+
+void fillHost(Arg &A, unsigned Seed, size_t ArgIndex, bool FirstSeed) {
   if (!A.Host)
     A.Host = pinned(A.bytes());
   std::memset(A.Host, 0, A.bytes());
@@ -214,6 +282,8 @@ void fillHost(Arg &A, unsigned Seed, size_t ArgIndex) {
     if (static_cast<size_t>(IS.gcount()) != A.bytes())
       fatal("captured file " + A.File + " is shorter than buffer '" + A.Name +
             "'");
+    if (A.Perturb && !FirstSeed)
+      perturbWithinRange(A, Seed * 2654435761u + static_cast<uint32_t>(ArgIndex) + 1u);
     return;
   }
   if (A.Init == "zero")
@@ -252,7 +322,7 @@ void fillHost(Arg &A, unsigned Seed, size_t ArgIndex) {
 /// contents, pure outputs the poison, guard bands the guard pattern.
 void resetBuffers(Job &Jb) {
   for (Arg &A : Jb.Args) {
-    if (!A.IsBuffer)
+    if (!A.IsBuffer || A.SameAs >= 0)
       continue;
     check(cuMemsetD8(A.Alloc, GuardByte, GuardBytes), "guard");
     check(cuMemsetD8(A.data() + A.bytes(), GuardByte, GuardBytes), "guard");
@@ -269,10 +339,10 @@ std::vector<void *> kernelParams(Job &Jb, std::vector<CUdeviceptr> &Ptrs) {
   for (size_t I = 0; I < Jb.Args.size(); ++I) {
     Arg &A = Jb.Args[I];
     if (A.IsBuffer) {
-      Ptrs[I] = A.data();
+      Ptrs[I] = (A.SameAs >= 0 ? Jb.Args[A.SameAs].data() : A.data()) + A.Offset;
       Params.push_back(&Ptrs[I]);
     } else {
-      Params.push_back(A.Scalar);
+      Params.push_back(A.Scalar.data());
     }
   }
   return Params;
@@ -301,7 +371,7 @@ void runAndCheck(Job &Jb, Variant &V, bool IsBaseline, unsigned Seed,
     variantFault(V, "run", R);
   std::vector<unsigned char> Guard(GuardBytes);
   for (Arg &A : Jb.Args) {
-    if (!A.IsBuffer || !V.Ok)
+    if (!A.IsBuffer || A.SameAs >= 0 || !V.Ok)
       continue;
     for (CUdeviceptr G : {A.Alloc, A.data() + A.bytes()}) {
       check(cuMemcpyDtoH(Guard.data(), G, GuardBytes), "guard readback");
@@ -396,19 +466,20 @@ int main(int argc, char **argv) {
     fatal("baseline: " + Base.Error);
 
   for (Arg &A : Jb.Args)
-    if (A.IsBuffer)
+    if (A.IsBuffer && A.SameAs < 0)
       check(cuMemAlloc(&A.Alloc, A.bytes() + 2 * GuardBytes), "cuMemAlloc");
 
   // Verification on every seed.
   size_t Largest = 0;
   for (Arg &A : Jb.Args)
-    if (A.IsBuffer)
+    if (A.IsBuffer && A.SameAs < 0)
       Largest = std::max(Largest, A.bytes());
   unsigned char *Scratch = pinned(Largest);
-  for (unsigned Seed : Jb.Seeds) {
+  for (size_t SI = 0; SI < Jb.Seeds.size(); ++SI) {
+    unsigned Seed = Jb.Seeds[SI];
     for (size_t I = 0; I < Jb.Args.size(); ++I)
-      if (Jb.Args[I].IsBuffer)
-        fillHost(Jb.Args[I], Seed, I);
+      if (Jb.Args[I].IsBuffer && Jb.Args[I].SameAs < 0)
+        fillHost(Jb.Args[I], Seed, I, SI == 0);
     Result.set("in_progress", Base.Id);
     writeResult();
     runAndCheck(Jb, Base, /*IsBaseline=*/true, Seed, Scratch);

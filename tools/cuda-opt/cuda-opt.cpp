@@ -9,6 +9,7 @@
 #include "cuda-opt/Analysis/KernelModelText.h"
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "cuda-opt/Frontend/SourceParser.h"
+#include "cuda-opt/Measure/Capture.h"
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/OutputFile.h"
 #include "cuda-opt/Transforms/Pipeline.h"
@@ -75,6 +76,24 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     WorkDir("work-dir", cl::desc("tune: keep jobs, results and logs here"),
             cl::value_desc("dir"), cl::cat(Category));
+static cl::opt<std::string> RunArgs(
+    "run-args",
+    cl::desc("tune, program mode: arguments for the program (space-separated)"),
+    cl::value_desc("ARGS"), cl::cat(Category));
+static cl::opt<int64_t> LaunchIndex(
+    "launch",
+    cl::desc("tune, program mode: which launch of the kernel to capture "
+             "(0 = the first)"),
+    cl::init(0), cl::cat(Category));
+static cl::opt<unsigned> ProgramTimeout(
+    "program-timeout",
+    cl::desc("tune, program mode: seconds the program may run"),
+    cl::init(600), cl::cat(Category));
+static cl::opt<bool> InstrumentCapture(
+    "instrument-capture",
+    cl::desc("Print the file with --kernel's launches routed through the "
+             "capture runtime (what program-mode tune builds and runs)"),
+    cl::cat(Category));
 static cl::opt<bool> Analyze("analyze", cl::desc("Print the kernel model"),
                              cl::cat(Category));
 static cl::opt<bool> JSON("json", cl::desc("Machine-readable output"),
@@ -219,6 +238,35 @@ static int analyze(const Toolchain &TC, const SourceInput &In,
                             });
 }
 
+static int instrumentCapture(const Toolchain &TC, const SourceInput &In,
+                             StringRef Output) {
+  Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
+  if (!Parsed)
+    return fail(Parsed.takeError());
+  clang::ASTContext &Ctx = (*Parsed)->getASTContext();
+  std::vector<KernelInfo> Kernels = findKernels(Ctx);
+  const KernelInfo *K = nullptr;
+  if (!KernelName.empty()) {
+    K = lookupKernel(Kernels, KernelName);
+    if (!K)
+      return fail("no kernel named '" + KernelName + "' in '" + In.Path + "'");
+  } else if (Kernels.size() == 1) {
+    K = &Kernels.front();
+  } else {
+    return fail("--instrument-capture needs --kernel=NAME when the file "
+                "defines several kernels");
+  }
+  Expected<InstrumentedSource> I = instrumentForCapture(Ctx, *K, In.Text);
+  if (!I)
+    return fail(I.takeError());
+  for (const std::string &S : I->Skipped)
+    WithColor::warning(errs(), ToolName) << "launch not instrumented: " << S
+                                         << "\n";
+  if (Error E = writeFileAtomically(Output, I->Text))
+    return fail(std::move(E));
+  return 0;
+}
+
 static int transform(const Toolchain &TC, const SourceInput &In,
                      ArrayRef<PassInvocation> Pipeline, StringRef Output) {
   PipelineOptions Opts;
@@ -273,6 +321,12 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
   Opts.WorkerPath = MeasureWorker.empty() ? findMeasureWorker(ExecutablePath)
                                           : std::string(MeasureWorker);
   Opts.ShowProgress = errs().is_displayed();
+  SmallVector<StringRef> ProgramArgs;
+  StringRef(RunArgs).split(ProgramArgs, ' ', -1, /*KeepEmpty=*/false);
+  for (StringRef A : ProgramArgs)
+    Opts.ProgramArgs.push_back(A.str());
+  Opts.LaunchIndex = LaunchIndex;
+  Opts.ProgramTimeoutSeconds = ProgramTimeout;
   SmallString<256> Work;
   if (WorkDir.empty()) {
     if (std::error_code EC = sys::fs::createUniqueDirectory("cuda-opt-tune", Work))
@@ -353,10 +407,12 @@ int main(int argc, const char **argv) {
   if (ListPasses)
     return listPasses();
 
-  int Modes = ListKernels + Analyze + Tune + (!Passes.empty() && !Tune);
+  int Modes = ListKernels + Analyze + Tune + InstrumentCapture +
+              (!Passes.empty() && !Tune);
   if (Modes == 0)
     return fail("nothing to do: give one of tune, --list-kernels, --analyze, "
-                "--passes=PIPELINE or --list-passes (see --help)");
+                "--passes=PIPELINE, --instrument-capture or --list-passes "
+                "(see --help)");
   if (Modes > 1)
     return fail("tune, --list-kernels, --analyze and --passes are exclusive; "
                 "give one of them");
@@ -409,6 +465,8 @@ int main(int argc, const char **argv) {
       FileRC = listKernels(*TC, *In, JsonOut);
     else if (Analyze)
       FileRC = analyze(*TC, *In, JsonOut);
+    else if (InstrumentCapture)
+      FileRC = instrumentCapture(*TC, *In, OutputPath);
     else {
       std::string Out = OutputPath;
       if (ManyInputs && OutputPath != "-") {

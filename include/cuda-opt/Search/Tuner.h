@@ -23,10 +23,16 @@ struct TuneOptions {
   std::string WorkDir;
   bool Format = true;
   bool ShowProgress = false;
+  /// Program mode: arguments of the program, and which launch of the
+  /// kernel's sites to capture (0 = the first).
+  std::vector<std::string> ProgramArgs;
+  int64_t LaunchIndex = 0;
+  unsigned ProgramTimeoutSeconds = 600;
 };
 
 /// One candidate in the report.
 struct CandidateRecord {
+  std::string Kernel; ///< Program mode may tune several kernels.
   std::string Id;
   std::string Pipeline;
   std::string Status; ///< "fastest", "verified", "illegal", "rejected", ...
@@ -34,8 +40,20 @@ struct CandidateRecord {
   Measurement M;
 };
 
+/// One kernel's outcome (program mode tunes every launched kernel in turn).
+struct KernelOutcome {
+  std::string Kernel;
+  bool Measured = false;
+  std::string Detail; ///< Why it was not measured, or the mode used.
+  double BaselineMs = 0, BestMs = 0;
+  std::string Pipeline;
+  std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+};
+
 struct TuneResult {
   std::string Text;          ///< The source to emit.
+  std::string Mode;          ///< "spec", "program", or "" (not measured).
+  std::vector<KernelOutcome> Kernels;
   bool Measured = false;
   std::string NotMeasuredReason;
   std::string Device;

@@ -1,0 +1,107 @@
+//===- Capture.h - Program mode: capture a real launch, replay it -*- C++ -*-===//
+//
+// Part of cuda-opt. Program mode measures a kernel on the inputs its own
+// program gives it: cuda-opt instruments the kernel's launch sites (each
+// `k<<<...>>>(...)` becomes a call into runtime/capture/cuda_opt_capture.h),
+// builds and runs the instrumented program once, and reads back the launch it
+// recorded: grid, block, shared memory, by-value argument bytes, and before
+// and after snapshots of every allocation a pointer argument points into.
+// The snapshots become the measurement job's buffers (file-initialised, with
+// the pointer's offset), so variants are replayed on exactly those inputs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_MEASURE_CAPTURE_H
+#define CUDA_OPT_MEASURE_CAPTURE_H
+
+#include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Frontend/SourceParser.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+#include <array>
+#include <string>
+#include <vector>
+
+namespace cuda_opt {
+
+/// The capture runtime header's text, embedded at build time.
+llvm::StringRef captureRuntimeHeader();
+
+struct InstrumentedSource {
+  std::string Text;
+  unsigned Sites = 0;         ///< Launches rewritten.
+  std::vector<std::string> Skipped; ///< "file:line: why" per launch left as is.
+};
+
+/// Rewrite every launch of \p K in the main file to go through
+/// cuda_opt_capture::launch, and include the capture runtime first. Fails
+/// when no launch of \p K could be instrumented.
+llvm::Expected<InstrumentedSource>
+instrumentForCapture(clang::ASTContext &Ctx, const KernelInfo &K,
+                     llvm::StringRef Text);
+
+/// One parameter of a recorded launch.
+struct CapturedParam {
+  enum Kind { Value, Pointer, Null } K = Value;
+  std::vector<uint8_t> Bytes; ///< Value: the argument's bytes.
+  int Alloc = -1;             ///< Pointer: index into Allocs.
+  uint64_t Offset = 0;
+  std::string Memory; ///< Pointer: device | managed | host | unknown.
+};
+
+struct CapturedAlloc {
+  uint64_t Size = 0;
+  std::string Before, After; ///< Snapshot files (full captures only).
+  bool Changed = false;      ///< Before and after differ.
+};
+
+struct CapturedLaunch {
+  std::string Dir;
+  std::string Kernel;
+  unsigned Site = 0;
+  int64_t Launch = 0;
+  std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  int64_t Shmem = 0;
+  bool DefaultStream = true;
+  bool Full = true;
+  std::vector<CapturedParam> Params;
+  std::vector<CapturedAlloc> Allocs;
+
+  /// Read $Dir/capture.json (and compare snapshots for Changed).
+  static llvm::Expected<CapturedLaunch> load(llvm::StringRef Dir);
+};
+
+struct CaptureOptions {
+  std::string WorkDir;            ///< Builds and snapshots go below it.
+  std::string Tag = "original";   ///< Subdirectory name.
+  std::vector<std::string> Flags; ///< -I/-D/-std of the file (for nvcc).
+  std::string Arch = "sm_90";
+  std::vector<std::string> ProgramArgs;
+  int64_t LaunchIndex = 0;        ///< Which launch of the sites to record.
+  bool ConfigOnly = false;        ///< Record the launch shape and stop.
+  unsigned TimeoutSeconds = 600;
+};
+
+/// Instrument \p Input (already parsed as \p Parsed), build it with nvcc and
+/// run it; returns the recorded launch.
+llvm::Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
+                                             const SourceInput &Input,
+                                             ParsedSource &Parsed,
+                                             llvm::StringRef Kernel,
+                                             const CaptureOptions &Opts);
+
+/// The arguments of a measurement job (runtime/measure format) that replay
+/// \p L for kernel \p K: each pointer becomes a buffer initialised from its
+/// allocation's snapshot, offset as captured; pointers into one allocation
+/// share one buffer; by-value arguments are passed as their raw bytes.
+/// Buffers the launch changed are outputs. Fails with the reason when the
+/// launch cannot be replayed (host memory, unknown pointers).
+llvm::Expected<llvm::json::Array> replayArgs(const CapturedLaunch &L,
+                                             clang::ASTContext &Ctx,
+                                             const KernelInfo &K);
+
+/// True if the file defines `main` (program mode is the default then).
+bool definesMain(clang::ASTContext &Ctx);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_MEASURE_CAPTURE_H

@@ -1,0 +1,29 @@
+//===- GpuLock.h - One timing user of a GPU at a time --------*- C++ -*-===//
+//
+// Part of cuda-opt. Several `cuda-opt tune` processes may run at once (the
+// benchmark tunes programs in parallel so compiles overlap), but only one may
+// use a GPU while something is timed on it: captures and measurement workers
+// hold this lock, compiles do not. An advisory flock(2) on
+// $CUDA_OPT_LOCK_DIR (default: the system temp dir)/cuda-opt-gpuN.lock;
+// released when the object dies or the process exits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_SUPPORT_GPULOCK_H
+#define CUDA_OPT_SUPPORT_GPULOCK_H
+
+namespace cuda_opt {
+
+class GpuLock {
+public:
+  explicit GpuLock(int Device = 0);
+  ~GpuLock();
+  GpuLock(const GpuLock &) = delete;
+  GpuLock &operator=(const GpuLock &) = delete;
+
+private:
+  int FD = -1;
+};
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_SUPPORT_GPULOCK_H
