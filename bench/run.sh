@@ -3,8 +3,13 @@
 #
 # For every program in bench/corpus (or only the NAMEs given):
 #   1. build it with nvcc and run it; it must print "NAME: ok";
-#   2. cuda-opt tune NAME.cu --spec=NAME.tune.json (measured on the GPU);
+#   2. cuda-opt tune NAME.cu: program mode (its main() is run instrumented,
+#      each kernel's launch captured and replayed), or with MODE=spec
+#      --spec=NAME.tune.json;
 #   3. build and run the optimised program; it must still print "NAME: ok".
+# JOBS programs are processed at once so compiles overlap; everything that
+# runs on the GPU (programs, captures, measurement) takes one lock, so
+# timings never overlap.
 # Then bench/summarize.py writes bench/results/h200.{md,json}.
 #
 # Environment (defaults in brackets):
@@ -19,6 +24,8 @@
 #   PROGRAM_TIMEOUT   seconds allowed for one program run                [600]
 #   TUNE_TIMEOUT      seconds allowed for one tune                      [3600]
 #   FORCE_TUNE=1      tune even when the original program did not print ok
+#   MODE              program | spec                               [program]
+#   JOBS              programs processed concurrently                      [4]
 #
 # One program failing never stops the others. Runs of different subsets into
 # the same OUT add up: status.tsv keeps other programs' rows, and the summary
@@ -42,10 +49,15 @@ TUNE_ARGS=${TUNE_ARGS:-}
 PROGRAM_TIMEOUT=${PROGRAM_TIMEOUT:-600}
 TUNE_TIMEOUT=${TUNE_TIMEOUT:-3600}
 FORCE_TUNE=${FORCE_TUNE:-0}
+MODE=${MODE:-program}
+JOBS=${JOBS:-4}
 
-mkdir -p "$OUT/bin" "$OUT/logs" "$OUT/work" || exit 1
+mkdir -p "$OUT/bin" "$OUT/logs" "$OUT/work" "$OUT/lock" || exit 1
 OUT=$(cd "$OUT" && pwd)
 status=$OUT/status.tsv
+# The lock cuda-opt takes around GPU work (see include/cuda-opt/Support/GpuLock.h).
+export CUDA_OPT_LOCK_DIR=$OUT/lock
+gpu_lock=$CUDA_OPT_LOCK_DIR/cuda-opt-gpu0.lock
 
 log() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$OUT/run.log"; }
 
@@ -102,23 +114,25 @@ mv "$status.new" "$status"
 # exactly "NAME: ok" and exited 0.
 run_program() {
   local name=$1 bin=$2 logf=$3 rc
-  (cd "$OUT" && timeout "$PROGRAM_TIMEOUT" "$bin") >"$logf" 2>&1
+  (cd "$OUT" && flock "$gpu_lock" timeout "$PROGRAM_TIMEOUT" "$bin") >"$logf" 2>&1
   rc=$?
   echo "exit status: $rc" >>"$logf"
   [ $rc = 0 ] && grep -qx "$name: ok" "$logf"
 }
 
-failures=0
-for name in "${names[@]}"; do
-  src=$corpus/$name.cu
-  spec=$corpus/$name.tune.json
-  b=skip r=skip t=skip ob=skip orun=skip tsec=
-  if [ ! -f "$src" ] || [ ! -f "$spec" ]; then
+# process NAME: the three steps for one program; appends its status row.
+process() {
+  local name=$1
+  local src=$corpus/$name.cu
+  local spec=$corpus/$name.tune.json
+  local b=skip r=skip t=skip ob=skip orun=skip tsec= start mode_args
+  if [ ! -f "$src" ] || { [ "$MODE" = spec ] && [ ! -f "$spec" ]; }; then
     log "$name: missing $src or $spec"
     printf '%s\tmissing\t-\t-\t-\t-\t\n' "$name" >>"$status"
-    failures=$((failures + 1))
-    continue
+    return
   fi
+  mode_args=
+  [ "$MODE" = spec ] && mode_args="--spec=$spec"
   rm -f "$OUT/$name.opt.cu" "$OUT/$name.opt.cu.report.json" \
     "$OUT/$name.opt.cu.report.md" "$OUT/bin/$name" "$OUT/bin/$name.opt"
 
@@ -142,7 +156,7 @@ for name in "${names[@]}"; do
     mkdir -p "$OUT/work/$name"
     start=$(date +%s)
     # shellcheck disable=SC2086
-    if timeout "$TUNE_TIMEOUT" "$CUDA_OPT" tune "$src" --spec="$spec" \
+    if timeout "$TUNE_TIMEOUT" "$CUDA_OPT" tune "$src" $mode_args \
         --measure-worker="$CUDA_OPT_MEASURE" --work-dir="$OUT/work/$name" \
         $TUNE_ARGS -o "$OUT/$name.opt.cu" >"$OUT/logs/$name.tune.log" 2>&1 &&
        [ -f "$OUT/$name.opt.cu" ]; then
@@ -173,13 +187,17 @@ for name in "${names[@]}"; do
     log "$name: optimised build $ob, run $orun"
   fi
 
-  if [ "$b" != ok ] || [ "$r" != ok ] || [ "$t" != ok ] || [ "$ob" != ok ] ||
-     [ "$orun" != ok ]; then
-    failures=$((failures + 1))
-  fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$b" "$r" "$t" "$ob" "$orun" \
     "$tsec" >>"$status"
+}
+
+for name in "${names[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
+  process "$name" &
 done
+wait
+failures=$(tail -n +2 "$status" | awk -F'\t' -v names=" ${names[*]} " \
+  'index(names, " " $1 " ") && !($2=="ok" && $3=="ok" && $4=="ok" && $5=="ok" && $6=="ok")' | wc -l)
 
 # Summary files and the table.
 if command -v python3 >/dev/null 2>&1; then

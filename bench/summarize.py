@@ -49,6 +49,24 @@ def precision_of(corpus, name):
     return "fp32"
 
 
+def spec_flops(corpus, name, kernel):
+    """FLOPs of the program's kernel from its spec (bench/corpus/NAME.tune.json
+    states the same sizes as the program's main), when the spec gives them
+    and names the kernel that was tuned; else None."""
+    path = os.path.join(corpus, name + ".tune.json") if corpus else None
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        spec = json.load(f)
+    if "flops" not in spec or spec.get("kernel") != kernel:
+        return None
+    expr = str(spec["flops"])
+    if not all(ch.isalnum() or ch in " _+-*/()" for ch in expr):
+        return None
+    sizes = {k: int(v) for k, v in spec.get("sizes", {}).items()}
+    return int(eval(expr.replace("/", "//"), {"__builtins__": {}}, sizes))
+
+
 def pick(cands, pred):
     for c in cands:
         if pred(c):
@@ -62,7 +80,7 @@ def rate(value, ceiling):
     return 100.0 * value / ceiling
 
 
-def summarize_report(name, rep, precision):
+def summarize_report(name, rep, precision, corpus=None):
     """One program's row from its report JSON."""
     row = {
         "program": name,
@@ -83,14 +101,21 @@ def summarize_report(name, rep, precision):
     best_ms = rep.get("best_ms")
     min_bytes = rep.get("min_bytes") or 0
 
+    program_mode = rep.get("mode") == "program"
+    flops = spec_flops(corpus, name, rep.get("kernel")) if program_mode else None
+
     def gbs(c, ms):
-        if c and c.get("gb_per_s") is not None:
+        # Program mode may tune several kernels: whole-program bytes over the
+        # summed kernel times, not one candidate's rate.
+        if not program_mode and c and c.get("gb_per_s") is not None:
             return c["gb_per_s"]
         if min_bytes and ms:
             return min_bytes / (ms * 1e-3) / 1e9
         return None
 
-    def tfs(c):
+    def tfs(c, ms=None):
+        if flops and ms:
+            return flops / (ms * 1e-3) / 1e12
         return c.get("tflop_per_s") if c else None
 
     ceiling = rep.get("copy_ceiling_gb_per_s") or COPY_CEILING_GBS
@@ -106,8 +131,9 @@ def summarize_report(name, rep, precision):
         "min_bytes": min_bytes,
         "baseline_gb_per_s": gbs(base, base_ms),
         "best_gb_per_s": gbs(best, best_ms),
-        "baseline_tflop_per_s": tfs(base),
-        "best_tflop_per_s": tfs(best),
+        "baseline_tflop_per_s": tfs(base, base_ms),
+        "best_tflop_per_s": tfs(best, best_ms),
+        "mode": rep.get("mode", "spec"),
         "copy_ceiling_gb_per_s": ceiling,
         "peak_tflop_per_s": peak,
         "statuses": {},
@@ -224,7 +250,8 @@ def main(argv=None):
             try:
                 with open(path) as f:
                     rep = json.load(f)
-                row = summarize_report(name, rep, precision_of(args.corpus, name))
+                row = summarize_report(name, rep, precision_of(args.corpus, name),
+                                       args.corpus)
             except (OSError, ValueError, KeyError, TypeError) as e:
                 row["problem"] = "unreadable report: %s" % e
         else:
