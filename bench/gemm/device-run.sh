@@ -17,7 +17,7 @@ if [ ! -x "$BIN" ] || ldd "$BIN" | grep -q "not found"; then
 fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu,pstate --format=csv > "$OUT/smi.txt" 2>&1
 if command -v cuobjdump > /dev/null; then
-  cuobjdump -sass build-gemm/lib/Sm90Kernel0.cu.o > "$OUT/sass-config0.txt" 2>&1
+  [ "$MODE" = full ] || cuobjdump -sass build-gemm/lib/Sm90Kernel0.cu.o > "$OUT/sass-config0.txt" 2>&1
   for f in build-gemm/lib/Sm90Kernel*.cu.o; do
     echo "$f: $(cuobjdump -sass "$f" | grep -c HGMMA) HGMMA, $(cuobjdump -sass "$f" | grep -c -E 'STL|LDL') LDL/STL"
   done > "$OUT/sass-summary.txt"
@@ -34,11 +34,22 @@ case "$MODE" in
       --types f16 --layouts col,row --rounds 10 --out "$OUT/exp.jsonl" "$@" 2>&1 | tee "$OUT/exp.log" | grep -v "^special.* ok$"
     ;;
   full)
-    for i in 1 2 3; do  # resume after a crash (the bench skips done shapes)
-      timeout "${BUDGET:-400}" "$BIN" --special --shapes bench/gemm/shapes.txt \
-        --out "$OUT/gemm.jsonl" "$@" 2>&1 | tee -a "$OUT/full.log" | grep -E "special.*FAIL|x[0-9]" | tail -3
-      [ "${PIPESTATUS[0]}" = 0 ] && break
-    done
+    # One process per element type; a crashed process (exit 3: a CUDA error
+    # poisoned the context) is restarted and resumes after the bad shape.
+    part() {
+      local out=$1 limit=$2; shift 2
+      for i in 1 2 3; do
+        timeout "$limit" "$BIN" --shapes bench/gemm/shapes.txt --out "$OUT/$out" "$@" \
+          >> "$OUT/full.log" 2>&1
+        local rc=$?
+        [ "$rc" = 3 ] || [ "$rc" -ge 128 ] || break
+        echo "restart after rc=$rc" >> "$OUT/full.log"
+      done
+    }
+    part gemm-f16.jsonl "${F16_LIMIT:-220}" --special --types f16 --layouts col,row "$@"
+    part gemm-bf16.jsonl "${BF16_LIMIT:-160}" --types bf16 --layouts col,row "$@"
+    grep -E "special tests|FAIL|restart" "$OUT/full.log"
+    wc -l "$OUT"/gemm-*.jsonl
     ;;
 esac
 cat "$OUT/smi.txt" "$OUT/sass-summary.txt" 2>/dev/null

@@ -2,6 +2,7 @@
 
 #include "Internal.h"
 #include "Model.h"
+#include "Sm90Params.h"
 #include "Table.h"
 
 #include <mutex>
@@ -13,7 +14,10 @@ namespace {
 bool planRunnable(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan) {
   if (Plan.Kernel == -1)
     return true;
-  return kernelInfo(Plan.Kernel) && sm90Supports(P);
+  const KernelInfo *K = kernelInfo(Plan.Kernel);
+  if (!K || !sm90Supports(P))
+    return false;
+  return Plan.Splits <= 1 || splitKAllowed(K->BM, K->BN);
 }
 
 /// The library's own split-K workspace, grown on demand and kept zeroed.
@@ -45,11 +49,9 @@ extern "C" {
 
 size_t cudaoptGemmWorkspaceBytes(const cudaoptGemmProblem *P,
                                  const cudaoptGemmPlan *Plan) {
-  const KernelInfo *K = kernelInfo(Plan->Kernel);
-  if (!K || Plan->Splits <= 1)
+  if (!kernelInfo(Plan->Kernel) || Plan->Splits <= 1)
     return 0;
-  int Tiles = ((P->M + K->BM - 1) / K->BM) * ((P->N + K->BN - 1) / K->BN);
-  return splitWorkspaceBytes(P->M, P->N, Tiles);
+  return splitWorkspaceBytes(P->M, P->N, Plan->Splits);
 }
 
 cudaError_t cudaoptGemmRun(const cudaoptGemmProblem *P,
@@ -61,6 +63,11 @@ cudaError_t cudaoptGemmRun(const cudaoptGemmProblem *P,
     return launchFallback(*P, Stream);
   return kernelInfo(Plan->Kernel)->Launch(*P, *Plan, Workspace, WorkspaceBytes,
                                           Stream);
+}
+
+int cudaoptGemmPlanValid(const cudaoptGemmProblem *P,
+                         const cudaoptGemmPlan *Plan) {
+  return P && Plan && planRunnable(*P, *Plan);
 }
 
 int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan) {

@@ -27,9 +27,13 @@ cudaError_t multiProcessorCount(int *Count);
 /// True when the sm_90a kernels can run this problem on this device.
 bool sm90Supports(const cudaoptGemmProblem &P);
 
-/// Split-K workspace: M x N fp32 partial sums, then one counter per tile.
-size_t splitCounterOffset(int M, int N);
-size_t splitWorkspaceBytes(int M, int N, int Tiles);
+/// Split-K workspace: a fixed region of per-tile counters (which must be
+/// zero; kernels leave them zero), then Splits x M x N fp32 partial tiles.
+/// The counter region has a fixed size so plans with different tile counts
+/// can share one workspace.
+constexpr int MaxSplitTiles = 16384;
+constexpr size_t SplitCounterBytes = MaxSplitTiles * 4;
+size_t splitWorkspaceBytes(int M, int N, int Splits);
 
 /// The portable fallback (any alignment, any device).
 cudaError_t launchFallback(const cudaoptGemmProblem &P, cudaStream_t Stream);

@@ -14,9 +14,8 @@
 // running tiles share A rows / B columns in L2. When Beta == 0 the epilogue
 // writes 64x64 swizzled chunks to shared memory (two buffers per consumer)
 // and TMA stores them, so consumers return to the main loop while the
-// stores drain. Split-K partial sums meet in
-// an fp32 workspace; the last split of a tile to finish writes the output
-// and leaves the workspace zeroed again.
+// stores drain. Split-K partial tiles go to per-split fp32 workspace
+// slices; the last split of a tile to finish sums them and writes C.
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,13 +72,14 @@ template <> struct Pack2<__nv_bfloat16> {
 
 /// Maps a work unit to (tile row, tile column, first and last K block).
 struct Unit {
-  int Tm, Tn, Tile, Kb0, Kb1;
+  int Tm, Tn, Tile, Split, Kb0, Kb1;
 };
 
 __device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U) {
   Unit R;
   R.Tile = U / P.Splits;
   int Split = U - R.Tile * P.Splits;
+  R.Split = Split;
   int Major = P.RasterN ? P.TilesN : P.TilesM;
   int Minor = P.RasterN ? P.TilesM : P.TilesN;
   int PerGroup = P.Group * Minor;
@@ -300,8 +300,14 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
                            Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
         continue;
       }
-      // Split-K: accumulate into the fp32 workspace; the last split of the
-      // tile to arrive writes C and zeroes its part of the workspace.
+      if constexpr (!splitKAllowed(BM, BN))
+        continue; // the launcher never asks these configurations to split
+      // Split-K: each split parks its fp32 partial tile in its own
+      // workspace slice; the last split of the tile to finish adds the other
+      // slices to its registers and writes C. Only the per-tile counter is
+      // shared (and reset by the last split), so no atomics on data.
+      const long long Slice = static_cast<long long>(P.M) * P.N;
+      const bool Vec = (P.N & 1) == 0;
 #pragma unroll
       for (int Mi = 0; Mi < MI; ++Mi)
 #pragma unroll
@@ -310,18 +316,24 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           for (int H = 0; H < 2; ++H) {
             int Row = RowBase + Mi * 64 + H * 8;
             int Col = ColBase + J * 8;
-            if (Row >= P.M)
+            if (Row >= P.M || Col >= P.N)
               continue;
-            float *Wp = P.Workspace + static_cast<long long>(Row) * P.N + Col;
-            if (Col < P.N)
-              atomicAdd(Wp, Acc[Mi][J * 4 + H * 2]);
-            if (Col + 1 < P.N)
-              atomicAdd(Wp + 1, Acc[Mi][J * 4 + H * 2 + 1]);
+            float *Wp = P.Workspace + W.Split * Slice +
+                        static_cast<long long>(Row) * P.N + Col;
+            float V0 = Acc[Mi][J * 4 + H * 2], V1 = Acc[Mi][J * 4 + H * 2 + 1];
+            if (Vec) {
+              __stcg(reinterpret_cast<float2 *>(Wp), make_float2(V0, V1));
+            } else {
+              __stcg(Wp, V0);
+              if (Col + 1 < P.N)
+                __stcg(Wp + 1, V1);
+            }
           }
       __threadfence();
       namedBarrierSync(1, NumConsumers * 128);
       if (threadIdx.x == 128)
-        IsLastSplit = atomicAdd(&P.Counters[W.Tile], 1u) == unsigned(P.Splits - 1);
+        IsLastSplit =
+            atomicAdd(&P.Counters[W.Tile], 1u) == unsigned(P.Splits - 1);
       namedBarrierSync(1, NumConsumers * 128);
       if (!IsLastSplit)
         continue;
@@ -336,12 +348,22 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
             int Col = ColBase + J * 8;
             if (Row >= P.M || Col >= P.N)
               continue;
-            float *Wp = P.Workspace + static_cast<long long>(Row) * P.N + Col;
-            float V0 = __ldcg(Wp);
-            float V1 = Col + 1 < P.N ? __ldcg(Wp + 1) : 0.0f;
-            __stcg(Wp, 0.0f);
-            if (Col + 1 < P.N)
-              __stcg(Wp + 1, 0.0f);
+            float V0 = Acc[Mi][J * 4 + H * 2], V1 = Acc[Mi][J * 4 + H * 2 + 1];
+            const float *Wp =
+                P.Workspace + static_cast<long long>(Row) * P.N + Col;
+            for (int S = 0; S < P.Splits; ++S, Wp += Slice) {
+              if (S == W.Split)
+                continue;
+              if (Vec) {
+                float2 V = __ldcg(reinterpret_cast<const float2 *>(Wp));
+                V0 += V.x;
+                V1 += V.y;
+              } else {
+                V0 += __ldcg(Wp);
+                if (Col + 1 < P.N)
+                  V1 += __ldcg(Wp + 1);
+              }
+            }
             storePair<T>(P, Row, Col, V0, V1);
           }
       if (threadIdx.x == 128)

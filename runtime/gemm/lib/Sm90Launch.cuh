@@ -68,13 +68,16 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P,
   }
   K.Workspace = nullptr;
   K.Counters = nullptr;
+  if (K.Splits > 1 && !splitKAllowed(BM, BN))
+    return cudaErrorInvalidValue;
   if (K.Splits > 1) {
-    size_t Need = splitWorkspaceBytes(P.M, P.N, K.TilesM * K.TilesN);
-    if (!Workspace || WorkspaceBytes < Need)
+    size_t Need = splitWorkspaceBytes(P.M, P.N, K.Splits);
+    if (!Workspace || WorkspaceBytes < Need ||
+        K.TilesM * K.TilesN > MaxSplitTiles)
       return cudaErrorInvalidValue;
-    K.Workspace = static_cast<float *>(Workspace);
-    K.Counters = reinterpret_cast<unsigned *>(
-        static_cast<char *>(Workspace) + splitCounterOffset(P.M, P.N));
+    K.Counters = static_cast<unsigned *>(Workspace);
+    K.Workspace = reinterpret_cast<float *>(static_cast<char *>(Workspace) +
+                                            SplitCounterBytes);
   }
 
   int Units = K.TilesM * K.TilesN * K.Splits;

@@ -10,6 +10,17 @@
 
 namespace cudaopt::gemm {
 
+/// Split-K is compiled only into configurations whose accumulators leave
+/// registers to spare: the partial-tile epilogue made the 128x256 and 256x128
+/// kernels spill.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+    constexpr bool
+    splitKAllowed(int BM, int BN) {
+  return BM * BN <= 128 * 128;
+}
+
 struct Sm90Params {
   int M, N, K;
   float Alpha, Beta;
@@ -22,7 +33,7 @@ struct Sm90Params {
   int Group;           // tiles per raster group
   int RasterN;         // 0: group along M, 1: group along N
   int TmaStore;        // 1: epilogue through shared memory + TMA stores
-  float *Workspace;    // M x N fp32, zero between launches (Splits > 1)
+  float *Workspace;    // Splits x M x N fp32 partial tiles (Splits > 1)
   unsigned *Counters;  // one per tile, zero between launches (Splits > 1)
 };
 

@@ -103,13 +103,8 @@ bool sm90Supports(const cudaoptGemmProblem &P) {
   return isHopper();
 }
 
-size_t splitCounterOffset(int M, int N) {
-  size_t Bytes = static_cast<size_t>(M) * N * sizeof(float);
-  return (Bytes + 255) / 256 * 256;
-}
-
-size_t splitWorkspaceBytes(int M, int N, int Tiles) {
-  return splitCounterOffset(M, N) + static_cast<size_t>(Tiles) * 4;
+size_t splitWorkspaceBytes(int M, int N, int Splits) {
+  return SplitCounterBytes + static_cast<size_t>(Splits) * M * N * 4;
 }
 
 } // namespace cudaopt::gemm

@@ -59,8 +59,9 @@ typedef struct {
 /* Picks a plan (tuned table entry if the shape is in it, else the cost
  * model's first choice) and runs it. Workspace may be NULL: then an
  * internal one is used (allocated on first need; not capture-safe the first
- * time). A caller's workspace must be zeroed once before its first use; the
- * kernels leave it zeroed. Use one workspace per stream. */
+ * time). The first 64 KB of a caller's workspace (split-K tile counters)
+ * must be zero before its first use; the kernels leave them zero. Use one
+ * workspace per stream. */
 cudaError_t cudaoptGemm(const cudaoptGemmProblem *P, void *Workspace,
                         size_t WorkspaceBytes, cudaStream_t Stream);
 
@@ -69,6 +70,10 @@ cudaError_t cudaoptGemm(const cudaoptGemmProblem *P, void *Workspace,
 cudaError_t cudaoptGemmRun(const cudaoptGemmProblem *P,
                            const cudaoptGemmPlan *Plan, void *Workspace,
                            size_t WorkspaceBytes, cudaStream_t Stream);
+
+/* 1 if Plan can run P on the current device (workspace aside). */
+int cudaoptGemmPlanValid(const cudaoptGemmProblem *P,
+                         const cudaoptGemmPlan *Plan);
 
 /* The plan cudaoptGemm would use: 1 if it came from the tuned table. */
 int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan);
