@@ -543,15 +543,18 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
       std::vector<TlsSpmmOptions> Vs;
       for (int NT : {8, 16, 32, 64})
         for (int Wp : {4, 8})
-          for (int Waves : {1, 2}) {
-            if (NT > 2 * N && NT > 8)
-              continue;
-            TlsSpmmOptions V;
-            V.NTile = NT;
-            V.Warps = Wp;
-            V.WavesTarget = Waves;
-            Vs.push_back(V);
-          }
+          for (int Stages : {2, 3})
+            for (int Waves : {1, 2}) {
+              if ((NT > 2 * N && NT > 8) || (NT < N / 2 && NT < 32))
+                continue;
+              TlsSpmmOptions V;
+              V.NTile = NT;
+              V.Warps = Wp;
+              V.Stages = Stages;
+              V.WavesTarget = Waves;
+              if (tlsSpmmPlan(DM, N, V).Stages == Stages)
+                Vs.push_back(V);
+            }
       std::vector<Method> VMs;
       std::vector<std::string> Names;
       std::vector<double> VErr;

@@ -34,12 +34,18 @@ for PHASE in "${@:-smoke}"; do
     fi ;;
   variants)
     timeout 60 $BIN --shapes 1,15,29 --n 8,32,128 --reps 10 --variants $C 2>&1 | tee "$OUT/variants.log" | grep -v "^  variant" ;;
+  ncu)
+    timeout 90 ncu --clock-control none --section SpeedOfLight --section WarpStateStats \
+      --section Occupancy --section LaunchStats --section SchedulerStats \
+      -k regex:tlsSpmm --launch-skip 6 --launch-count 1 \
+      $BIN --shapes 1 --n ${NCU_N:-8} --reps 3 > "$OUT/ncu.log" 2>&1
+    grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers|Stall|Warp Cycles|Issued|Eligible|Block Limit|Shared Memory Configuration|One or More|No Eligible" "$OUT/ncu.log" | head -60 ;;
   grid50)
     timeout ${GRID_TIMEOUT:-180} $BIN --shapes all --n 8,16,32,64,128,256 --sparsity 50 \
       --pattern iid,magnitude --reps 20 $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1
     tail -3 "$OUT/grid50.log" ;;
   other)
-    timeout ${OTHER_TIMEOUT:-200} $BIN --shapes all --n 8,16,32,64,128,256 --sparsity 40,60,70 \
+    timeout ${OTHER_TIMEOUT:-200} $BIN --shapes all --n ${OTHER_NS:-8,16,32,64,128,256} --sparsity 40,60,70 \
       --pattern iid --reps 20 $C --json "$OUT/spmm-other.json" > "$OUT/other.log" 2>&1
     tail -3 "$OUT/other.log" ;;
   esac

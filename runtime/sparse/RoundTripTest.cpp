@@ -103,7 +103,6 @@ std::string emulateKernelOperands(const TlsMatrix &M,
   std::vector<uint8_t> Seen(Out.size(), 0);
   uint32_t BC = M.blockColumns();
   auto Info = [](uint32_t B) { return infoByte(B); };
-  std::vector<uint16_t> L2(BlockSlots);
   for (uint64_t B = 0; B < M.numBlocks(); ++B) {
     uint64_t Row0 = (B / BC) * TileRows, Col0 = (B % BC) * BlockCols;
     const uint16_t *Vals = M.Values.data() + B * BlockSlots;
@@ -111,20 +110,39 @@ std::string emulateKernelOperands(const TlsMatrix &M,
     const uint16_t *Res = M.Residual.data() + M.ResidualOffsets[B];
     // Per lane: masks and the residual base (an exclusive scan over lanes of
     // each lane's two residual counts, as the kernel's warp scan computes).
+    // Then, as the kernel does: layer-1 fragments are read first, and the
+    // layer-2 values are gathered in place into a copy of the block's slots
+    // (a layer-2 position is never an empty slot), read back and masked by
+    // the need bits.
     uint32_t Empty[32][2], Need[32][2];
+    std::vector<uint16_t> Scratch(Vals, Vals + BlockSlots);
+    uint32_t A1All[KStepsPerBlock][32][4];
+    for (int L = 0; L < 32; ++L) {
+      for (int RH = 0; RH < 2; ++RH)
+        laneRowMasks(Bits + ((L >> 2) + 8 * RH) * KStepsPerBlock, L & 3, Info,
+                     Empty[L][RH], Need[L][RH]);
+      for (int T = 0; T < KStepsPerBlock; ++T)
+        for (int Reg = 0; Reg < 4; ++Reg) {
+          int RH = Reg & 1, H = Reg >> 1;
+          int I0 = slotIndex(T, L, RH, H, 0);
+          uint32_t Raw = Vals[I0] | uint32_t(Vals[I0 + 1]) << 16;
+          A1All[T][L][Reg] =
+              Raw & keepMask((Empty[L][RH] >> (4 * T + 2 * H)) & 3);
+        }
+    }
     int Base = 0;
-    std::fill(L2.begin(), L2.end(), uint16_t(0));
     for (int L = 0; L < 32; ++L)
       for (int RH = 0; RH < 2; ++RH) {
-        int Row = (L >> 2) + 8 * RH;
-        laneRowMasks(Bits + Row * KStepsPerBlock, L & 3, Info, Empty[L][RH],
-                     Need[L][RH]);
         int MyBase = Base;
         decodeLayer2(
             Empty[L][RH], Need[L][RH],
-            [&](int Y) { return Vals[laneRowSlotIndex(L, RH, Y)]; },
+            [&](int Y) { return Scratch[laneRowSlotIndex(L, RH, Y)]; },
             [&](int R) { return Res[MyBase + R]; },
-            [&](int X, uint16_t V) { L2[laneRowSlotIndex(L, RH, X)] = V; });
+            [&](int X, uint16_t V) {
+              if (Empty[L][RH] >> X & 1)
+                std::printf("in-place write over an empty slot\n");
+              Scratch[laneRowSlotIndex(L, RH, X)] = V;
+            });
         Base += residualCount(Empty[L][RH], Need[L][RH]);
       }
     if (Base != int(M.ResidualOffsets[B + 1] - M.ResidualOffsets[B]))
@@ -137,10 +155,10 @@ std::string emulateKernelOperands(const TlsMatrix &M,
         for (int Reg = 0; Reg < 4; ++Reg) {
           int RH = Reg & 1, H = Reg >> 1;
           int I0 = slotIndex(T, L, RH, H, 0);
-          uint32_t Raw = Vals[I0] | uint32_t(Vals[I0 + 1]) << 16;
-          uint32_t EBits = (Empty[L][RH] >> (4 * T + 2 * H)) & 3;
-          A1[L][Reg] = Raw & keepMask(EBits);
-          A2[L][Reg] = L2[I0] | uint32_t(L2[I0 + 1]) << 16;
+          A1[L][Reg] = A1All[T][L][Reg];
+          uint32_t NBits = (Need[L][RH] >> (4 * T + 2 * H)) & 3;
+          A2[L][Reg] = (Scratch[I0] | uint32_t(Scratch[I0 + 1]) << 16) &
+                       ~keepMask(NBits);
         }
         int Pair = Tig & 1;
         uint32_t WG = Bits[G * KStepsPerBlock + T];

@@ -30,7 +30,7 @@ namespace {
 
 constexpr int XPitch = BlockCols + 8; // halves; 16-byte pad kills conflicts
 constexpr int WBlockBytes = BlockSlots * 2 + BlockBitmapWords * 4; // 4608
-constexpr int L2BufBytes = BlockSlots * 2;                          // 4096
+constexpr int WChunks = WBlockBytes / 16;                           // 288
 
 struct Params {
   const uint16_t *Values;
@@ -45,7 +45,8 @@ struct Params {
   int M, K, N;
   int Tiles, BlockColumns;
   int SplitK, NChunks, MBlocks;
-  int RCap; // residual values staged per warp and stage (multiple of 8)
+  int RCap;    // residual values staged per warp and stage (multiple of 8)
+  int MaxWin;  // most blocks one CTA walks (its residual offsets are staged)
 };
 
 __device__ __forceinline__ uint32_t smemAddr(const void *P) {
@@ -57,6 +58,11 @@ __device__ __forceinline__ void cpAsync16(void *Dst, const void *Src,
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
                    smemAddr(Dst)),
                "l"(Src), "r"(SrcBytes));
+}
+__device__ __forceinline__ void cpAsync16(void *Dst, const void *Src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                   smemAddr(Dst)),
+               "l"(Src));
 }
 __device__ __forceinline__ void cpAsyncCommit() {
   asm volatile("cp.async.commit_group;\n" ::);
@@ -83,24 +89,29 @@ __device__ __forceinline__ void mmaSp(float (&C)[4], const uint4 &A,
         "r"(B[2]), "r"(B[3]), "r"(Meta));
 }
 
+/// Keeps the halves of a register whose bit in Bits (bit 0: low half) is set.
+__device__ __forceinline__ uint32_t keepBits(uint32_t Bits) {
+  return ((Bits & 1) ? 0x0000FFFFu : 0u) | ((Bits & 2) ? 0xFFFF0000u : 0u);
+}
+
 template <int NT, int WARPS> struct Layout {
   static constexpr int XBytes = NT * XPitch * 2;
   __host__ __device__ static int stageBytes(int RCap) {
     return XBytes + WARPS * WBlockBytes + WARPS * RCap * 2;
   }
-  __host__ __device__ static int totalBytes(int Stages, int RCap) {
-    return Stages * stageBytes(RCap) + WARPS * L2BufBytes + 512;
+  __host__ __device__ static int totalBytes(int Stages, int RCap, int MaxWin) {
+    return Stages * stageBytes(RCap) + WARPS * (MaxWin + 1) * 4 + 512;
   }
 };
 
+/// Stage loads: the X tile by the whole CTA, each warp its own W block.
 template <int NT, int WARPS>
-__device__ void loadStage(const Params &P, unsigned char *Stage, int Mb,
-                          int Nc, int Win) {
+__device__ __forceinline__ void loadXW(const Params &P, unsigned char *Stage,
+                                       int Nc, int Win, int Tile, int Warp,
+                                       int Lane) {
   constexpr int Threads = WARPS * 32;
-  const int Tid = threadIdx.x;
-  // X tile: NT columns of X, 256 rows (k), 32 chunks of 8 halves each.
   __half *Xs = reinterpret_cast<__half *>(Stage);
-  for (int I = Tid; I < NT * 32; I += Threads) {
+  for (int I = threadIdx.x; I < NT * 32; I += Threads) {
     int Nl = I >> 5, C = I & 31;
     int Gn = Nc * NT + Nl, Gk = Win * BlockCols + C * 8;
     int Bytes = 0;
@@ -111,38 +122,36 @@ __device__ void loadStage(const Params &P, unsigned char *Stage, int Mb,
     }
     cpAsync16(Xs + Nl * XPitch + C * 8, Src, Bytes);
   }
-  // W blocks: 256 value chunks + 32 bitmap chunks per warp.
-  unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes;
-  for (int I = Tid; I < WARPS * (WBlockBytes / 16); I += Threads) {
-    int W = I / (WBlockBytes / 16), C = I % (WBlockBytes / 16);
-    int Tile = Mb * WARPS + W;
-    if (Tile >= P.Tiles)
-      continue;
-    size_t Block = size_t(Tile) * P.BlockColumns + Win;
-    const void *Src =
-        C < 256 ? static_cast<const void *>(P.Values + Block * BlockSlots + C * 8)
-                : static_cast<const void *>(P.Bitmap + Block * BlockBitmapWords +
-                                            (C - 256) * 4);
-    cpAsync16(Ws + W * WBlockBytes + C * 16, Src, 16);
-  }
-  // Residual values: the 16-byte chunks covering this block's list, up to
-  // RCap values; the kernel reads any further ones from global memory.
-  if (P.RCap > 0) {
-    uint16_t *Rs = reinterpret_cast<uint16_t *>(Ws + WARPS * WBlockBytes);
-    int ChunksPerWarp = P.RCap / 8;
-    for (int I = Tid; I < WARPS * ChunksPerWarp; I += Threads) {
-      int W = I / ChunksPerWarp, C = I % ChunksPerWarp;
-      int Tile = Mb * WARPS + W;
-      if (Tile >= P.Tiles)
-        continue;
-      size_t Block = size_t(Tile) * P.BlockColumns + Win;
-      uint32_t Start = __ldg(P.ResOff + Block), End = __ldg(P.ResOff + Block + 1);
-      uint32_t Aligned = Start & ~7u;
-      if (Aligned + C * 8 >= End)
-        continue;
-      cpAsync16(Rs + W * P.RCap + C * 8, P.Residual + Aligned + C * 8, 16);
-    }
-  }
+  if (Tile >= P.Tiles)
+    return;
+  unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes + Warp * WBlockBytes;
+  size_t Block = size_t(Tile) * P.BlockColumns + Win;
+  const unsigned char *V =
+      reinterpret_cast<const unsigned char *>(P.Values + Block * BlockSlots);
+  const unsigned char *B = reinterpret_cast<const unsigned char *>(
+      P.Bitmap + Block * BlockBitmapWords);
+#pragma unroll
+  for (int C = Lane; C < 256; C += 32)
+    cpAsync16(Ws + C * 16, V + C * 16);
+  cpAsync16(Ws + 4096 + Lane * 16, B + Lane * 16);
+}
+
+/// The chunks covering this warp's residual values of one block.
+template <int NT, int WARPS>
+__device__ __forceinline__ void loadResidual(const Params &P,
+                                             unsigned char *Stage,
+                                             const uint32_t *RO, int J,
+                                             int Tile, int Warp, int Lane) {
+  if (Tile >= P.Tiles || P.RCap == 0)
+    return;
+  uint16_t *Rs = reinterpret_cast<uint16_t *>(
+                     Stage + Layout<NT, WARPS>::XBytes + WARPS * WBlockBytes) +
+                 Warp * P.RCap;
+  uint32_t Start = RO[J], End = RO[J + 1];
+  uint32_t Aligned = Start & ~7u;
+  int Chunks = min(int((End - Aligned + 7) >> 3), P.RCap >> 3);
+  for (int C = Lane; C < Chunks; C += 32)
+    cpAsync16(Rs + C * 8, P.Residual + Aligned + C * 8);
 }
 
 template <int NT, int WARPS, int STAGES>
@@ -150,13 +159,17 @@ __global__ void __launch_bounds__(WARPS * 32)
     tlsSpmmKernel(const Params P) {
   extern __shared__ __align__(16) unsigned char Smem[];
   constexpr int NTiles8 = NT / 8;
+  // Two accumulator sets (layer 1, layer 2) halve the mma dependency chain
+  // when there are few n-tiles to interleave.
+  constexpr int Sets = NTiles8 <= 2 ? 2 : 1;
   const int StageBytes = Layout<NT, WARPS>::stageBytes(P.RCap);
-  unsigned char *L2Base = Smem + STAGES * StageBytes;
-  uint8_t *LutMeta = L2Base + WARPS * L2BufBytes;
-  uint8_t *LutInfo = LutMeta + 256;
-
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
   const int G = Lane >> 2, Tig = Lane & 3;
+  uint32_t *RO = reinterpret_cast<uint32_t *>(Smem + STAGES * StageBytes) +
+                 Warp * (P.MaxWin + 1);
+  uint8_t *LutMeta = Smem + STAGES * StageBytes + WARPS * (P.MaxWin + 1) * 4;
+  uint8_t *LutInfo = LutMeta + 256;
+
   int Id = blockIdx.x;
   const int Nc = Id % P.NChunks;
   Id /= P.NChunks;
@@ -167,24 +180,37 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int NumWin = Base + (Split < Rem ? 1 : 0);
   const int Tile = Mb * WARPS + Warp;
 
+  // Start the first stages' X and W copies, then fetch the residual offsets
+  // this warp will need (one small global read per CTA instead of one per
+  // block on the critical path).
+#pragma unroll
+  for (int S = 0; S < STAGES - 1; ++S)
+    if (S < NumWin)
+      loadXW<NT, WARPS>(P, Smem + S * StageBytes, Nc, Win0 + S, Tile, Warp,
+                        Lane);
   for (int I = Tid; I < 256; I += WARPS * 32) {
     LutMeta[I] = uint8_t(metaByte(I));
     LutInfo[I] = uint8_t(infoByte(I));
   }
-
-  float Acc[NTiles8][4];
-#pragma unroll
-  for (int J = 0; J < NTiles8; ++J)
-    Acc[J][0] = Acc[J][1] = Acc[J][2] = Acc[J][3] = 0.f;
-
+  if (Tile < P.Tiles)
+    for (int J = Lane; J <= NumWin; J += 32)
+      RO[J] = __ldg(P.ResOff + size_t(Tile) * P.BlockColumns + Win0 + J);
+  __syncwarp();
 #pragma unroll
   for (int S = 0; S < STAGES - 1; ++S) {
     if (S < NumWin)
-      loadStage<NT, WARPS>(P, Smem + S * StageBytes, Mb, Nc, Win0 + S);
+      loadResidual<NT, WARPS>(P, Smem + S * StageBytes, RO, S, Tile, Warp,
+                              Lane);
     cpAsyncCommit();
   }
 
-  uint16_t *L2Buf = reinterpret_cast<uint16_t *>(L2Base + Warp * L2BufBytes);
+  float Acc[Sets][NTiles8][4];
+#pragma unroll
+  for (int S = 0; S < Sets; ++S)
+#pragma unroll
+    for (int J = 0; J < NTiles8; ++J)
+      Acc[S][J][0] = Acc[S][J][1] = Acc[S][J][2] = Acc[S][J][3] = 0.f;
+
   auto Info = [&](uint32_t B) { return uint32_t(LutInfo[B]); };
 
   for (int I = 0; I < NumWin; ++I) {
@@ -192,23 +218,24 @@ __global__ void __launch_bounds__(WARPS * 32)
     __syncthreads();
     {
       int Next = I + STAGES - 1;
-      if (Next < NumWin)
-        loadStage<NT, WARPS>(P, Smem + (Next % STAGES) * StageBytes, Mb, Nc,
-                             Win0 + Next);
+      if (Next < NumWin) {
+        unsigned char *St = Smem + (Next % STAGES) * StageBytes;
+        loadXW<NT, WARPS>(P, St, Nc, Win0 + Next, Tile, Warp, Lane);
+        loadResidual<NT, WARPS>(P, St, RO, Next, Tile, Warp, Lane);
+      }
       cpAsyncCommit();
     }
     if (Tile >= P.Tiles)
       continue;
     unsigned char *Stage = Smem + (I % STAGES) * StageBytes;
     const __half *Xs = reinterpret_cast<const __half *>(Stage);
-    const unsigned char *Ws =
-        Stage + Layout<NT, WARPS>::XBytes + Warp * WBlockBytes;
-    const uint16_t *Vals = reinterpret_cast<const uint16_t *>(Ws);
-    const uint32_t *Bits =
-        reinterpret_cast<const uint32_t *>(Ws + BlockSlots * 2);
-    const uint16_t *Rs = reinterpret_cast<const uint16_t *>(
-        Stage + Layout<NT, WARPS>::XBytes + WARPS * WBlockBytes);
-    Rs += Warp * P.RCap;
+    unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes + Warp * WBlockBytes;
+    uint16_t *Vals = reinterpret_cast<uint16_t *>(Ws);
+    const uint32_t *Bits = reinterpret_cast<const uint32_t *>(Ws + BlockSlots * 2);
+    const uint16_t *Rs =
+        reinterpret_cast<const uint16_t *>(Stage + Layout<NT, WARPS>::XBytes +
+                                           WARPS * WBlockBytes) +
+        Warp * P.RCap;
 
     uint32_t WG[8], WG8[8];
     {
@@ -224,7 +251,22 @@ __global__ void __launch_bounds__(WARPS * 32)
     laneRowMasks(WG, Tig, Info, E0, N0);
     laneRowMasks(WG8, Tig, Info, E1, N1);
 
-    // Layer 2 and 3: gather into this lane's part of the staging area.
+    // Layer 1 fragments for all eight k-steps, empty slots zeroed.
+    uint4 A1[KStepsPerBlock];
+#pragma unroll
+    for (int T = 0; T < KStepsPerBlock; ++T) {
+      uint4 A = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
+      A.x &= keepMask((E0 >> (4 * T)) & 3);
+      A.y &= keepMask((E1 >> (4 * T)) & 3);
+      A.z &= keepMask((E0 >> (4 * T + 2)) & 3);
+      A.w &= keepMask((E1 >> (4 * T + 2)) & 3);
+      A1[T] = A;
+    }
+    __syncwarp();
+
+    // Layers 2 and 3, in place: a layer-2 position is never an empty slot
+    // (its group has three or more nonzeros), and its layer-1 value is
+    // already in A1, so the gathered values overwrite nothing still needed.
     {
       int R0 = residualCount(E0, N0), R1 = residualCount(E1, N1);
       int Incl = R0 + R1;
@@ -234,56 +276,78 @@ __global__ void __launch_bounds__(WARPS * 32)
         if (Lane >= D)
           Incl += V;
       }
-      int Excl = Incl - R0 - R1;
-      size_t Block = size_t(Tile) * P.BlockColumns + Win0 + I;
-      uint32_t RStart = __ldg(P.ResOff + Block);
-      int ROff = int(RStart & 7u);
-      const uint16_t *GRes = P.Residual + RStart;
-      uint4 Zero = make_uint4(0, 0, 0, 0);
-#pragma unroll
-      for (int T = 0; T < KStepsPerBlock; ++T)
-        *reinterpret_cast<uint4 *>(L2Buf + slotIndex(T, Lane, 0, 0, 0)) = Zero;
-      auto Res = [&](int R) -> uint16_t {
-        int Idx = ROff + R;
-        return Idx < P.RCap ? Rs[Idx] : __ldg(GRes + R);
-      };
-      decodeLayer2(
-          E0, N0, [&](int Y) { return Vals[laneRowSlotIndex(Lane, 0, Y)]; },
-          [&](int R) { return Res(Excl + R); },
-          [&](int X, uint16_t V) { L2Buf[laneRowSlotIndex(Lane, 0, X)] = V; });
-      decodeLayer2(
-          E1, N1, [&](int Y) { return Vals[laneRowSlotIndex(Lane, 1, Y)]; },
-          [&](int R) { return Res(Excl + R0 + R); },
-          [&](int X, uint16_t V) { L2Buf[laneRowSlotIndex(Lane, 1, X)] = V; });
+      uint32_t RStart = RO[I];
+      int Q0 = int(RStart & 7u) + Incl - R0 - R1, Q1 = Q0 + R0;
+      const uint16_t *GRes = P.Residual + (RStart & ~7u);
+      uint32_t E0r = E0, N0r = N0, E1r = E1, N1r = N1;
+      while (N0r | N1r) {
+        if (N0r) {
+          int X = lowestBit(N0r);
+          N0r &= N0r - 1;
+          uint16_t V;
+          if (E0r) {
+            V = Vals[laneRowSlotIndex(Lane, 0, lowestBit(E0r))];
+            E0r &= E0r - 1;
+          } else {
+            V = Q0 < P.RCap ? Rs[Q0] : __ldg(GRes + Q0);
+            ++Q0;
+          }
+          Vals[laneRowSlotIndex(Lane, 0, X)] = V;
+        }
+        if (N1r) {
+          int X = lowestBit(N1r);
+          N1r &= N1r - 1;
+          uint16_t V;
+          if (E1r) {
+            V = Vals[laneRowSlotIndex(Lane, 1, lowestBit(E1r))];
+            E1r &= E1r - 1;
+          } else {
+            V = Q1 < P.RCap ? Rs[Q1] : __ldg(GRes + Q1);
+            ++Q1;
+          }
+          Vals[laneRowSlotIndex(Lane, 1, X)] = V;
+        }
+      }
     }
+    __syncwarp();
 
     const int Pair = Tig & 1;
 #pragma unroll
     for (int T = 0; T < KStepsPerBlock; ++T) {
-      uint4 A = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
-      A.x &= keepMask((E0 >> (4 * T)) & 3);
-      A.y &= keepMask((E1 >> (4 * T)) & 3);
-      A.z &= keepMask((E0 >> (4 * T + 2)) & 3);
-      A.w &= keepMask((E1 >> (4 * T + 2)) & 3);
       uint32_t Wg = WG[T] >> (16 * Pair), Wg8 = WG8[T] >> (16 * Pair);
       uint32_t Meta = uint32_t(LutMeta[Wg & 0xFF]) |
                       uint32_t(LutMeta[(Wg >> 8) & 0xFF]) << 8 |
                       uint32_t(LutMeta[Wg8 & 0xFF]) << 16 |
                       uint32_t(LutMeta[(Wg8 >> 8) & 0xFF]) << 24;
-      uint4 A2 = *reinterpret_cast<const uint4 *>(L2Buf + slotIndex(T, Lane, 0, 0, 0));
-      bool AnyL2 = __any_sync(0xffffffffu, ((N0 | N1) >> (4 * T)) & 0xF);
+      uint32_t NT0 = N0 >> (4 * T), NT1 = N1 >> (4 * T);
+      bool AnyL2 = __any_sync(0xffffffffu, (NT0 | NT1) & 0xF);
+      uint4 A2 = make_uint4(0, 0, 0, 0);
+      if (AnyL2) {
+        A2 = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
+        A2.x &= keepBits(NT0 & 3);
+        A2.y &= keepBits(NT1 & 3);
+        A2.z &= keepBits((NT0 >> 2) & 3);
+        A2.w &= keepBits((NT1 >> 2) & 3);
+      }
 #pragma unroll
       for (int J = 0; J < NTiles8; ++J) {
         uint32_t B[4];
         ldmatrixX4(B, Xs + (J * 8 + (Lane & 7)) * XPitch + T * 32 +
                           (Lane >> 3) * 8);
-        mmaSp(Acc[J], A, B, Meta);
+        mmaSp(Acc[0][J], A1[T], B, Meta);
         if (AnyL2)
-          mmaSp(Acc[J], A2, B, Layer2Meta);
+          mmaSp(Acc[Sets - 1][J], A2, B, Layer2Meta);
       }
     }
   }
   cpAsyncWait<0>();
+
+  if (Sets == 2)
+#pragma unroll
+    for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+      for (int E = 0; E < 4; ++E)
+        Acc[0][J][E] += Acc[Sets - 1][J][E];
 
   // Epilogue.
   const int Row0 = Tile * TileRows + G;
@@ -294,7 +358,7 @@ __global__ void __launch_bounds__(WARPS * 32)
       for (int E = 0; E < 4; ++E) {
         int M = Row0 + (E >> 1) * 8, N = Nc * NT + J * 8 + 2 * Tig + (E & 1);
         if (M < P.M && N < P.N)
-          P.Y[size_t(N) * P.Ldy + M] = __float2half_rn(Acc[J][E]);
+          P.Y[size_t(N) * P.Ldy + M] = __float2half_rn(Acc[0][J][E]);
       }
     return;
   }
@@ -305,7 +369,7 @@ __global__ void __launch_bounds__(WARPS * 32)
 #pragma unroll
     for (int E = 0; E < 4; ++E) {
       int M = Row0 + (E >> 1) * 8, N = Nc * NT + J * 8 + 2 * Tig + (E & 1);
-      P.Partial[(size_t(Split) * Np + N) * Mp + M] = Acc[J][E];
+      P.Partial[(size_t(Split) * Np + N) * Mp + M] = Acc[0][J][E];
     }
   __threadfence();
   __syncthreads();
@@ -334,21 +398,24 @@ __global__ void __launch_bounds__(WARPS * 32)
 struct Variant {
   int NT, Warps, Stages;
   void (*Kernel)(Params);
-  int (*TotalBytes)(int, int);
+  int (*TotalBytes)(int, int, int);
 };
 
 template <int NT, int WARPS, int STAGES> Variant variant() {
   return {NT, WARPS, STAGES, tlsSpmmKernel<NT, WARPS, STAGES>,
-          [](int S, int R) { return Layout<NT, WARPS>::totalBytes(S, R); }};
+          [](int S, int R, int W) {
+            return Layout<NT, WARPS>::totalBytes(S, R, W);
+          }};
 }
 
-const Variant *findVariant(int NT, int Warps) {
+const Variant *findVariant(int NT, int Warps, int Stages) {
   static const Variant All[] = {
-      variant<8, 4, 3>(),  variant<16, 4, 3>(), variant<32, 4, 2>(),
-      variant<64, 4, 3>(), variant<8, 8, 3>(),  variant<16, 8, 3>(),
-      variant<32, 8, 3>(), variant<64, 8, 2>()};
+      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 8, 2>(),
+      variant<16, 4, 2>(), variant<16, 4, 3>(), variant<16, 8, 2>(),
+      variant<32, 4, 2>(), variant<32, 8, 2>(), variant<64, 4, 2>(),
+      variant<64, 8, 2>()};
   for (const Variant &V : All)
-    if (V.NT == NT && V.Warps == Warps)
+    if (V.NT == NT && V.Warps == Warps && (!Stages || V.Stages == Stages))
       return &V;
   return nullptr;
 }
@@ -383,8 +450,8 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                : N <= 16  ? 16
                : N <= 32  ? 32
                           : 64;
-  Plan.Warps = Opts.Warps ? Opts.Warps : (Plan.NTile >= 32 ? 8 : 4);
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps);
+  Plan.Warps = Opts.Warps ? Opts.Warps : (Plan.NTile >= 16 ? 8 : 4);
+  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Opts.Stages);
   if (!V)
     return Plan;
   Plan.Stages = V->Stages;
@@ -392,22 +459,29 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
   int BlockColumns = (W.Cols + 255) / 256;
   Plan.MBlocks = (Tiles + Plan.Warps - 1) / Plan.Warps;
   Plan.NChunks = (N + Plan.NTile - 1) / Plan.NTile;
-  // Stage as many residual values per block as the worst block has.
-  int RCap = std::min<int>((W.MaxBlockResidual + 7 + 7) / 8 * 8, 2048);
-  while (RCap > 0 &&
-         V->TotalBytes(V->Stages, RCap) > maxSharedOptin() - 1024)
-    RCap -= 8;
-  Plan.ResidualCap = RCap;
-  Plan.SharedBytes = size_t(V->TotalBytes(V->Stages, RCap));
+  // Stage as many residual values per block as the worst block has (plus
+  // the misalignment of its start); blocks beyond that read global memory.
+  auto Fit = [&](int MaxWin, int &RCap) {
+    RCap = std::min<int>((W.MaxBlockResidual + 7 + 7) / 8 * 8, 2048);
+    while (RCap > 0 &&
+           V->TotalBytes(V->Stages, RCap, MaxWin) > maxSharedOptin() - 1024)
+      RCap -= 8;
+    return size_t(V->TotalBytes(V->Stages, RCap, MaxWin));
+  };
+  int RCap;
+  size_t Shared = Fit(BlockColumns, RCap);
   int PerSm = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, V->Kernel, Plan.Warps * 32,
-                                                Plan.SharedBytes);
+  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, V->Kernel,
+                                                Plan.Warps * 32, Shared);
   PerSm = std::max(PerSm, 1);
   int Slots = PerSm * deviceSms() * std::max(Opts.WavesTarget, 1);
   int Split = Opts.SplitK;
   if (!Split)
     Split = std::max(1, Slots / std::max(1, Plan.MBlocks * Plan.NChunks));
   Plan.SplitK = std::max(1, std::min(Split, BlockColumns));
+  Plan.MaxWin = (BlockColumns + Plan.SplitK - 1) / Plan.SplitK;
+  Plan.SharedBytes = Fit(Plan.MaxWin, RCap);
+  Plan.ResidualCap = RCap;
   Plan.Ctas = Plan.MBlocks * Plan.NChunks * Plan.SplitK;
   return Plan;
 }
@@ -441,7 +515,7 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
       reinterpret_cast<uintptr_t>(X) % 16)
     return cudaErrorInvalidValue;
   TlsSpmmPlan Plan = tlsSpmmPlan(W, N, Opts);
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps);
+  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Plan.Stages);
   if (!V || WorkspaceBytes < tlsSpmmWorkspaceBytes(W, N, Opts))
     return cudaErrorInvalidValue;
   Params P{};
@@ -465,6 +539,7 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
   P.NChunks = Plan.NChunks;
   P.MBlocks = Plan.MBlocks;
   P.RCap = Plan.ResidualCap;
+  P.MaxWin = Plan.MaxWin;
   cudaError_t Err = cudaFuncSetAttribute(
       V->Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
       int(Plan.SharedBytes));

@@ -41,6 +41,7 @@ void tlsFree(TlsDeviceMatrix &D);
 struct TlsSpmmOptions {
   int NTile = 0;      // 8, 16, 32 or 64 columns of X per CTA
   int Warps = 0;      // 4 or 8 warps (16 rows each) per CTA
+  int Stages = 0;     // cp.async pipeline depth (2 or 3 where built)
   int SplitK = 0;     // number of K splits
   int WavesTarget = 0; // aim for this many waves of CTAs when choosing SplitK
 };
@@ -59,7 +60,7 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
 
 /// What tlsSpmm would launch (for reports).
 struct TlsSpmmPlan {
-  int NTile, Warps, Stages, SplitK, NChunks, MBlocks, ResidualCap;
+  int NTile, Warps, Stages, SplitK, NChunks, MBlocks, ResidualCap, MaxWin;
   size_t SharedBytes;
   int Ctas;
 };
