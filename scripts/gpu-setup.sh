@@ -14,7 +14,8 @@ export PYTHONPATH=$co_work/site${PYTHONPATH:+:$PYTHONPATH}
 export CO_BIN=$co_work/cuda-opt/bin
 co_cuda=${CUDA_PATH:-/usr/local/cuda}
 echo "== building the measurement worker (runtime/measure)"
-g++ -O2 -std=c++17 -I "$co_cuda/include" "$co_root"/runtime/measure/*.cpp \
+g++ -O2 -std=c++17 -I "$co_cuda/include" \
+  "$co_root"/runtime/measure/{Worker,Json,DType,Compare,CublasReference}.cpp -ldl \
   -L "$co_cuda/lib64/stubs" -lcuda -o "$CO_BIN/cuda-opt-measure" || return 1
 export CUDA_OPT=$CO_BIN/cuda-opt
 export CUDA_OPT_MEASURE=$CO_BIN/cuda-opt-measure

@@ -644,6 +644,17 @@ private:
     auto It = AccessOf.find(E);
     if (It != AccessOf.end())
       return It->second;
+    // Conversions of a loaded value: `__half2float(A[i])`, `__ldg(&x[i])`
+    // style intrinsics and `__half`'s conversion operator to float.
+    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
+      if (isa_and_nonnull<CXXConversionDecl>(MC->getMethodDecl()))
+        return accessOf(MC->getImplicitObjectArgument());
+    if (const auto *CE = dyn_cast<CallExpr>(E))
+      if (CE->getNumArgs() == 1) {
+        StringRef Name = calleeName(CE);
+        if (Name.ends_with("2float") || Name.ends_with("2double"))
+          return accessOf(CE->getArg(0));
+      }
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
       if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
         if (V->hasLocalStorage() && !isa<ParmVarDecl>(V) && V->getInit() &&

@@ -43,7 +43,8 @@ static Expected<json::Value> readJSON(StringRef Path) {
 Expected<std::vector<Measurement>>
 measureVariants(const std::vector<VariantSource> &Vs,
                 const std::vector<std::string> &Cubins, const json::Array &Args,
-                const MeasureOptions &Opts, std::string &DeviceName) {
+                const MeasureOptions &Opts, std::string &DeviceName,
+                ReferenceMeasurement *Reference) {
   if (Opts.Worker.empty())
     return createStringError(inconvertibleErrorCode(),
                              "the measurement worker cuda-opt-measure was not "
@@ -80,6 +81,8 @@ measureVariants(const std::vector<VariantSource> &Vs,
                                              {"warmup", 3},
                                              {"flush_l2", true}}},
                      {"rtol", Opts.RelTol}};
+    if (Opts.Reference)
+      Job["reference"] = json::Object(*Opts.Reference);
     SmallString<256> JobPath(Opts.WorkDir), ResultPath(Opts.WorkDir),
         LogPath(Opts.WorkDir);
     sys::path::append(JobPath, "job" + std::to_string(Attempt) + ".json");
@@ -152,6 +155,24 @@ measureVariants(const std::vector<VariantSource> &Vs,
     if (!Arr)
       return createStringError(inconvertibleErrorCode(),
                                "malformed worker result %s", ResultPath.c_str());
+    if (const json::Object *Ref = RO->getObject("reference");
+        Ref && Reference) {
+      Reference->Kind = Ref->getString("kind").value_or("").str();
+      Reference->Description = formatv(
+          "{0} {1}x{2}x{3}{4}", Ref->getString("dtype").value_or(""),
+          Ref->getInteger("m").value_or(0), Ref->getInteger("n").value_or(0),
+          Ref->getInteger("k").value_or(0),
+          Ref->getInteger("batch").value_or(1) > 1
+              ? " x" + std::to_string(*Ref->getInteger("batch"))
+              : std::string());
+      Reference->Error = Ref->getString("error").value_or("").str();
+      if (const json::Object *T = Ref->getObject("timing")) {
+        Reference->Measured = true;
+        Reference->MedianMs = T->getNumber("median_ms").value_or(0);
+        Reference->P10Ms = T->getNumber("p10_ms").value_or(0);
+        Reference->P90Ms = T->getNumber("p90_ms").value_or(0);
+      }
+    }
     for (const json::Value &V : *Arr) {
       const json::Object &O = *V.getAsObject();
       Measurement M;

@@ -19,9 +19,18 @@ static double gbPerS(int64_t Bytes, double Ms) {
   return Ms > 0 ? Bytes / (Ms * 1e-3) / 1e9 : 0;
 }
 
+/// The bytes one candidate's kernel must move (per kernel in program mode).
+static int64_t minBytesOf(const TuneResult &R, const CandidateRecord &C) {
+  for (const KernelOutcome &K : R.Kernels)
+    if (K.Kernel == C.Kernel && K.MinBytes > 0)
+      return K.MinBytes;
+  return R.Kernels.size() > 1 ? 0 : R.MinBytes;
+}
+
 json::Value TuneResult::toJSON(StringRef File) const {
   json::Array Cands;
   for (const CandidateRecord &C : Candidates) {
+    const int64_t MinBytes = minBytesOf(*this, C);
     json::Object O{{"id", C.Id}, {"pipeline", C.Pipeline}, {"status", C.Status}};
     if (!C.Kernel.empty())
       O["kernel"] = C.Kernel;
@@ -62,6 +71,15 @@ json::Value TuneResult::toJSON(StringRef File) const {
         O["pipeline"] = K.Pipeline;
         O["grid"] = json::Array{K.Grid[0], K.Grid[1], K.Grid[2]};
         O["block"] = json::Array{K.Block[0], K.Block[1], K.Block[2]};
+        O["min_bytes"] = K.MinBytes;
+        if (K.Reference.Measured) {
+          O["cublas_ms"] = K.Reference.MedianMs;
+          O["cublas_problem"] = K.Reference.Description;
+          O["speedup_vs_cublas"] =
+              K.BestMs > 0 ? K.Reference.MedianMs / K.BestMs : 0;
+        } else if (!K.ReferenceNote.empty()) {
+          O["cublas_note"] = K.ReferenceNote;
+        }
       }
       Ks.push_back(std::move(O));
     }
@@ -77,6 +95,11 @@ json::Value TuneResult::toJSON(StringRef File) const {
     Out["variants_measured"] = VariantsMeasured;
     Out["seconds"] = Seconds;
     Out["min_bytes"] = MinBytes;
+    if (Kernels.size() == 1 && Kernels[0].Reference.Measured) {
+      Out["cublas_ms"] = Kernels[0].Reference.MedianMs;
+      Out["speedup_vs_cublas"] =
+          BestMs > 0 ? Kernels[0].Reference.MedianMs / BestMs : 0;
+    }
     Out["copy_ceiling_gb_per_s"] = CopyCeilingGBs;
   }
   return Out;
@@ -107,16 +130,17 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << " s; timing: CUDA events, L2 flushed before each launch, median of "
         "interleaved runs; each variant verified on 3 seeds against the "
         "original with poisoned outputs and guard bands\n\n";
-  if (Kernels.size() > 1 || (Kernels.size() == 1 && !Kernels[0].Measured)) {
-    OS << "| kernel | launch | original ms | best ms | speedup | pipeline or "
-          "reason |\n|---|---|---|---|---|---|\n";
+  if (!Kernels.empty()) {
+    OS << "| kernel | launch | original ms | best ms | speedup | cuBLAS ms "
+          "(best / cuBLAS) | pipeline or reason |\n"
+          "|---|---|---|---|---|---|---|\n";
     for (const KernelOutcome &K : Kernels) {
       if (!K.Measured) {
         std::string D = K.Detail.substr(0, 200);
         for (char &Ch : D)
           if (Ch == '\n' || Ch == '|')
             Ch = ' ';
-        OS << "| " << K.Kernel << " | | | | not measured | " << D << " |\n";
+        OS << "| " << K.Kernel << " | | | | not measured | | " << D << " |\n";
         continue;
       }
       OS << "| " << K.Kernel << " | " << K.Grid[0] << "x" << K.Grid[1] << "x"
@@ -124,7 +148,16 @@ std::string TuneResult::toMarkdown(StringRef File) const {
          << K.Block[2] << " | " << format("%.4f", K.BaselineMs) << " | "
          << format("%.4f", K.BestMs) << " | "
          << format("%.3fx", K.BestMs > 0 ? K.BaselineMs / K.BestMs : 0)
-         << " | `" << (K.Pipeline.empty() ? "(original)" : K.Pipeline)
+         << " | ";
+      if (K.Reference.Measured)
+        OS << format("%.4f", K.Reference.MedianMs) << " ("
+           << format("%.2fx", K.Reference.MedianMs > 0
+                                  ? K.BestMs / K.Reference.MedianMs
+                                  : 0)
+           << ", " << K.Reference.Description << ")";
+      else if (!K.ReferenceNote.empty() && K.ReferenceNote != "not classified as a GEMM")
+        OS << "- (" << K.ReferenceNote << ")";
+      OS << " | `" << (K.Pipeline.empty() ? "(original)" : K.Pipeline)
          << "` |\n";
     }
     OS << "\n";
@@ -137,7 +170,7 @@ std::string TuneResult::toMarkdown(StringRef File) const {
        << (C.Pipeline.empty() ? "-" : C.Pipeline)
        << "` | " << C.Status << " | ";
     if (C.M.Runs > 0) {
-      double GB = gbPerS(MinBytes, C.M.MedianMs);
+      double GB = gbPerS(minBytesOf(*this, C), C.M.MedianMs);
       OS << format("%.4f", C.M.MedianMs) << " | " << format("%.4f", C.M.P10Ms)
          << "-" << format("%.4f", C.M.P90Ms) << " | "
          << format("%.3f", C.M.Speedup) << " | " << format("%.0f", GB) << " ("

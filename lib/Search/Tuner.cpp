@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Measure/Capture.h"
+#include "cuda-opt/Measure/GemmReference.h"
 #include "cuda-opt/Measure/TuneSpec.h"
 #include "cuda-opt/Support/GpuProbe.h"
 #include "cuda-opt/Transforms/Pipeline.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -85,7 +87,26 @@ struct Harness {
   bool ProgramMode = false;
   CapturedLaunch Original;
   CaptureOptions Capture;
+  /// The kernel's integer arguments and buffer sizes (elements), by name,
+  /// for the cuBLAS reference of a GEMM-like kernel.
+  StringMap<int64_t> IntArgs, BufferElements;
 };
+
+/// The integer value of a by-value argument of integer type.
+std::optional<int64_t> integerArgument(const CapturedParam &P,
+                                       clang::QualType T) {
+  if (P.K != CapturedParam::Value || !T->isIntegerType() ||
+      (P.Bytes.size() != 4 && P.Bytes.size() != 8))
+    return std::nullopt;
+  if (P.Bytes.size() == 4) {
+    uint32_t U = 0;
+    std::memcpy(&U, P.Bytes.data(), 4);
+    return T->isSignedIntegerType() ? int64_t(int32_t(U)) : int64_t(U);
+  }
+  int64_t V = 0;
+  std::memcpy(&V, P.Bytes.data(), 8);
+  return V;
+}
 
 /// The bytes a launch must at least move, from a program-mode capture: each
 /// buffer the kernel only reads, once; each buffer it changed, written once
@@ -320,8 +341,12 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   sys::path::append(WD, "measure-" + Kernel);
   MO.WorkDir = std::string(WD);
   MO.Progress = [&](unsigned D, unsigned T) { progress(Opts, "measure", D, T); };
+  std::string ReferenceNote;
+  MO.Reference = gemmReferenceFor(Ctx, K, H.IntArgs, H.BufferElements, H.Grid,
+                                  H.Block, ReferenceNote);
+  ReferenceMeasurement Ref;
   Expected<std::vector<Measurement>> Ms =
-      measureVariants(Variants, Cubins, H.Args, MO, Result.Device);
+      measureVariants(Variants, Cubins, H.Args, MO, Result.Device, &Ref);
   if (!Ms)
     return Ms.takeError();
 
@@ -370,6 +395,9 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   KO.Pipeline = Variants[Best].Pipeline;
   KO.Grid = H.Grid;
   KO.Block = H.Block;
+  KO.MinBytes = H.MinBytes;
+  KO.Reference = Ref;
+  KO.ReferenceNote = MO.Reference ? Ref.Error : ReferenceNote;
   Result.Kernels.push_back(KO);
   Result.BaselineMs += KO.BaselineMs;
   Result.BestMs += KO.BestMs;
@@ -417,6 +445,12 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
   H.RelTol = Spec->RelTol;
   H.MinBytes = Spec->MinBytes;
   H.Flops = Spec->Flops;
+  for (const SpecArg &A : Spec->Args) {
+    if (A.IsBuffer)
+      H.BufferElements[A.Name] = A.Count;
+    else if (A.DType[0] == 'i' || A.DType[0] == 'u')
+      H.IntArgs[A.Name] = static_cast<int64_t>(A.Value);
+  }
   TuneResult Result;
   Result.Mode = "spec";
   Result.Kernel = Spec->Kernel;
@@ -488,6 +522,23 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
     H.Shmem = L->Shmem;
     H.Args = std::move(*Args);
     H.MinBytes = capturedMinBytes(H.Args, *L);
+    for (unsigned I = 0; I < L->Params.size() && I < K->Decl->getNumParams();
+         ++I) {
+      const clang::ParmVarDecl *PD = K->Decl->getParamDecl(I);
+      std::string PName = PD->getNameAsString();
+      if (std::optional<int64_t> V = integerArgument(L->Params[I], PD->getType()))
+        H.IntArgs[PName] = *V;
+      const json::Object *A = H.Args[I].getAsObject();
+      if (L->Params[I].K == CapturedParam::Pointer && A &&
+          A->getInteger("count")) {
+        int64_t Count = *A->getInteger("count");
+        int64_t Elt = static_cast<int64_t>(L->Allocs[L->Params[I].Alloc].Size) /
+                      std::max<int64_t>(Count, 1);
+        H.BufferElements[PName] =
+            Count - static_cast<int64_t>(L->Params[I].Offset) /
+                        std::max<int64_t>(Elt, 1);
+      }
+    }
     Expected<std::string> Text =
         tuneKernel(TC, Current, **P, *K, H, Opts, Result);
     if (!Text) {

@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Compare.h"
+#include "CublasReference.h"
 #include "DType.h"
 #include "Json.h"
 #include "Stats.h"
@@ -89,6 +90,9 @@ struct Job {
   int Runs = 20, Warmup = 3;
   bool FlushL2 = true;
   double RelTol = -1; // <0: per-dtype default.
+  /// GEMM-like kernels: cuBLAS on the same problem, timed alongside.
+  bool HasGemmRef = false;
+  GemmReference GemmRef;
 };
 
 std::string ResultPath;
@@ -229,6 +233,18 @@ Job parseJob(const Json &J) {
   Jb.Warmup = static_cast<int>(J["timing"]["warmup"].integer(3));
   Jb.FlushL2 = J["timing"]["flush_l2"].boolean(true);
   Jb.RelTol = J["rtol"].number(-1);
+  const Json &Ref = J["reference"];
+  if (!Ref.isNull() && Ref["kind"].string() == "cublas_gemm") {
+    Jb.HasGemmRef = true;
+    Jb.GemmRef.M = Ref["m"].integer(0);
+    Jb.GemmRef.N = Ref["n"].integer(0);
+    Jb.GemmRef.K = Ref["k"].integer(0);
+    Jb.GemmRef.Batch = Ref["batch"].integer(1);
+    Jb.GemmRef.Type = parseDType(Ref["dtype"].string());
+    if (Jb.GemmRef.M <= 0 || Jb.GemmRef.N <= 0 || Jb.GemmRef.K <= 0 ||
+        Jb.GemmRef.Batch <= 0)
+      fatal("reference: cublas_gemm needs positive m, n, k, batch");
+  }
   return Jb;
 }
 
@@ -508,6 +524,8 @@ int main(int argc, char **argv) {
   CUevent Start, Stop;
   check(cuEventCreate(&Start, CU_EVENT_DEFAULT), "event");
   check(cuEventCreate(&Stop, CU_EVENT_DEFAULT), "event");
+  if (Jb.HasGemmRef)
+    Jb.GemmRef.setUp(Stream);
   resetBuffers(Jb);
   std::vector<CUdeviceptr> Ptrs;
   std::vector<void *> Params = kernelParams(Jb, Ptrs);
@@ -534,6 +552,20 @@ int main(int argc, char **argv) {
       if (Round >= Jb.Warmup)
         V.Times.push_back(Ms);
     }
+    if (Jb.HasGemmRef && Jb.GemmRef.Ok) {
+      if (Jb.FlushL2)
+        check(cuMemsetD8Async(Flush, static_cast<unsigned char>(Round),
+                              FlushBytes, Stream),
+              "flush");
+      check(cuEventRecord(Start, Stream), "event");
+      bool Ok = Jb.GemmRef.run();
+      check(cuEventRecord(Stop, Stream), "event");
+      check(cuEventSynchronize(Stop), "cuBLAS run");
+      float Ms = 0;
+      check(cuEventElapsedTime(&Ms, Start, Stop), "elapsed");
+      if (Ok && Round >= Jb.Warmup)
+        Jb.GemmRef.Times.push_back(Ms);
+    }
   }
 
   Json Variants = Json::array();
@@ -554,6 +586,21 @@ int main(int argc, char **argv) {
     Variants.push(O);
   }
   Result.set("variants", Variants);
+  if (Jb.HasGemmRef) {
+    GemmReference &G = Jb.GemmRef;
+    Json R = Json::object();
+    R.set("kind", "cublas_gemm");
+    R.set("m", G.M);
+    R.set("n", G.N);
+    R.set("k", G.K);
+    R.set("batch", G.Batch);
+    R.set("dtype", std::string(dtypeName(G.Type)));
+    if (G.Ok && !G.Times.empty())
+      R.set("timing", statsJson(summarize(G.Times)));
+    else
+      R.set("error", G.Error.empty() ? "not run" : G.Error);
+    Result.set("reference", R);
+  }
   Result.set("l2_flush_bytes", Jb.FlushL2 ? static_cast<long long>(FlushBytes) : 0LL);
   Result.set("in_progress", Json());
   Result.set("complete", true);

@@ -17,6 +17,7 @@
 #include "llvm/Support/JSON.h"
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,17 @@ struct MeasureOptions {
   unsigned DeadlineSeconds = 120; ///< Per worker process.
   std::string WorkDir;
   /// Called after each worker process ends, with (done, total).
-  std::function<void(unsigned, unsigned)> Progress;
+  std::function<void(unsigned, unsigned)> Progress;  /// A library baseline timed beside the variants (job "reference"), e.g.
+  /// {"kind": "cublas_gemm", "m": .., "n": .., "k": .., "batch": ..,
+  /// "dtype": "f32"}; see runtime/measure/CublasReference.h.
+  std::optional<llvm::json::Object> Reference;
+};
+
+/// The library baseline's timing (Id = its kind), or its error.
+struct ReferenceMeasurement {
+  bool Measured = false;
+  std::string Kind, Description, Error;
+  double MedianMs = 0, P10Ms = 0, P90Ms = 0;
 };
 
 /// Measure \p Vs (index 0 is the baseline) with arguments \p Args (job
@@ -78,7 +89,8 @@ struct MeasureOptions {
 llvm::Expected<std::vector<Measurement>>
 measureVariants(const std::vector<VariantSource> &Vs,
                 const std::vector<std::string> &Cubins, const llvm::json::Array &Args,
-                const MeasureOptions &Opts, std::string &DeviceName);
+                const MeasureOptions &Opts, std::string &DeviceName,
+                ReferenceMeasurement *Reference = nullptr);
 
 /// A hash of the contents of every file the parse of \p Main pulled in apart
 /// from the main file, the CUDA toolkit's and clang's headers and /usr.

@@ -48,6 +48,10 @@ struct KernelOutcome {
   double BaselineMs = 0, BestMs = 0;
   std::string Pipeline;
   std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  int64_t MinBytes = 0;
+  /// GEMM-like kernels: cuBLAS on the same problem, timed in the same run.
+  ReferenceMeasurement Reference;
+  std::string ReferenceNote; ///< Why there is no reference, if none.
 };
 
 struct TuneResult {
