@@ -52,6 +52,9 @@ config.substitutions.append(
     ("%cuda_opt_measure",
      os.path.join(config.cuda_opt_tools_dir, "cuda-opt-measure")))
 config.substitutions.append(("%python", sys.executable))
+# The sparse-format round-trip checker (runtime/sparse), built next to cuda-opt.
+config.substitutions.append(
+    ("%cuda_opt_tls_roundtrip", os.path.join(config.cuda_opt_tools_dir, "tls-roundtrip")))
 
 # GPU equivalence: build and run original and rewrite, compare their dumps.
 cuda_opt_bin = os.path.join(config.cuda_opt_tools_dir, "cuda-opt")

@@ -8,6 +8,7 @@
 //      PTX ISA defines mma.sp m16n8k32 with sparsity selector 0) adds up to
 //      exactly W: every nonzero once, nothing else.
 // Usage: tls-roundtrip [--quick] [--tmp DIR]
+//        tls-roundtrip --read FILE.tls   (load, verify, print statistics)
 //
 //===----------------------------------------------------------------------===//
 
@@ -259,8 +260,25 @@ int main(int Argc, char **Argv) {
       Quick = true;
     else if (!std::strcmp(Argv[I], "--tmp") && I + 1 < Argc)
       Tmp = Argv[++I];
+    else if (!std::strcmp(Argv[I], "--read") && I + 1 < Argc) {
+      TlsMatrix M;
+      std::string Err = readTlsFile(Argv[++I], M);
+      if (!Err.empty()) {
+        std::fprintf(stderr, "error: %s\n", Err.c_str());
+        return 1;
+      }
+      TlsStats S = computeStats(M);
+      std::printf("%s %u x %u: %llu nonzeros, %.4f bytes/elt, L1 %.2f%% L2 "
+                  "%.2f%% L3 %.2f%%\n",
+                  elemTypeName(M.Type), M.Rows, M.Cols,
+                  (unsigned long long)S.Nonzeros, S.bytesPerElement(),
+                  100 * S.share(S.Layer1), 100 * S.share(S.Layer2),
+                  100 * S.share(S.Layer3));
+      return 0;
+    }
     else {
-      std::fprintf(stderr, "usage: tls-roundtrip [--quick] [--tmp DIR]\n");
+      std::fprintf(stderr, "usage: tls-roundtrip [--quick] [--tmp DIR] | "
+                           "--read FILE.tls\n");
       return 2;
     }
   }

@@ -13,6 +13,7 @@
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/OutputFile.h"
 #include "cuda-opt/Transforms/Pipeline.h"
+#include "SparseEncodeCommand.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Config/llvm-config.h"
@@ -377,6 +378,8 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
 
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
+  if (argc > 1 && StringRef(argv[1]) == "sparse-encode")
+    return runSparseEncodeCommand(argc - 1, argv + 1);
   // `cuda-opt tune FILE` is spelled as a subcommand; treat it as --tune.
   std::vector<const char *> Argv(argv, argv + argc);
   if (argc > 1 && StringRef(argv[1]) == "tune")
