@@ -475,7 +475,51 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     if (!CsltErr.empty())
       std::printf("# cuSPARSELt: %s\n", CsltErr.c_str());
 
+    // Per-shape tuning (like cusparseLtMatmulSearch): a few kernel shapes
+    // and split policies, 3 flushed runs each; the best one is checked for
+    // correctness and timed beside the default below ("tls_tuned").
+    TlsSpmmOptions Tuned = Opt;
+    double ErrTuned = ErrTls;
+    {
+      std::vector<TlsSpmmOptions> Cands;
+      int NT0 = N <= 8 ? 8 : N <= 16 ? 16 : N <= 32 ? 32 : 64;
+      for (int NT : {NT0, NT0 / 2})
+        for (int Wp : {4, 8})
+          for (int Waves : {1, 2}) {
+            TlsSpmmOptions V;
+            V.NTile = NT;
+            V.Warps = Wp;
+            V.WavesTarget = Waves;
+            if (NT >= 8 && tlsSpmmPlan(DM, N, V).Stages &&
+                tlsSpmmWorkspaceBytes(DM, N, V) <= WsBytes)
+              Cands.push_back(V);
+          }
+      std::vector<Method> CMs;
+      for (auto &V : Cands)
+        CMs.push_back({"cand", [&, V] {
+                         CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes,
+                                    C.Stream, V));
+                       }});
+      std::vector<Timing> CT = timeInterleaved(C, CMs, 3);
+      size_t Best = 0;
+      for (size_t I = 1; I < CT.size(); ++I)
+        if (CT[I].Median < CT[Best].Median)
+          Best = I;
+      if (!Cands.empty()) {
+        Tuned = Cands[Best];
+        Y.reset(C.Stream);
+        CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes, C.Stream, Tuned));
+        ErrTuned = relError(C, Y.data(), M, Ref, M, N);
+        if (Y.guardErrors(C))
+          ErrTuned = -1;
+      }
+    }
     std::vector<Method> Ms = {
+        {"tls_tuned",
+         [&] {
+           CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes, C.Stream,
+                      Tuned));
+         }},
         {"tls",
          [&] {
            CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes, C.Stream,
@@ -487,7 +531,9 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                       std::string E;
                       Cslt.run(DX, Y.data(), C.Stream, E);
                     }});
-    std::vector<Timing> T = timeInterleaved(C, Ms, O.Reps);
+    std::vector<Timing> TAll = timeInterleaved(C, Ms, O.Reps);
+    Timing TTuned = TAll[0];
+    std::vector<Timing> T(TAll.begin() + 1, TAll.end());
     // Also confirm the timed runs left correct answers (last one: cslt or
     // cublas); re-check ours once more after all the timed runs.
     Y.reset(C.Stream);
@@ -495,7 +541,9 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     double ErrTls3 = relError(C, Y.data(), M, Ref, M, N);
     bool Ok = ErrTls >= 0 && ErrTls <= 1e-2 && ErrTls2 >= 0 &&
               ErrTls2 <= 1e-2 && ErrTls3 >= 0 && ErrTls3 <= 1e-2 &&
-              GuardTls == 0;
+              GuardTls == 0 && ErrTuned >= 0 && ErrTuned <= 1e-2;
+    TlsSpmmPlan TPlan = tlsSpmmPlan(DM, N, Tuned);
+    double SpTuned = T[1].Median / TTuned.Median;
     TlsSpmmPlan Plan = tlsSpmmPlan(DM, N, Opt);
     double GBs = double(St.Bytes + size_t(N) * K * 2 + size_t(N) * M * 2) /
                  (T[0].Median * 1e3);
@@ -505,12 +553,14 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     double SpCslt = HaveCslt ? T[2].Median / T[0].Median : 0;
     std::printf("%-6s %5d %5d %3d %-9s %2d%%  tls %8.2f us (%6.0f GB/s) cublas "
                 "%8.2f us (%6.0f GB/s) cslt %8.2f us  x%.3f vs cublas  x%.3f "
-                "vs cslt  err %.1e/%.1e/%.1e %s  plan nt%d w%d s%d k%d\n",
+                "vs cslt  err %.1e/%.1e/%.1e %s  plan nt%d w%d s%d k%d  tuned %.2f us "
+                "x%.3f (nt%d w%d k%d)\n",
                 Ok ? "ok" : "FAIL", M, K, N, S.Pattern.c_str(), S.Sparsity,
                 T[0].Median, GBs, T[1].Median, DenseGBs,
                 HaveCslt ? T[2].Median : 0.0, SpBlas, SpCslt, ErrTls, ErrBlas,
                 ErrCslt, GuardTls ? "GUARD" : "", Plan.NTile, Plan.Warps,
-                Plan.Stages, Plan.SplitK);
+                Plan.Stages, Plan.SplitK, TTuned.Median, SpTuned, TPlan.NTile,
+                TPlan.Warps, TPlan.SplitK);
     std::fflush(stdout);
     jsonRecord(
         C, fmt("\"M\": %d, \"K\": %d, \"N\": %d, \"model\": \"%s\", "
@@ -524,7 +574,11 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                "\"cslt_us\": %s, \"speedup_vs_cublas\": %.4f, "
                "\"speedup_vs_cslt\": %s, \"tls_GBps\": %.1f, "
                "\"cublas_GBps\": %.1f, \"plan\": {\"ntile\": %d, \"warps\": %d, "
-               "\"stages\": %d, \"splitk\": %d, \"ctas\": %d, \"rcap\": %d}",
+               "\"stages\": %d, \"splitk\": %d, \"ctas\": %d, \"rcap\": %d}, "
+               "\"tuned_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": "
+               "%.3f}, \"tuned_speedup_vs_cublas\": %.4f, \"err_tuned\": %.3e, "
+               "\"tuned_plan\": {\"ntile\": %d, \"warps\": %d, \"stages\": "
+               "%d, \"splitk\": %d}",
                M, K, N, S.Sh->Model, S.Pattern.c_str(), S.Sparsity, Measured,
                St.bytesPerElement(), St.share(St.Layer1), St.share(St.Layer2),
                St.share(St.Layer3), Ok ? "true" : "false", ErrTls, ErrBlas,
@@ -536,7 +590,9 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                         : "null",
                SpBlas, HaveCslt ? fmt("%.4f", SpCslt).c_str() : "null", GBs,
                DenseGBs, Plan.NTile, Plan.Warps, Plan.Stages, Plan.SplitK,
-               Plan.Ctas, Plan.ResidualCap));
+               Plan.Ctas, Plan.ResidualCap, TTuned.Median, TTuned.Min, TTuned.Max,
+               SpTuned, ErrTuned, TPlan.NTile, TPlan.Warps, TPlan.Stages,
+               TPlan.SplitK));
 
     if (O.Variants) {
       // Every kernel variant and split policy, timed together.
