@@ -3,7 +3,7 @@
 // Usage: gemm-bench --shapes FILE [--types f16,bf16] [--layouts col,row]
 //          [--rounds 20] [--tune-rounds 3] [--ours 4] [--lt 8]
 //          [--out results.jsonl] [--special] [--limit N]
-//          [--extra Kernel/Group/RasterN/Splits,...]
+//          [--extra Kernel/Group/RasterN/Splits,...] [--tags big,llm,grid]
 //
 // Per shape: check every candidate against an fp32-accumulated reference,
 // tune (measure the cost model's first few plans, and cuBLASLt's first few
@@ -35,6 +35,7 @@ struct Options {
   double ArenaGiB = 8;
   std::vector<cudaoptGemmPlan> Extra; // --extra Kernel/Group/RasterN/Splits,...
   bool Special = false;
+  std::set<std::string> Tags; // empty: every shape
 };
 
 struct Shape {
@@ -612,6 +613,8 @@ int main(int Argc, char **Argv) {
   for (const std::string &Ts : O.Types)
     for (const std::string &Ls : O.Layouts)
       for (const Shape &S : Shapes) {
+        if (!O.Tags.empty() && !O.Tags.count(S.Tag))
+          continue;
         if (Count++ >= O.Limit)
           break;
         std::string Key = std::to_string(S.M) + " " + std::to_string(S.N) +
