@@ -62,6 +62,9 @@ def summarize(rows):
             "geomean_vs_cublas": geomean([r["speedup_vs_cublas"] for r in rs]),
             "geomean_vs_cslt": geomean([r["speedup_vs_cslt"] for r in rs
                                         if r.get("speedup_vs_cslt")]),
+            "geomean_cslt_vs_cublas": geomean(
+                [r["cublas_us"]["median"] / r["cslt_us"]["median"] for r in rs
+                 if r.get("cslt_us")]),
             "geomean_tuned_vs_cublas": geomean(
                 [r.get("tuned_speedup_vs_cublas", 0) for r in rs]),
             "min_vs_cublas": min(r["speedup_vs_cublas"] for r in rs),
@@ -92,6 +95,37 @@ def print_table(table, out=sys.stdout):
                       t["median_tls_GBps"], t["median_cublas_GBps"], wins))
 
 
+def print_shapes(rows, pattern, sparsity, out=sys.stdout):
+    """Per-shape speedups over cuBLAS (and cuSPARSELt) for one setting."""
+    sel = [r for r in rows if r["pattern"] == pattern and r["sparsity"] == sparsity]
+    ns = sorted({r["N"] for r in sel})
+    shapes = []
+    for r in sel:
+        if (r["M"], r["K"]) not in shapes:
+            shapes.append((r["M"], r["K"]))
+    out.write("| M x K | layer | " + " | ".join("N=%d" % n for n in ns) +
+              " | tls us / cuBLAS us / cuSPARSELt us at N=%d |\n" % ns[0])
+    out.write("|---|---|" + "---|" * len(ns) + "---|\n")
+    for m, k in shapes:
+        cells, first = [], None
+        model = ""
+        for n in ns:
+            rs = [r for r in sel if (r["M"], r["K"], r["N"]) == (m, k, n)]
+            if not rs:
+                cells.append("-")
+                continue
+            r = rs[0]
+            model = r["model"]
+            cells.append("%.2f" % r["speedup_vs_cublas"] +
+                         ("" if r["ok"] else " FAIL"))
+            if first is None:
+                cslt = r["cslt_us"]["median"] if r.get("cslt_us") else float("nan")
+                first = "%.1f / %.1f / %.1f" % (r["tls_us"]["median"],
+                                                 r["cublas_us"]["median"], cslt)
+        out.write("| %dx%d | %s | %s | %s |\n" % (m, k, model, " | ".join(cells),
+                                                 first or "-"))
+
+
 def plot(table, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -102,16 +136,25 @@ def plot(table, path):
         for t in table:
             if t["pattern"] == pat:
                 series[t["sparsity"]].append((t["N"], t["geomean_vs_cublas"]))
+        cslt = defaultdict(list)
+        for t in table:
+            if t["pattern"] == pat:
+                cslt[t["sparsity"]].append((t["N"], t["geomean_cslt_vs_cublas"]))
         for sp in sorted(series):
             pts = sorted(series[sp])
             ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
-                    label="%d%% sparse" % sp)
+                    label="three-layer, %d%% sparse" % sp)
+        if 50 in cslt:
+            pts = sorted(cslt[50])
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], ls=":",
+                    marker="x", color="gray",
+                    label="cuSPARSELt 2:4 (W pruned to 2:4)")
         ax.axhline(1.0, color="gray", lw=0.8, ls="--")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("N (tokens)")
         ax.set_title("%s pruning" % pat)
-        ax.legend()
-    axes[0].set_ylabel("geomean speedup over cuBLAS fp16 (31 shapes)")
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("geomean speedup over cuBLAS fp16 (shapes run)")
     fig.suptitle("Three-layer SpMM on H200 vs cuBLAS dense")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -134,6 +177,10 @@ def main():
     if a.md:
         with open(a.md, "w") as f:
             print_table(table, f)
+            for pat, sp in sorted({(r["pattern"], r["sparsity"]) for r in rows}):
+                f.write("\n#### %s pruning, %d%% sparse: speedup over cuBLAS "
+                        "per shape\n\n" % (pat, sp))
+                print_shapes(rows, pat, sp, f)
     if a.png:
         plot(table, a.png)
 

@@ -30,7 +30,6 @@ namespace {
 
 constexpr int XPitch = BlockCols + 8; // halves; 16-byte pad kills conflicts
 constexpr int WBlockBytes = BlockSlots * 2 + BlockBitmapWords * 4; // 4608
-constexpr int WChunks = WBlockBytes / 16;                           // 288
 
 struct Params {
   const uint16_t *Values;
@@ -440,6 +439,17 @@ int maxSharedOptin() {
   return Max;
 }
 
+void allowMaxShared(const Variant &V) {
+  static bool Done[16] = {};
+  size_t I = &V - findVariant(8, 4, 2);
+  if (I < 16 && Done[I])
+    return;
+  cudaFuncSetAttribute(V.Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                       maxSharedOptin() - 1024);
+  if (I < 16)
+    Done[I] = true;
+}
+
 } // namespace
 
 TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
@@ -470,6 +480,10 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
   };
   int RCap;
   size_t Shared = Fit(BlockColumns, RCap);
+  // The occupancy query answers 0 for more than the kernel's current dynamic
+  // shared-memory limit (48 KB until raised), so raise it first; otherwise
+  // the first plan of each variant would see one CTA per SM.
+  allowMaxShared(*V);
   int PerSm = 0;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, V->Kernel,
                                                 Plan.Warps * 32, Shared);
@@ -540,11 +554,7 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
   P.MBlocks = Plan.MBlocks;
   P.RCap = Plan.ResidualCap;
   P.MaxWin = Plan.MaxWin;
-  cudaError_t Err = cudaFuncSetAttribute(
-      V->Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-      int(Plan.SharedBytes));
-  if (Err != cudaSuccess)
-    return Err;
+  allowMaxShared(*V);
   V->Kernel<<<Plan.Ctas, Plan.Warps * 32, Plan.SharedBytes, Stream>>>(P);
   return cudaGetLastError();
 }
