@@ -32,6 +32,8 @@ for PHASE in "${@:-smoke}"; do
     if ! grep -q "^ok " "$OUT/smoke.log" || grep -q "FAIL" "$OUT/smoke.log"; then
       echo "SMOKE FAILED"; exit 1
     fi ;;
+  quick)
+    timeout 60 $BIN --shapes ${QUICK_SHAPES:-1,7,8,15} --n 8,32,128 --reps 10 $C --json "$OUT/quick.json" 2>&1 | tee "$OUT/quick.log" | grep -v "^#" | cut -c1-40,56-75,88-110,136-160,210-300 ;;
   variants)
     timeout 60 $BIN --shapes 1,15,29 --n 8,32,128 --reps 10 --variants $C 2>&1 | tee "$OUT/variants.log" | grep -v "^  variant" ;;
   ncu)
