@@ -485,15 +485,17 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
       int NT0 = N <= 8 ? 8 : N <= 16 ? 16 : N <= 32 ? 32 : 64;
       for (int NT : {NT0, NT0 / 2})
         for (int Wp : {4, 8})
-          for (int Waves : {1, 2}) {
-            TlsSpmmOptions V;
-            V.NTile = NT;
-            V.Warps = Wp;
-            V.WavesTarget = Waves;
-            if (NT >= 8 && tlsSpmmPlan(DM, N, V).Stages &&
-                tlsSpmmWorkspaceBytes(DM, N, V) <= WsBytes)
-              Cands.push_back(V);
-          }
+          for (int Waves : {1, 2})
+            for (bool Buf : {false, true}) {
+              TlsSpmmOptions V;
+              V.NTile = NT;
+              V.Warps = Wp;
+              V.WavesTarget = Waves;
+              V.Layer2Buffer = Buf;
+              if (NT >= 8 && tlsSpmmPlan(DM, N, V).Stages &&
+                  tlsSpmmWorkspaceBytes(DM, N, V) <= WsBytes)
+                Cands.push_back(V);
+            }
       std::vector<Method> CMs;
       for (auto &V : Cands)
         CMs.push_back({"cand", [&, V] {
@@ -554,13 +556,13 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     std::printf("%-6s %5d %5d %3d %-9s %2d%%  tls %8.2f us (%6.0f GB/s) cublas "
                 "%8.2f us (%6.0f GB/s) cslt %8.2f us  x%.3f vs cublas  x%.3f "
                 "vs cslt  err %.1e/%.1e/%.1e %s  plan nt%d w%d s%d k%d  tuned %.2f us "
-                "x%.3f (nt%d w%d k%d)\n",
+                "x%.3f (nt%d w%d k%d%s)\n",
                 Ok ? "ok" : "FAIL", M, K, N, S.Pattern.c_str(), S.Sparsity,
                 T[0].Median, GBs, T[1].Median, DenseGBs,
                 HaveCslt ? T[2].Median : 0.0, SpBlas, SpCslt, ErrTls, ErrBlas,
                 ErrCslt, GuardTls ? "GUARD" : "", Plan.NTile, Plan.Warps,
                 Plan.Stages, Plan.SplitK, TTuned.Median, SpTuned, TPlan.NTile,
-                TPlan.Warps, TPlan.SplitK);
+                TPlan.Warps, TPlan.SplitK, Tuned.Layer2Buffer ? " buf" : "");
     std::fflush(stdout);
     jsonRecord(
         C, fmt("\"M\": %d, \"K\": %d, \"N\": %d, \"model\": \"%s\", "
@@ -578,7 +580,7 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                "\"tuned_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": "
                "%.3f}, \"tuned_speedup_vs_cublas\": %.4f, \"err_tuned\": %.3e, "
                "\"tuned_plan\": {\"ntile\": %d, \"warps\": %d, \"stages\": "
-               "%d, \"splitk\": %d}",
+               "%d, \"splitk\": %d, \"l2buffer\": %s}",
                M, K, N, S.Sh->Model, S.Pattern.c_str(), S.Sparsity, Measured,
                St.bytesPerElement(), St.share(St.Layer1), St.share(St.Layer2),
                St.share(St.Layer3), Ok ? "true" : "false", ErrTls, ErrBlas,
@@ -592,7 +594,7 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                DenseGBs, Plan.NTile, Plan.Warps, Plan.Stages, Plan.SplitK,
                Plan.Ctas, Plan.ResidualCap, TTuned.Median, TTuned.Min, TTuned.Max,
                SpTuned, ErrTuned, TPlan.NTile, TPlan.Warps, TPlan.Stages,
-               TPlan.SplitK));
+               TPlan.SplitK, Tuned.Layer2Buffer ? "true" : "false"));
 
     if (O.Variants) {
       // Every kernel variant and split policy, timed together.

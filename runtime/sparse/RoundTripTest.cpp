@@ -148,6 +148,30 @@ std::string emulateKernelOperands(const TlsMatrix &M,
       }
     if (Base != int(M.ResidualOffsets[B + 1] - M.ResidualOffsets[B]))
       return "residual count mismatch in block " + std::to_string(B);
+    // The kernel's buffered variant instead zeroes each empty slot it takes
+    // a value from and reads layer 1 unmasked: that must give the same
+    // operand as masking (the encoder leaves unused empty slots zero).
+    {
+      std::vector<uint16_t> Zeroed(Vals, Vals + BlockSlots);
+      for (int L = 0; L < 32; ++L)
+        for (int RH = 0; RH < 2; ++RH)
+          decodeLayer2(
+              Empty[L][RH], Need[L][RH],
+              [&](int Y) {
+                uint16_t V = Zeroed[laneRowSlotIndex(L, RH, Y)];
+                Zeroed[laneRowSlotIndex(L, RH, Y)] = 0;
+                return V;
+              },
+              [&](int) { return uint16_t(0); }, [&](int, uint16_t) {});
+      for (int T = 0; T < KStepsPerBlock; ++T)
+        for (int L = 0; L < 32; ++L)
+          for (int Reg = 0; Reg < 4; ++Reg) {
+            int I0 = slotIndex(T, L, Reg & 1, Reg >> 1, 0);
+            if ((Zeroed[I0] | uint32_t(Zeroed[I0 + 1]) << 16) !=
+                A1All[T][L][Reg])
+              return "zeroing consumed empty slots differs from masking";
+          }
+    }
 
     for (int T = 0; T < KStepsPerBlock; ++T) {
       uint32_t A1[32][4], A2[32][4], Meta[32];

@@ -245,6 +245,21 @@ std::string verify(const TlsMatrix &M) {
     if (Count != M.ResidualOffsets[B + 1] - M.ResidualOffsets[B])
       return "residual count of block " + std::to_string(B) +
              " does not match its bitmap";
+    // Empty slots that receive no layer-2 value must hold zero: the kernel
+    // feeds them to mma.sp unmasked in one of its variants.
+    const uint16_t *Vals = M.Values.data() + B * BlockSlots;
+    for (int L = 0; L < 32; ++L)
+      for (int RH = 0; RH < 2; ++RH) {
+        uint32_t Empty, Need;
+        laneRowMasks(Bits + ((L >> 2) + 8 * RH) * KStepsPerBlock, L & 3,
+                     infoLookup, Empty, Need);
+        for (int Skip = popCount(Need); Skip > 0 && Empty; --Skip)
+          Empty &= Empty - 1;
+        for (; Empty; Empty &= Empty - 1)
+          if (Vals[laneRowSlotIndex(L, RH, lowestBit(Empty))])
+            return "block " + std::to_string(B) +
+                   " has a value in an unused empty slot";
+      }
   }
   return "";
 }

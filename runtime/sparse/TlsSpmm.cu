@@ -98,8 +98,10 @@ template <int NT, int WARPS> struct Layout {
   __host__ __device__ static int stageBytes(int RCap) {
     return XBytes + WARPS * WBlockBytes + WARPS * RCap * 2;
   }
-  __host__ __device__ static int totalBytes(int Stages, int RCap, int MaxWin) {
-    return Stages * stageBytes(RCap) + WARPS * (MaxWin + 1) * 4 + 512;
+  __host__ __device__ static int totalBytes(int Stages, int RCap, int MaxWin,
+                                            bool L2Buffer) {
+    return Stages * stageBytes(RCap) + WARPS * (MaxWin + 1) * 4 + 512 +
+           (L2Buffer ? WARPS * BlockSlots * 2 : 0);
   }
 };
 
@@ -153,7 +155,12 @@ __device__ __forceinline__ void loadResidual(const Params &P,
     cpAsync16(Rs + C * 8, P.Residual + Aligned + C * 8);
 }
 
-template <int NT, int WARPS, int STAGES>
+/// L2BUF = false: layer-2 values are gathered in place into the staged slots
+/// and both operands are masked per k-step. L2BUF = true: they go to a
+/// separate zeroed per-warp buffer and the empty slots they came from are
+/// zeroed, so neither operand needs masking (more shared memory, fewer
+/// instructions).
+template <int NT, int WARPS, int STAGES, bool L2BUF>
 __global__ void __launch_bounds__(WARPS * 32)
     tlsSpmmKernel(const Params P) {
   extern __shared__ __align__(16) unsigned char Smem[];
@@ -168,6 +175,8 @@ __global__ void __launch_bounds__(WARPS * 32)
                  Warp * (P.MaxWin + 1);
   uint8_t *LutMeta = Smem + STAGES * StageBytes + WARPS * (P.MaxWin + 1) * 4;
   uint8_t *LutInfo = LutMeta + 256;
+  uint16_t *L2Buf = reinterpret_cast<uint16_t *>(LutInfo + 256) +
+                    Warp * BlockSlots;
 
   int Id = blockIdx.x;
   const int Nc = Id % P.NChunks;
@@ -250,22 +259,32 @@ __global__ void __launch_bounds__(WARPS * 32)
     laneRowMasks(WG, Tig, Info, E0, N0);
     laneRowMasks(WG8, Tig, Info, E1, N1);
 
-    // Layer 1 fragments for all eight k-steps, empty slots zeroed.
+    // Layer 1 fragments for all eight k-steps, empty slots zeroed (in-place
+    // variant: read before the gather overwrites layer-2 positions).
     uint4 A1[KStepsPerBlock];
+    if (!L2BUF) {
 #pragma unroll
-    for (int T = 0; T < KStepsPerBlock; ++T) {
-      uint4 A = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
-      A.x &= keepMask((E0 >> (4 * T)) & 3);
-      A.y &= keepMask((E1 >> (4 * T)) & 3);
-      A.z &= keepMask((E0 >> (4 * T + 2)) & 3);
-      A.w &= keepMask((E1 >> (4 * T + 2)) & 3);
-      A1[T] = A;
+      for (int T = 0; T < KStepsPerBlock; ++T) {
+        uint4 A = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
+        A.x &= keepMask((E0 >> (4 * T)) & 3);
+        A.y &= keepMask((E1 >> (4 * T)) & 3);
+        A.z &= keepMask((E0 >> (4 * T + 2)) & 3);
+        A.w &= keepMask((E1 >> (4 * T + 2)) & 3);
+        A1[T] = A;
+      }
+    } else {
+      uint4 Zero = make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int T = 0; T < KStepsPerBlock; ++T)
+        *reinterpret_cast<uint4 *>(L2Buf + slotIndex(T, Lane, 0, 0, 0)) = Zero;
     }
     __syncwarp();
 
-    // Layers 2 and 3, in place: a layer-2 position is never an empty slot
+    // Layers 2 and 3. In place: a layer-2 position is never an empty slot
     // (its group has three or more nonzeros), and its layer-1 value is
     // already in A1, so the gathered values overwrite nothing still needed.
+    // With the buffer: each consumed empty slot is zeroed for layer 1.
+    uint16_t *Dst = L2BUF ? L2Buf : Vals;
     {
       int R0 = residualCount(E0, N0), R1 = residualCount(E1, N1);
       int Incl = R0 + R1;
@@ -285,26 +304,32 @@ __global__ void __launch_bounds__(WARPS * 32)
           N0r &= N0r - 1;
           uint16_t V;
           if (E0r) {
-            V = Vals[laneRowSlotIndex(Lane, 0, lowestBit(E0r))];
+            int Y = laneRowSlotIndex(Lane, 0, lowestBit(E0r));
+            V = Vals[Y];
+            if (L2BUF)
+              Vals[Y] = 0;
             E0r &= E0r - 1;
           } else {
             V = Q0 < P.RCap ? Rs[Q0] : __ldg(GRes + Q0);
             ++Q0;
           }
-          Vals[laneRowSlotIndex(Lane, 0, X)] = V;
+          Dst[laneRowSlotIndex(Lane, 0, X)] = V;
         }
         if (N1r) {
           int X = lowestBit(N1r);
           N1r &= N1r - 1;
           uint16_t V;
           if (E1r) {
-            V = Vals[laneRowSlotIndex(Lane, 1, lowestBit(E1r))];
+            int Y = laneRowSlotIndex(Lane, 1, lowestBit(E1r));
+            V = Vals[Y];
+            if (L2BUF)
+              Vals[Y] = 0;
             E1r &= E1r - 1;
           } else {
             V = Q1 < P.RCap ? Rs[Q1] : __ldg(GRes + Q1);
             ++Q1;
           }
-          Vals[laneRowSlotIndex(Lane, 1, X)] = V;
+          Dst[laneRowSlotIndex(Lane, 1, X)] = V;
         }
       }
     }
@@ -321,7 +346,11 @@ __global__ void __launch_bounds__(WARPS * 32)
       uint32_t NT0 = N0 >> (4 * T), NT1 = N1 >> (4 * T);
       bool AnyL2 = __any_sync(0xffffffffu, (NT0 | NT1) & 0xF);
       uint4 A2 = make_uint4(0, 0, 0, 0);
-      if (AnyL2) {
+      if (L2BUF) {
+        A1[T] = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
+        if (AnyL2)
+          A2 = *reinterpret_cast<const uint4 *>(L2Buf + slotIndex(T, Lane, 0, 0, 0));
+      } else if (AnyL2) {
         A2 = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
         A2.x &= keepBits(NT0 & 3);
         A2.y &= keepBits(NT1 & 3);
@@ -396,26 +425,40 @@ __global__ void __launch_bounds__(WARPS * 32)
 
 struct Variant {
   int NT, Warps, Stages;
+  bool L2Buffer;
   void (*Kernel)(Params);
   int (*TotalBytes)(int, int, int);
 };
 
-template <int NT, int WARPS, int STAGES> Variant variant() {
-  return {NT, WARPS, STAGES, tlsSpmmKernel<NT, WARPS, STAGES>,
+template <int NT, int WARPS, int STAGES, bool L2BUF = false>
+Variant variant() {
+  return {NT, WARPS, STAGES, L2BUF, tlsSpmmKernel<NT, WARPS, STAGES, L2BUF>,
           [](int S, int R, int W) {
-            return Layout<NT, WARPS>::totalBytes(S, R, W);
+            return Layout<NT, WARPS>::totalBytes(S, R, W, L2BUF);
           }};
 }
 
-const Variant *findVariant(int NT, int Warps, int Stages) {
+const Variant *allVariants(size_t &Count) {
   static const Variant All[] = {
-      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 8, 2>(),
-      variant<16, 4, 2>(), variant<16, 4, 3>(), variant<16, 8, 2>(),
-      variant<32, 4, 2>(), variant<32, 8, 2>(), variant<64, 4, 2>(),
-      variant<64, 8, 2>()};
-  for (const Variant &V : All)
-    if (V.NT == NT && V.Warps == Warps && (!Stages || V.Stages == Stages))
-      return &V;
+      variant<8, 4, 2>(),        variant<8, 4, 3>(),
+      variant<8, 8, 2>(),        variant<16, 4, 2>(),
+      variant<16, 4, 3>(),       variant<16, 8, 2>(),
+      variant<32, 4, 2>(),       variant<32, 8, 2>(),
+      variant<64, 4, 2>(),       variant<64, 8, 2>(),
+      variant<8, 4, 2, true>(),  variant<8, 8, 2, true>(),
+      variant<16, 4, 2, true>(), variant<16, 8, 2, true>(),
+      variant<32, 4, 2, true>(), variant<32, 8, 2, true>()};
+  Count = sizeof(All) / sizeof(All[0]);
+  return All;
+}
+
+const Variant *findVariant(int NT, int Warps, int Stages, bool L2Buffer) {
+  size_t Count;
+  const Variant *All = allVariants(Count);
+  for (size_t I = 0; I < Count; ++I)
+    if (All[I].NT == NT && All[I].Warps == Warps &&
+        (!Stages || All[I].Stages == Stages) && All[I].L2Buffer == L2Buffer)
+      return &All[I];
   return nullptr;
 }
 
@@ -440,13 +483,14 @@ int maxSharedOptin() {
 }
 
 void allowMaxShared(const Variant &V) {
-  static bool Done[16] = {};
-  size_t I = &V - findVariant(8, 4, 2);
-  if (I < 16 && Done[I])
+  static bool Done[32] = {};
+  size_t Count;
+  size_t I = size_t(&V - allVariants(Count));
+  if (I < 32 && Done[I])
     return;
   cudaFuncSetAttribute(V.Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        maxSharedOptin() - 1024);
-  if (I < 16)
+  if (I < 32)
     Done[I] = true;
 }
 
@@ -461,7 +505,8 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                : N <= 32  ? 32
                           : 64;
   Plan.Warps = Opts.Warps ? Opts.Warps : (Plan.NTile >= 16 ? 8 : 4);
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Opts.Stages);
+  const Variant *V =
+      findVariant(Plan.NTile, Plan.Warps, Opts.Stages, Opts.Layer2Buffer);
   if (!V)
     return Plan;
   Plan.Stages = V->Stages;
@@ -529,7 +574,8 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
       reinterpret_cast<uintptr_t>(X) % 16)
     return cudaErrorInvalidValue;
   TlsSpmmPlan Plan = tlsSpmmPlan(W, N, Opts);
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Plan.Stages);
+  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Plan.Stages,
+                                 Opts.Layer2Buffer);
   if (!V || WorkspaceBytes < tlsSpmmWorkspaceBytes(W, N, Opts))
     return cudaErrorInvalidValue;
   Params P{};

@@ -44,6 +44,8 @@ struct TlsSpmmOptions {
   int Stages = 0;     // cp.async pipeline depth (2 or 3 where built)
   int SplitK = 0;     // number of K splits
   int WavesTarget = 0; // aim for this many waves of CTAs when choosing SplitK
+  bool Layer2Buffer = false; // gather layer 2 into a separate buffer instead
+                             // of in place (no operand masking, more smem)
 };
 
 /// Bytes of workspace tlsSpmm needs for this shape and these options.
