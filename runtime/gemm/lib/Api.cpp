@@ -75,7 +75,9 @@ int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan) {
     *Plan = {-1, 1, 0, 1};
     return 0;
   }
-  if (const cudaoptGemmPlan *Tuned = lookupTuned(*P)) {
+  // A table row from an older build may name a plan this build cannot run.
+  const cudaoptGemmPlan *Tuned = lookupTuned(*P);
+  if (Tuned && planRunnable(*P, *Tuned)) {
     *Plan = *Tuned;
     return 1;
   }
