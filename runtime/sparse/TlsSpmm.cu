@@ -4,13 +4,15 @@
 // format block, eight mma.sp k-steps) at a time. Per block a lane
 //   1. reads its two rows' occupancy words and derives, per lane-row, which
 //      of its 32 slots are empty and which layer-2 positions need a value;
-//   2. gathers the layer-2 values (slot-filled ones from its own empty slots,
-//      the rest from the block's residual list) into a per-lane staging area
-//      in shared memory, in A-fragment order;
-//   3. per k-step: one 16-byte load gives the layer-1 A fragment (empty
-//      slots masked to zero), a byte-table lookup gives its mma.sp metadata,
-//      one 16-byte load gives the layer-2 fragment (metadata is constant),
-//      and each n8 tile of X (one ldmatrix.x4) feeds both mma.sp.
+//   2. reads its eight layer-1 A fragments (one 16-byte load each, empty
+//      slots masked to zero), then gathers the layer-2 values (slot-filled
+//      ones from its own empty slots, the rest from the block's residual
+//      list) in place into the staged slots, in A-fragment order;
+//   3. per k-step: a byte-table lookup gives the layer-1 mma.sp metadata,
+//      one 16-byte load (masked by the need bits) the layer-2 fragment
+//      (metadata is constant), and each n8 tile of X (one ldmatrix.x4)
+//      feeds both mma.sp.
+// A variant (L2BUF) gathers into a separate buffer instead; see below.
 // The CTA's warps share the X tile. Blocks of W, their residual values and
 // the X tile are staged with cp.async, STAGES deep. Split-K partial sums go
 // to a workspace; the last CTA of each output tile (an atomic counter) adds
