@@ -535,6 +535,9 @@ bool parse(int Argc, char **Argv, Options &O) {
         }
         O.Extra.push_back(Pl);
       }
+    } else if (A == "--tags") {
+      for (const std::string &T : splitList(Next()))
+        O.Tags.insert(T);
     } else if (A == "--special")
       O.Special = true;
     else {

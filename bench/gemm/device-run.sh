@@ -16,7 +16,7 @@ if [ ! -x "$BIN" ] || ldd "$BIN" | grep -q "not found"; then
     tail -30 "$OUT/build.log"; exit 1; }
 fi
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks.mem,power.draw,temperature.gpu,pstate --format=csv > "$OUT/smi.txt" 2>&1
-if command -v cuobjdump > /dev/null; then
+if [ -z "${SKIP_SASS:-}" ] && command -v cuobjdump > /dev/null; then
   [ "$MODE" = full ] || cuobjdump -sass build-gemm/lib/Sm90Kernel0.cu.o > "$OUT/sass-config0.txt" 2>&1
   for f in build-gemm/lib/Sm90Kernel*.cu.o; do
     echo "$f: $(cuobjdump -sass "$f" | grep -c HGMMA) HGMMA, $(cuobjdump -sass "$f" | grep -c -E 'STL|LDL') LDL/STL"
@@ -32,6 +32,12 @@ case "$MODE" in
   exp)
     timeout 200 "$BIN" --special --shapes bench/gemm/smoke.txt \
       --types f16 --layouts col,row --rounds 10 --out "$OUT/exp.jsonl" "$@" 2>&1 | tee "$OUT/exp.log" | grep -v "^special.* ok$"
+    ;;
+  fix)  # re-measure a subset after a fix: fp16, B col, grid + llm shapes
+    timeout "${F16_LIMIT:-20}" "$BIN" --special --shapes bench/gemm/shapes.txt \
+      --types f16 --layouts col --tags grid,llm --tune-rounds 2 \
+      --out "$OUT/gemm-fix.jsonl" "$@" >> "$OUT/full.log" 2>&1
+    grep -E "special tests|FAIL" "$OUT/full.log"; wc -l "$OUT/gemm-fix.jsonl"
     ;;
   full)
     # One process per element type; a crashed process (exit 3: a CUDA error
