@@ -95,6 +95,10 @@ json::Value TuneResult::toJSON(StringRef File) const {
     Out["variants_measured"] = VariantsMeasured;
     Out["seconds"] = Seconds;
     Out["min_bytes"] = MinBytes;
+    json::Object Phases;
+    for (const auto &[Phase, Secs] : PhaseSeconds)
+      Phases[Phase] = Secs;
+    Out["phase_seconds"] = std::move(Phases);
     if (Kernels.size() == 1 && Kernels[0].Reference.Measured) {
       Out["cublas_ms"] = Kernels[0].Reference.MedianMs;
       Out["speedup_vs_cublas"] =
@@ -129,7 +133,14 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << VariantsMeasured << " variants measured in " << format("%.1f", Seconds)
      << " s; timing: CUDA events, L2 flushed before each launch, median of "
         "interleaved runs; each variant verified on 3 seeds against the "
-        "original with poisoned outputs and guard bands\n\n";
+        "original with poisoned outputs and guard bands  \n";
+  if (!PhaseSeconds.empty()) {
+    OS << "time by phase:";
+    for (const auto &[Phase, Secs] : PhaseSeconds)
+      OS << " " << Phase << " " << format("%.1f", Secs) << " s;";
+    OS << "\n";
+  }
+  OS << "\n";
   if (!Kernels.empty()) {
     OS << "| kernel | launch | original ms | best ms | speedup | cuBLAS ms "
           "(best / cuBLAS) | pipeline or reason |\n"

@@ -139,6 +139,16 @@ std::vector<std::string> captureVariantLaunches(const Toolchain &TC,
   std::vector<std::string> Errors(Vs.size());
   unsigned Total = llvm::count(Need, true), Done = 0;
   std::mutex M;
+  // Variants whose host code is the same (they differ only inside the
+  // kernel, e.g. X and restrict-const,X) make the same launch: run one
+  // program per distinct host code.
+  struct Shared {
+    std::mutex Lock;
+    bool Done = false;
+    std::optional<CapturedLaunch> Launch;
+    std::string Error;
+  };
+  std::map<std::string, std::shared_ptr<Shared>> ByHostCode;
   DefaultThreadPool Pool(hardware_concurrency());
   for (size_t I = 0; I < Vs.size(); ++I) {
     if (!Need[I])
@@ -154,13 +164,44 @@ std::vector<std::string> captureVariantLaunches(const Toolchain &TC,
       Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, VI);
       if (!P)
         return Finish(toString(P.takeError()));
-      CaptureOptions CO = H.Capture;
-      CO.Tag = Vs[I].Id;
-      CO.ConfigOnly = true;
-      Expected<CapturedLaunch> L = captureLaunch(TC, VI, **P, Kernel, CO);
-      if (!L)
-        return Finish("its program did not reach the launch: " +
-                      toString(L.takeError()));
+      std::string HostCode = VI.Text;
+      {
+        clang::ASTContext &Ctx = (*P)->getASTContext();
+        std::vector<KernelInfo> Ks = findKernels(Ctx);
+        if (const KernelInfo *K = lookupKernel(Ks, Kernel)) {
+          const clang::SourceManager &SM = Ctx.getSourceManager();
+          clang::SourceRange R = K->Template ? K->Template->getSourceRange()
+                                             : K->Decl->getSourceRange();
+          unsigned B = SM.getFileOffset(SM.getExpansionLoc(R.getBegin()));
+          unsigned E = SM.getFileOffset(SM.getExpansionLoc(R.getEnd()));
+          if (B <= E && E <= HostCode.size())
+            HostCode.erase(B, E - B);
+        }
+      }
+      std::shared_ptr<Shared> S;
+      {
+        std::lock_guard<std::mutex> L(M);
+        std::shared_ptr<Shared> &Slot = ByHostCode[HostCode];
+        if (!Slot)
+          Slot = std::make_shared<Shared>();
+        S = Slot;
+      }
+      std::unique_lock<std::mutex> Own(S->Lock);
+      if (!S->Done) {
+        CaptureOptions CO = H.Capture;
+        CO.Tag = Vs[I].Id;
+        CO.ConfigOnly = true;
+        Expected<CapturedLaunch> C = captureLaunch(TC, VI, **P, Kernel, CO);
+        if (C)
+          S->Launch = std::move(*C);
+        else
+          S->Error = toString(C.takeError());
+        S->Done = true;
+      }
+      Own.unlock();
+      if (!S->Launch)
+        return Finish("its program did not reach the launch: " + S->Error);
+      const CapturedLaunch *L = &*S->Launch;
       // Replay passes the original's arguments; a variant whose host code
       // passes different ones cannot be replayed faithfully.
       if (L->Params.size() != H.Original.Params.size())
@@ -253,6 +294,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   }
 
   // Rewrite the legal candidates in parallel: each parse is independent.
+  auto PhaseStart = std::chrono::steady_clock::now();
   std::vector<std::optional<std::string>> Texts(Legal.size());
   std::vector<std::string> Failures(Legal.size());
   {
@@ -292,6 +334,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     NeedLaunch.push_back(LegalChangesLaunch[I]);
   }
   progress(Opts, "rewrite", Legal.size(), Legal.size());
+  Result.addPhase("rewrite", PhaseStart);
+  PhaseStart = std::chrono::steady_clock::now();
 
   // Program mode: launch-changing variants run their own program to say
   // what launch they make.
@@ -313,6 +357,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     }
     Variants = std::move(Kept);
   }
+  Result.addPhase("variant-launches", PhaseStart);
+  PhaseStart = std::chrono::steady_clock::now();
 
   CompileOptions CO;
   CO.SourcePath = Input.Path;
@@ -325,6 +371,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   std::vector<std::string> Cubins =
       compileVariants(TC, Variants, CO, CompileErrors);
   progress(Opts, "compile", Variants.size(), Variants.size());
+  Result.addPhase("compile", PhaseStart);
+  PhaseStart = std::chrono::steady_clock::now();
   if (Cubins[0].empty())
     return createStringError(inconvertibleErrorCode(),
                              "nvcc could not compile the original file: %s",
@@ -347,6 +395,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   ReferenceMeasurement Ref;
   Expected<std::vector<Measurement>> Ms =
       measureVariants(Variants, Cubins, H.Args, MO, Result.Device, &Ref);
+  Result.addPhase("measure", PhaseStart);
   if (!Ms)
     return Ms.takeError();
 
@@ -504,9 +553,11 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
     H.Capture.TimeoutSeconds = Opts.ProgramTimeoutSeconds;
     H.Capture.Tag = Name + "-original";
     progress(Opts, "capture " + Name, 0, 1);
+    auto CaptureStart = std::chrono::steady_clock::now();
     Expected<CapturedLaunch> L =
         captureLaunch(TC, Current, **P, Name, H.Capture);
     progress(Opts, "capture " + Name, 1, 1);
+    Result.addPhase("capture", CaptureStart);
     if (!L) {
       Skipped(L.takeError());
       continue;

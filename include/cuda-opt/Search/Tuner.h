@@ -11,6 +11,8 @@
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Measure/Measure.h"
 #include "llvm/Support/JSON.h"
+#include <chrono>
+#include <map>
 
 namespace cuda_opt {
 
@@ -68,6 +70,15 @@ struct TuneResult {
   unsigned VariantsMeasured = 0;
   int64_t MinBytes = 0, Flops = 0; ///< For GB/s and TFLOP/s in the report.
   double Seconds = 0;
+  /// Wall seconds per phase (capture, rewrite, variant-launches, compile,
+  /// measure), summed over kernels: where tuning time goes.
+  std::map<std::string, double> PhaseSeconds;
+  void addPhase(llvm::StringRef Phase,
+                std::chrono::steady_clock::time_point Since) {
+    PhaseSeconds[Phase.str()] += std::chrono::duration<double>(
+                                     std::chrono::steady_clock::now() - Since)
+                                     .count();
+  }
 
   llvm::json::Value toJSON(llvm::StringRef File) const;
   std::string toMarkdown(llvm::StringRef File) const;
