@@ -134,6 +134,8 @@ def summarize_report(name, rep, precision, corpus=None):
         "baseline_tflop_per_s": tfs(base, base_ms),
         "best_tflop_per_s": tfs(best, best_ms),
         "mode": rep.get("mode", "spec"),
+        "cublas_ms": rep.get("cublas_ms"),
+        "phase_seconds": rep.get("phase_seconds", {}),
         "copy_ceiling_gb_per_s": ceiling,
         "peak_tflop_per_s": peak,
         "statuses": {},
@@ -171,14 +173,15 @@ def markdown(rows, totals, generated, out_dir):
     lines.append("")
     lines.append("| program | kernel | checks orig/opt | input ms | best ms | "
                  "speedup | chosen pipeline | input GB/s (%) | best GB/s (%) "
-                 "| best TFLOP/s (% of peak) | variants | tune s |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                 "| best TFLOP/s (% of peak) | cuBLAS ms (best / cuBLAS) "
+                 "| variants | tune s |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         st = r.get("status_row")
         if not r.get("measured"):
             why = r.get("not_measured_reason") or r.get("problem") or "no report"
             lines.append("| %s | %s | %s | - | - | - | not measured: %s | - | "
-                         "- | - | - | %s |" %
+                         "- | - | - | - | %s |" %
                          (r["program"], r.get("kernel", "") or "-",
                           checks_cell(st), why.replace("|", "/"),
                           (st or {}).get("tune_s", "") or "-"))
@@ -190,9 +193,13 @@ def markdown(rows, totals, generated, out_dir):
             tfl = "%.2f (%.1f%% of %s)" % (
                 r["best_tflop_per_s"], r["best_pct_of_peak_flops"],
                 r["precision"])
+        cublas = "-"
+        if r.get("cublas_ms") and r.get("best_ms"):
+            cublas = "%.4f (%.2fx slower)" % (r["cublas_ms"],
+                                              r["best_ms"] / r["cublas_ms"])
         lines.append(
             "| %s | %s | %s | %s | %s | %s | %s | %s (%s%%) | %s (%s%%) | %s "
-            "| %d | %.0f |" % (
+            "| %s | %d | %.0f |" % (
                 r["program"], r["kernel"], checks_cell(st),
                 fmt(r["baseline_ms"], ".4f"), fmt(r["best_ms"], ".4f"),
                 fmt(r["speedup"], ".2f") + "x",
@@ -201,7 +208,7 @@ def markdown(rows, totals, generated, out_dir):
                 fmt(r["baseline_pct_of_copy"], ".0f"),
                 fmt(r["best_gb_per_s"], ".0f"),
                 fmt(r["best_pct_of_copy"], ".0f"),
-                tfl, r["variants_measured"], r["seconds"]))
+                tfl, cublas, r["variants_measured"], r["seconds"]))
     lines.append("")
     lines.append("## Totals")
     lines.append("")
@@ -214,6 +221,13 @@ def markdown(rows, totals, generated, out_dir):
                  "per minute**" % (totals["variants_measured"],
                                    totals["tune_seconds"],
                                    totals["variants_per_minute"] or 0))
+    phases = {}
+    for r in rows:
+        for k, v in (r.get("phase_seconds") or {}).items():
+            phases[k] = phases.get(k, 0.0) + v
+    if phases:
+        lines.append("- tuning time by phase: " + ", ".join(
+            "%s %.0f s" % (k, v) for k, v in sorted(phases.items())))
     if totals.get("checks_failed"):
         lines.append("- programs with a failing step (build, run, tune or the "
                      "optimised run): %s" % ", ".join(totals["checks_failed"]))
