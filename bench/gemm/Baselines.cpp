@@ -1,4 +1,4 @@
-//===- Baselines.cpp - cuBLAS and cuBLASLt calls for row-major C = A * B -===//
+//===- Baselines.cpp - cuBLAS and cuBLASLt calls for row-major C = A * B --===//
 //
 // cuBLAS is column-major: row-major C (M x N) is column-major C^T (N x M) =
 // B^T * A^T. B stored N x K (B_COL) is column-major K x N, so op = T; B
@@ -41,18 +41,18 @@ Baselines::~Baselines() {
 
 bool Baselines::gemmEx(const cudaoptGemmProblem &P, cudaStream_t S) {
   cublasSetStream(Handle, S);
-  return cublasGemmEx(Handle, opB(P), CUBLAS_OP_N, P.N, P.M, P.K, &P.Alpha,
-                      P.B, dataType(P), P.Ldb, P.A, dataType(P), P.Lda,
-                      &P.Beta, P.C, dataType(P), P.Ldc, CUBLAS_COMPUTE_32F,
+  return cublasGemmEx(Handle, opB(P), CUBLAS_OP_N, P.N, P.M, P.K, &P.Alpha, P.B,
+                      dataType(P), P.Ldb, P.A, dataType(P), P.Lda, &P.Beta, P.C,
+                      dataType(P), P.Ldc, CUBLAS_COMPUTE_32F,
                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
 }
 
 bool Baselines::gemmEx16(const cudaoptGemmProblem &P, cudaStream_t S) {
   cublasSetStream(Handle, S);
   __half Alpha = __float2half(P.Alpha), Beta = __float2half(P.Beta);
-  return cublasGemmEx(Handle, opB(P), CUBLAS_OP_N, P.N, P.M, P.K, &Alpha,
-                      P.B, CUDA_R_16F, P.Ldb, P.A, CUDA_R_16F, P.Lda, &Beta,
-                      P.C, CUDA_R_16F, P.Ldc, CUBLAS_COMPUTE_16F,
+  return cublasGemmEx(Handle, opB(P), CUBLAS_OP_N, P.N, P.M, P.K, &Alpha, P.B,
+                      CUDA_R_16F, P.Ldb, P.A, CUDA_R_16F, P.Lda, &Beta, P.C,
+                      CUDA_R_16F, P.Ldc, CUBLAS_COMPUTE_16F,
                       CUBLAS_GEMM_DEFAULT) == CUBLAS_STATUS_SUCCESS;
 }
 

@@ -89,8 +89,8 @@ public:
   bool build(const Enqueue &E, int Calls, int Sets, cudaGraphExec_t *Out);
   /// Times the graphs interleaved: per round, for each graph, flush L2 then
   /// time one replay. Returns per-graph stats of the time per call (ms).
-  std::vector<Stats> run(const std::vector<cudaGraphExec_t> &Graphs,
-                         int Calls, int Rounds);
+  std::vector<Stats> run(const std::vector<cudaGraphExec_t> &Graphs, int Calls,
+                         int Rounds);
 
 private:
   cudaStream_t Stream;

@@ -83,8 +83,7 @@ std::string planName(const cudaoptGemmPlan &P) {
   return S.str();
 }
 
-void jsonStats(std::ostream &O, const char *Name, const Stats &S,
-               double Flop) {
+void jsonStats(std::ostream &O, const char *Name, const Stats &S, double Flop) {
   O << "\"" << Name << "\":{\"ms\":" << S.Median << ",\"p10\":" << S.P10
     << ",\"p90\":" << S.P90 << ",\"min\":" << S.Min << ",\"max\":" << S.Max
     << ",\"n\":" << S.Samples
@@ -111,9 +110,10 @@ struct Checker {
         std::max<long long>(1, std::min<long long>({B.M, ByWork, ByMem})));
     std::vector<int> Rows(NumRows);
     for (int I = 0; I < NumRows; ++I)
-      Rows[I] = NumRows == 1
-                    ? B.M - 1
-                    : static_cast<int>((long long)I * (B.M - 1) / (NumRows - 1));
+      Rows[I] =
+          NumRows == 1
+              ? B.M - 1
+              : static_cast<int>((long long)I * (B.M - 1) / (NumRows - 1));
     BENCH_CHECK(cudaMemcpy(RowsDev, Rows.data(), NumRows * sizeof(int),
                            cudaMemcpyHostToDevice));
     referenceRows(B.problem(0), RowsDev, NumRows, Ref, S);
@@ -123,13 +123,13 @@ struct Checker {
   /// Poisons C of set 0, runs E on it and compares. Returns the relative
   /// error (inf when the run failed, wrote NaN/Inf, left an element
   /// unwritten, or touched a guard band).
-  double check(const Enqueue &E, const void *Cold = nullptr,
-               float Alpha = 1.0f, float Beta = 0.0f) {
+  double check(const Enqueue &E, const void *Cold = nullptr, float Alpha = 1.0f,
+               float Beta = 0.0f) {
     const Operands &O = Buf->Sets[0];
     size_t CBytes = size_t(Buf->M) * Buf->N * 2;
     if (Cold)
-      BENCH_CHECK(cudaMemcpyAsync(O.C, Cold, CBytes, cudaMemcpyDeviceToDevice,
-                                  Stream));
+      BENCH_CHECK(
+          cudaMemcpyAsync(O.C, Cold, CBytes, cudaMemcpyDeviceToDevice, Stream));
     else
       BENCH_CHECK(cudaMemsetAsync(O.C, 0xFF, CBytes, Stream));
     bool Ok = E(Stream, 0);
@@ -183,7 +183,8 @@ public:
     B.Type = T;
     B.Layout = L;
     B.GuardBytes = GuardBytes;
-    size_t A = roundUp(size_t(S.M) * S.K * 2), Bb = roundUp(size_t(S.K) * S.N * 2),
+    size_t A = roundUp(size_t(S.M) * S.K * 2),
+           Bb = roundUp(size_t(S.K) * S.N * 2),
            C = roundUp(size_t(S.M) * S.N * 2) + 2 * GuardBytes;
     char *P = Ar.base();
     bool Bf16 = T == CUDAOPT_GEMM_BF16;
@@ -211,8 +212,8 @@ public:
 
   int setsFor(const Shape &S) const {
     double Flop = 2.0 * S.M * S.N * S.K;
-    double Bytes = 2.0 * (double(S.M) * S.K + double(S.K) * S.N +
-                          double(S.M) * S.N);
+    double Bytes =
+        2.0 * (double(S.M) * S.K + double(S.K) * S.N + double(S.M) * S.N);
     double Est = std::max(Flop / 600e12, Bytes / 3e12) + 3e-6;
     int R = static_cast<int>(std::ceil(100e-6 / Est));
     R = std::clamp(R, 1, 64);
@@ -339,8 +340,9 @@ public:
       << ",\"ours_plan\":\""
       << (BestOurs >= 0 ? Ours[BestOurs].Name : std::string("none"))
       << "\",\"ours_plan_index\":" << BestOurs
-      << ",\"lt_auto_index\":" << BestLt << ",\"cublas_relerr\":"
-      << (CublasOk ? Final[0].RelErr : -1.0) << ",\"candidates\":[";
+      << ",\"lt_auto_index\":" << BestLt
+      << ",\"cublas_relerr\":" << (CublasOk ? Final[0].RelErr : -1.0)
+      << ",\"candidates\":[";
     for (size_t I = 0; I < Ours.size(); ++I)
       J << (I ? "," : "") << "{\"plan\":\"" << Ours[I].Name << "\",\"relerr\":"
         << (std::isfinite(Ours[I].RelErr) ? Ours[I].RelErr : -1.0)
@@ -387,10 +389,10 @@ public:
       Failures += !Good;
       std::printf("special %-58s relerr %.3e  %s\n", What.c_str(), Err,
                   Good ? "ok" : "FAIL");
-      Out << "{\"special\":\"" << What << "\",\"relerr\":"
-          << (std::isfinite(Err) ? Err : -1.0) << ",\"expect_pass\":"
-          << (WantPass ? "true" : "false") << ",\"ok\":"
-          << (Good ? "true" : "false") << "}" << std::endl;
+      Out << "{\"special\":\"" << What
+          << "\",\"relerr\":" << (std::isfinite(Err) ? Err : -1.0)
+          << ",\"expect_pass\":" << (WantPass ? "true" : "false")
+          << ",\"ok\":" << (Good ? "true" : "false") << "}" << std::endl;
     };
     for (cudaoptGemmType T : {CUDAOPT_GEMM_F16, CUDAOPT_GEMM_BF16})
       for (cudaoptGemmBLayout L : {CUDAOPT_GEMM_B_COL, CUDAOPT_GEMM_B_ROW}) {

@@ -1,4 +1,4 @@
-//===- Kernels.cu - input generation, reference and comparison ----------===//
+//===- Kernels.cu - input generation, reference and comparison ------------===//
 //
 // Inputs are counter-based random numbers (a splitmix64 hash of the index
 // and the seed), so a set is reproducible without host copies. The
@@ -42,12 +42,12 @@ __global__ void fillNormalKernel(T *Ptr, size_t Count, unsigned long long Seed,
 }
 
 template <typename T>
-__global__ void fillUniformKernel(T *Ptr, size_t Count,
-                                  unsigned long long Seed, float Lo,
-                                  float Hi) {
+__global__ void fillUniformKernel(T *Ptr, size_t Count, unsigned long long Seed,
+                                  float Lo, float Hi) {
   for (size_t I = blockIdx.x * size_t(blockDim.x) + threadIdx.x; I < Count;
        I += size_t(gridDim.x) * blockDim.x)
-    Ptr[I] = static_cast<T>(Lo + (Hi - Lo) * unit(mix(Seed * 0x100000001B3ull ^ I)));
+    Ptr[I] =
+        static_cast<T>(Lo + (Hi - Lo) * unit(mix(Seed * 0x100000001B3ull ^ I)));
 }
 
 template <typename T>
@@ -62,8 +62,7 @@ __global__ void referenceKernel(int N, int K, const T *A, long long Lda,
   float Acc = 0.0f;
   if (BRow) {
     for (int K1 = 0; K1 < K; ++K1)
-      Acc += static_cast<float>(Ar[K1]) *
-             static_cast<float>(B[K1 * Ldb + Col]);
+      Acc += static_cast<float>(Ar[K1]) * static_cast<float>(B[K1 * Ldb + Col]);
   } else {
     const T *Bc = B + Col * Ldb;
     for (int K1 = 0; K1 < K; ++K1)
@@ -78,16 +77,17 @@ struct DevCompare {
 };
 
 template <typename T>
-__global__ void compareKernel(int N, const T *C, long long Ldc,
-                              const int *Rows, const float *Ref, float Alpha,
-                              float Beta, const T *Cold, DevCompare *Res) {
+__global__ void compareKernel(int N, const T *C, long long Ldc, const int *Rows,
+                              const float *Ref, float Alpha, float Beta,
+                              const T *Cold, DevCompare *Res) {
   __shared__ double SErr[256], SRef[256];
   int Col = blockIdx.x * blockDim.x + threadIdx.x;
   double E = 0, R = 0;
   if (Col < N) {
     double Want = double(Alpha) * Ref[size_t(blockIdx.y) * N + Col];
     if (Cold)
-      Want += double(Beta) * static_cast<float>(Cold[Rows[blockIdx.y] * Ldc + Col]);
+      Want +=
+          double(Beta) * static_cast<float>(Cold[Rows[blockIdx.y] * Ldc + Col]);
     double Got = static_cast<float>(C[Rows[blockIdx.y] * Ldc + Col]);
     E = (Got - Want) * (Got - Want);
     R = Want * Want;
@@ -197,8 +197,8 @@ CompareResult compareRows(const cudaoptGemmProblem &P, const int *Rows,
   } else {
     auto *C = static_cast<const __half *>(P.C);
     compareKernel<<<Grid, 256, 0, S>>>(P.N, C, P.Ldc, Rows, Ref, P.Alpha,
-                                       P.Beta, static_cast<const __half *>(Cold),
-                                       Res);
+                                       P.Beta,
+                                       static_cast<const __half *>(Cold), Res);
     nonFiniteKernel<<<1024, 256, 0, S>>>(P.M, P.N, C, P.Ldc, Res);
   }
   if (GuardBytes)
@@ -207,8 +207,8 @@ CompareResult compareRows(const cudaoptGemmProblem &P, const int *Rows,
                                    GuardBytes, Res);
   BENCH_CHECK(cudaGetLastError());
   DevCompare Host;
-  BENCH_CHECK(cudaMemcpyAsync(&Host, Res, sizeof(Host), cudaMemcpyDeviceToHost,
-                              S));
+  BENCH_CHECK(
+      cudaMemcpyAsync(&Host, Res, sizeof(Host), cudaMemcpyDeviceToHost, S));
   BENCH_CHECK(cudaStreamSynchronize(S));
   CompareResult R;
   R.ErrSq = Host.ErrSq;

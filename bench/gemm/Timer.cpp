@@ -1,4 +1,4 @@
-//===- Timer.cpp - graph-replay timing with L2 flushes -------------------===//
+//===- Timer.cpp - graph-replay timing with L2 flushes --------------------===//
 //
 // Each measured unit is one replay of a CUDA graph holding Calls back-to-back
 // calls, call i reading operand set i (so no call finds its inputs in L2),
@@ -39,8 +39,7 @@ Timer::Timer(cudaStream_t S, size_t Bytes) : Stream(S), FlushBytes(Bytes) {
 
 Timer::~Timer() { cudaFree(Flush); }
 
-bool Timer::build(const Enqueue &E, int Calls, int Sets,
-                  cudaGraphExec_t *Out) {
+bool Timer::build(const Enqueue &E, int Calls, int Sets, cudaGraphExec_t *Out) {
   cudaGraph_t Graph;
   BENCH_CHECK(cudaStreamBeginCapture(Stream, cudaStreamCaptureModeThreadLocal));
   bool Ok = true;
@@ -75,8 +74,8 @@ std::vector<Stats> Timer::run(const std::vector<cudaGraphExec_t> &Graphs,
     BENCH_CHECK(cudaGraphLaunch(G, Stream));
   for (int R = 0; R < Rounds; ++R)
     for (size_t I = 0; I < N; ++I) {
-      BENCH_CHECK(cudaMemsetAsync(Flush, (R * 7 + I) & 0xFF, FlushBytes,
-                                  Stream));
+      BENCH_CHECK(
+          cudaMemsetAsync(Flush, (R * 7 + I) & 0xFF, FlushBytes, Stream));
       BENCH_CHECK(cudaEventRecord(Start[R * N + I], Stream));
       BENCH_CHECK(cudaGraphLaunch(Graphs[I], Stream));
       BENCH_CHECK(cudaEventRecord(Stop[R * N + I], Stream));
@@ -87,8 +86,7 @@ std::vector<Stats> Timer::run(const std::vector<cudaGraphExec_t> &Graphs,
     std::vector<double> Ms;
     for (int R = 0; R < Rounds; ++R) {
       float T = 0;
-      BENCH_CHECK(
-          cudaEventElapsedTime(&T, Start[R * N + I], Stop[R * N + I]));
+      BENCH_CHECK(cudaEventElapsedTime(&T, Start[R * N + I], Stop[R * N + I]));
       Ms.push_back(double(T) / Calls);
     }
     Out.push_back(summarize(Ms));

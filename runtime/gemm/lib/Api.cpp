@@ -61,8 +61,8 @@ cudaError_t cudaoptGemmRun(const cudaoptGemmProblem *P,
     return cudaErrorInvalidValue;
   if (Plan->Kernel == -1)
     return launchFallback(*P, Stream);
-  return kernelInfo(Plan->Kernel)->Launch(*P, *Plan, Workspace, WorkspaceBytes,
-                                          Stream);
+  return kernelInfo(Plan->Kernel)
+      ->Launch(*P, *Plan, Workspace, WorkspaceBytes, Stream);
 }
 
 int cudaoptGemmPlanValid(const cudaoptGemmProblem *P,

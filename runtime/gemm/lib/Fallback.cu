@@ -1,4 +1,4 @@
-//===- Fallback.cu - portable GEMM for problems TMA cannot take --*- CUDA -*-===//
+//===- Fallback.cu - portable fallback GEMM --------------------*- CUDA -*-===//
 //
 // A plain shared-memory tiled kernel with fp32 accumulation: any alignment,
 // any leading dimension, any GPU. Correct, not fast; the dispatcher uses it
@@ -28,8 +28,8 @@ __global__ void fallbackKernel(int M, int N, int K, const T *A, long long Lda,
   for (int K0 = 0; K0 < K; K0 += Tile) {
     for (int R = Ty; R < Tile; R += 8) {
       int M1 = Row0 + R, K1 = K0 + Tx;
-      SA[R][Tx] = (M1 < M && K1 < K) ? static_cast<float>(A[M1 * Lda + K1])
-                                     : 0.0f;
+      SA[R][Tx] =
+          (M1 < M && K1 < K) ? static_cast<float>(A[M1 * Lda + K1]) : 0.0f;
       int K2 = K0 + R, N2 = Col0 + Tx;
       float Bv = 0.0f;
       if (K2 < K && N2 < N)

@@ -1,4 +1,4 @@
-//===- Internal.h - shared declarations of the GEMM runtime ----*- C++ -*-===//
+//===- Internal.h - shared declarations of the GEMM runtime -----*- C++ -*-===//
 
 #ifndef CUDAOPT_GEMM_INTERNAL_H
 #define CUDAOPT_GEMM_INTERNAL_H

@@ -5,8 +5,9 @@
 // tensor-core efficiency plus part of an epilogue that streams the tile
 // out. Memory time counts each operand once, at the HBM rate or at what the
 // active SMs can pull (one SM streams ~45 GB/s through TMA: measured on
-// 64x4096x4096 with 32 tiles). Split-K adds the fp32 partial-tile traffic. It only has to order candidates well
-// enough that measuring the first few finds the best; the tuner measures.
+// 64x4096x4096 with 32 tiles). Split-K adds the fp32 partial-tile traffic. It
+// only has to order candidates well enough that measuring the first few finds
+// the best; the tuner measures.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,9 +85,9 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
       All.push_back({modelSeconds(P, Plan, Sms), Plan});
     }
   }
-  std::stable_sort(All.begin(), All.end(), [](const Scored &A, const Scored &B) {
-    return A.Seconds < B.Seconds;
-  });
+  std::stable_sort(
+      All.begin(), All.end(),
+      [](const Scored &A, const Scored &B) { return A.Seconds < B.Seconds; });
   int N = std::min<int>(MaxPlans, All.size());
   for (int I = 0; I < N; ++I)
     Plans[I] = All[I].Plan;

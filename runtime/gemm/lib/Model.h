@@ -1,4 +1,4 @@
-//===- Model.h - cost model ranking the GEMM kernel family -----*- C++ -*-===//
+//===- Model.h - cost model ranking the GEMM kernel family ------*- C++ -*-===//
 
 #ifndef CUDAOPT_GEMM_MODEL_H
 #define CUDAOPT_GEMM_MODEL_H

@@ -13,9 +13,11 @@ CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_DECLARE)
 #undef CUDAOPT_DECLARE
 
 namespace {
+// clang-format off
 #define CUDAOPT_ENTRY(Id, BM, BN, NC, ST, EFF)                                 \
   {Id, BM, BN, NC, ST, EFF, launchSm90Config##Id,                              \
    #BM "x" #BN "x64_c" #NC "_s" #ST},
+// clang-format on
 const KernelInfo Kernels[] = {CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_ENTRY)};
 #undef CUDAOPT_ENTRY
 } // namespace

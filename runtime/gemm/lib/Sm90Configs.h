@@ -1,4 +1,4 @@
-//===- Sm90Configs.h - the compiled sm_90a GEMM configurations -*- C++ -*-===//
+//===- Sm90Configs.h - the compiled sm_90a GEMM configurations --*- C++ -*-===//
 //
 // X(Id, BM, BN, NumConsumers, Stages, ModelEfficiency). Each row is compiled
 // for fp16/bf16 x B col/row-major. ModelEfficiency is the cost model's guess

@@ -1,4 +1,4 @@
-//===- Sm90Gemm.cuh - warp-specialised TMA + wgmma GEMM for sm_90a -*- CUDA -*-===//
+//===- Sm90Gemm.cuh - warp-specialised TMA + wgmma GEMM --------*- CUDA -*-===//
 //
 // C = Alpha * A * B + Beta * C with A row-major (M x K), B either K-major
 // (stored N x K, "TN") or N-major (stored K x N, "NN"), C row-major, fp16 or
@@ -36,9 +36,8 @@ constexpr int BlockK = 64; // 64 halves = one 128-byte swizzle row
 template <typename T, int BN, int TransB> struct Wgmma;
 #define CUDAOPT_WGMMA(TYPE, NAME, BN)                                          \
   template <int TransB> struct Wgmma<TYPE, BN, TransB> {                       \
-    static __device__ __forceinline__ void run(float (&D)[BN / 2],             \
-                                               uint64_t A, uint64_t B,         \
-                                               int ScaleD) {                   \
+    static __device__ __forceinline__ void run(float (&D)[BN / 2], uint64_t A, \
+                                               uint64_t B, int ScaleD) {       \
       wgmma##NAME##N##BN<TransB>(D, A, B, ScaleD);                             \
     }                                                                          \
   };
@@ -99,8 +98,8 @@ __device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U) {
 /// Stores two adjacent outputs (Row, Col) and (Row, Col + 1), applying
 /// alpha/beta; columns past N are dropped.
 template <typename T>
-__device__ __forceinline__ void storePair(const Sm90Params &P, int Row,
-                                          int Col, float V0, float V1) {
+__device__ __forceinline__ void storePair(const Sm90Params &P, int Row, int Col,
+                                          float V0, float V1) {
   if (Row >= P.M || Col >= P.N)
     return;
   T *C = static_cast<T *>(P.C) + Row * P.Ldc + Col;
@@ -233,8 +232,7 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           for (int Mi = 0; Mi < MI; ++Mi) {
             uint64_t DescA =
                 makeSmemDesc(ABase + Mi * 64 * 128 + Kk * 32, 16, 1024);
-            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(Acc[Mi], DescA, DescB,
-                                                 ScaleD);
+            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(Acc[Mi], DescA, DescB, ScaleD);
           }
         }
         wgmmaCommit();

@@ -1,4 +1,4 @@
-//===- Sm90Kernel0.cu - instances of configuration 0 ------------*- CUDA -*-===//
+//===- Sm90Kernel0.cu - instances of configuration 0 -----------*- CUDA -*-===//
 //
 // One file per configuration so the build compiles them in parallel.
 //
@@ -11,8 +11,8 @@ namespace cudaopt::gemm {
 cudaError_t launchSm90Config0(const cudaoptGemmProblem &P,
                               const cudaoptGemmPlan &Plan, void *Workspace,
                               size_t WorkspaceBytes, cudaStream_t Stream) {
-  return launchSm90Config<128, 256, 2, 4>(P, Plan, Workspace,
-                                              WorkspaceBytes, Stream);
+  return launchSm90Config<128, 256, 2, 4>(P, Plan, Workspace, WorkspaceBytes,
+                                          Stream);
 }
 
 } // namespace cudaopt::gemm

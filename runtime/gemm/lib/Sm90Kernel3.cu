@@ -1,4 +1,4 @@
-//===- Sm90Kernel3.cu - instances of configuration 3 ------------*- CUDA -*-===//
+//===- Sm90Kernel3.cu - instances of configuration 3 -----------*- CUDA -*-===//
 //
 // One file per configuration so the build compiles them in parallel.
 //
@@ -11,8 +11,8 @@ namespace cudaopt::gemm {
 cudaError_t launchSm90Config3(const cudaoptGemmProblem &P,
                               const cudaoptGemmPlan &Plan, void *Workspace,
                               size_t WorkspaceBytes, cudaStream_t Stream) {
-  return launchSm90Config<64, 256, 1, 5>(P, Plan, Workspace,
-                                              WorkspaceBytes, Stream);
+  return launchSm90Config<64, 256, 1, 5>(P, Plan, Workspace, WorkspaceBytes,
+                                         Stream);
 }
 
 } // namespace cudaopt::gemm

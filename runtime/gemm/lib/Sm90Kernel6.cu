@@ -1,4 +1,4 @@
-//===- Sm90Kernel6.cu - instances of configuration 6 ------------*- CUDA -*-===//
+//===- Sm90Kernel6.cu - instances of configuration 6 -----------*- CUDA -*-===//
 //
 // One file per configuration so the build compiles them in parallel.
 //
@@ -11,8 +11,8 @@ namespace cudaopt::gemm {
 cudaError_t launchSm90Config6(const cudaoptGemmProblem &P,
                               const cudaoptGemmPlan &Plan, void *Workspace,
                               size_t WorkspaceBytes, cudaStream_t Stream) {
-  return launchSm90Config<64, 64, 1, 12>(P, Plan, Workspace,
-                                              WorkspaceBytes, Stream);
+  return launchSm90Config<64, 64, 1, 12>(P, Plan, Workspace, WorkspaceBytes,
+                                         Stream);
 }
 
 } // namespace cudaopt::gemm

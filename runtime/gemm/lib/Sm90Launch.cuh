@@ -1,4 +1,4 @@
-//===- Sm90Launch.cuh - host launcher of one sm_90a configuration -*- CUDA -*-===//
+//===- Sm90Launch.cuh - host launcher of one configuration -----*- CUDA -*-===//
 //
 // Builds the TMA descriptors and the Sm90Params for a problem and a plan,
 // raises the kernel's shared-memory limit once, and launches the persistent
@@ -16,9 +16,9 @@ namespace cudaopt::gemm {
 
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
           bool BRowMajor>
-cudaError_t launchSm90(const cudaoptGemmProblem &P,
-                       const cudaoptGemmPlan &Plan, void *Workspace,
-                       size_t WorkspaceBytes, cudaStream_t Stream) {
+cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
+                       void *Workspace, size_t WorkspaceBytes,
+                       cudaStream_t Stream) {
   using Cfg = Sm90Gemm<T, BM, BN, NumConsumers, Stages, BRowMajor>;
   auto *Kernel = sm90GemmKernel<T, BM, BN, NumConsumers, Stages, BRowMajor>;
   static const cudaError_t AttrErr = cudaFuncSetAttribute(
@@ -99,8 +99,8 @@ cudaError_t launchSm90Config(const cudaoptGemmProblem &P,
   if (P.Type == CUDAOPT_GEMM_BF16)
     return Row ? launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, true>(
                      P, Plan, Workspace, WorkspaceBytes, Stream)
-               : launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages,
-                            false>(P, Plan, Workspace, WorkspaceBytes, Stream);
+               : launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, false>(
+                     P, Plan, Workspace, WorkspaceBytes, Stream);
   return Row ? launchSm90<__half, BM, BN, NumConsumers, Stages, true>(
                    P, Plan, Workspace, WorkspaceBytes, Stream)
              : launchSm90<__half, BM, BN, NumConsumers, Stages, false>(

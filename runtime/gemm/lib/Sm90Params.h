@@ -1,4 +1,4 @@
-//===- Sm90Params.h - launch parameters of the sm_90a GEMM kernel -*- C++ -*-===//
+//===- Sm90Params.h - sm_90a GEMM launch parameters -------------*- C++ -*-===//
 //
 // Plain data shared by the host launcher and the device kernel. The tensor
 // maps for A and B travel separately as __grid_constant__ parameters.
@@ -16,16 +16,15 @@ namespace cudaopt::gemm {
 #ifdef __CUDACC__
 __host__ __device__
 #endif
-    constexpr bool
-    splitKAllowed(int BM, int BN) {
+    constexpr bool splitKAllowed(int BM, int BN) {
   return BM * BN <= 128 * 128 && BN <= 128;
 }
 
 struct Sm90Params {
   int M, N, K;
   float Alpha, Beta;
-  void *C;         // row-major M x N output (and input when Beta != 0)
-  long long Ldc;   // elements, even
+  void *C;       // row-major M x N output (and input when Beta != 0)
+  long long Ldc; // elements, even
   int TilesM, TilesN;
   int Splits;          // K splits per output tile (1: no split)
   int KBlocks;         // ceil(K / 64)

@@ -31,16 +31,14 @@ __device__ __forceinline__ void fenceBarrierInit() {
 
 __device__ __forceinline__ void mbarArriveExpectTx(uint64_t *Bar,
                                                    unsigned Bytes) {
-  asm volatile(
-      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
-          smemAddr(Bar)),
-      "r"(Bytes)
-      : "memory");
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                   smemAddr(Bar)),
+               "r"(Bytes)
+               : "memory");
 }
 
 __device__ __forceinline__ void mbarArrive(uint64_t *Bar) {
-  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(
-                   smemAddr(Bar))
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smemAddr(Bar))
                : "memory");
 }
 
@@ -60,22 +58,23 @@ __device__ __forceinline__ void mbarWait(uint64_t *Bar, unsigned Parity) {
 /// completing on \p Bar.
 __device__ __forceinline__ void tmaLoad2d(void *Dst, const CUtensorMap *Map,
                                           int C0, int C1, uint64_t *Bar) {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
-               ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-                   "r"(smemAddr(Dst)),
-               "l"(reinterpret_cast<uint64_t>(Map)), "r"(C0), "r"(C1),
-               "r"(smemAddr(Bar))
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+      ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(
+          smemAddr(Dst)),
+      "l"(reinterpret_cast<uint64_t>(Map)), "r"(C0), "r"(C1), "r"(smemAddr(Bar))
+      : "memory");
 }
 
 /// 2-D TMA tile store of the box at (\p C0 inner, \p C1 outer) from \p Src;
 /// completes as a bulk group of the issuing thread.
 __device__ __forceinline__ void tmaStore2d(const CUtensorMap *Map,
                                            const void *Src, int C0, int C1) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
-               " [%0, {%2, %3}], [%1];\n" ::"l"(reinterpret_cast<uint64_t>(Map)),
-               "r"(smemAddr(Src)), "r"(C0), "r"(C1)
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+      " [%0, {%2, %3}], [%1];\n" ::"l"(reinterpret_cast<uint64_t>(Map)),
+      "r"(smemAddr(Src)), "r"(C0), "r"(C1)
+      : "memory");
 }
 
 __device__ __forceinline__ void bulkCommit() {
@@ -84,8 +83,7 @@ __device__ __forceinline__ void bulkCommit() {
 
 /// Waits until at most \p Pending bulk groups still read shared memory.
 template <int Pending> __device__ __forceinline__ void bulkWaitRead() {
-  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending)
-               : "memory");
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(Pending) : "memory");
 }
 
 template <int Pending> __device__ __forceinline__ void bulkWait() {
@@ -99,9 +97,9 @@ __device__ __forceinline__ void fenceProxyAsync() {
 }
 
 __device__ __forceinline__ void prefetchTensorMap(const CUtensorMap *Map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(
-                   reinterpret_cast<uint64_t>(Map))
-               : "memory");
+  asm volatile(
+      "prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(Map))
+      : "memory");
 }
 
 __device__ __forceinline__ void wgmmaFence() {
@@ -113,8 +111,7 @@ __device__ __forceinline__ void wgmmaCommit() {
 }
 
 template <int Pending> __device__ __forceinline__ void wgmmaWait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending)
-               : "memory");
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
 }
 
 /// Keeps the compiler from moving accumulator accesses across a wgmma wait.

@@ -1,4 +1,4 @@
-//===- TensorMap.cpp - TMA descriptors and device queries ----------------===//
+//===- TensorMap.cpp - TMA descriptors and device queries -----------------===//
 //
 // cuTensorMapEncodeTiled is reached through the runtime's driver entry point
 // so users of the library need not link libcuda themselves.
@@ -16,8 +16,7 @@ using EncodeFn = CUresult (*)(CUtensorMap *, CUtensorMapDataType, cuuint32_t,
                               void *, const cuuint64_t *, const cuuint64_t *,
                               const cuuint32_t *, const cuuint32_t *,
                               CUtensorMapInterleave, CUtensorMapSwizzle,
-                              CUtensorMapL2promotion,
-                              CUtensorMapFloatOOBfill);
+                              CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
 EncodeFn getEncode() {
   static EncodeFn Fn = [] {
@@ -48,7 +47,8 @@ cudaError_t encodeTileMap(CUtensorMap *Map, const void *Base, bool Bf16,
                        static_cast<cuuint32_t>(BoxOuter)};
   cuuint32_t ElemStrides[2] = {1, 1};
   CUresult R = Encode(
-      Map, Bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+      Map,
+      Bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
       2, const_cast<void *>(Base), Dims, Strides, Box, ElemStrides,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);

@@ -24,10 +24,7 @@
 extern "C" {
 #endif
 
-typedef enum {
-  CUDAOPT_GEMM_F16 = 0,
-  CUDAOPT_GEMM_BF16 = 1
-} cudaoptGemmType;
+typedef enum { CUDAOPT_GEMM_F16 = 0, CUDAOPT_GEMM_BF16 = 1 } cudaoptGemmType;
 
 typedef enum {
   CUDAOPT_GEMM_B_COL = 0, /* B stored N x K, K contiguous */
