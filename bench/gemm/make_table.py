@@ -21,17 +21,30 @@ LAYOUTS = {"col": 0, "row": 1}
 
 
 def kernel_ids():
-    ids = {"fallback": -1}
+    """Name -> (id, BM, BN) of every compiled configuration."""
+    ids = {"fallback": (-1, 0, 0)}
     for m in re.finditer(r"X\((\d+), (\d+), (\d+), (\d+), (\d+),",
                          open(CONFIGS).read()):
         i, bm, bn, nc, st = m.groups()
-        ids[f"{bm}x{bn}x64_c{nc}_s{st}"] = int(i)
+        ids[f"{bm}x{bn}x64_c{nc}_s{st}"] = (int(i), int(bm), int(bn))
     return ids
+
+
+def split_allowed(bm, bn):
+    """Mirror of splitKAllowed() in runtime/gemm/lib/Sm90Params.h."""
+    return bm * bn <= 128 * 128 and bn <= 128
 
 
 def parse_plan(text, ids):
     name, group, raster, splits = text.split("/")
-    return [ids[name], int(group[1:]), int(raster[1:]), int(splits[1:])]
+    if name not in ids:
+        sys.exit(f"unknown configuration {name}: results from another build?")
+    kernel, bm, bn = ids[name]
+    plan = [kernel, int(group[1:]), int(raster[1:]), int(splits[1:])]
+    if plan[3] > 1 and not split_allowed(bm, bn):
+        sys.exit(f"plan {text} splits K on a configuration built without "
+                 "split-K: results from another build?")
+    return plan
 
 
 def main():
