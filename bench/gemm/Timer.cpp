@@ -8,28 +8,23 @@
 //===----------------------------------------------------------------------===//
 
 #include "Bench.h"
+#include "Stats.h"
 
 #include <algorithm>
 
 namespace bench {
 
+// One definition of the percentiles for the whole project: the measurement
+// worker's (runtime/measure/Stats.h).
 Stats summarize(std::vector<double> V) {
+  co_runtime::TimingStats T = co_runtime::summarize(std::move(V));
   Stats S;
-  if (V.empty())
-    return S;
-  std::sort(V.begin(), V.end());
-  auto At = [&](double Q) {
-    double Pos = Q * (V.size() - 1);
-    size_t Lo = static_cast<size_t>(Pos);
-    size_t Hi = std::min(Lo + 1, V.size() - 1);
-    return V[Lo] + (V[Hi] - V[Lo]) * (Pos - Lo);
-  };
-  S.Median = At(0.5);
-  S.P10 = At(0.1);
-  S.P90 = At(0.9);
-  S.Min = V.front();
-  S.Max = V.back();
-  S.Samples = static_cast<int>(V.size());
+  S.Median = T.MedianMs;
+  S.P10 = T.P10Ms;
+  S.P90 = T.P90Ms;
+  S.Min = T.MinMs;
+  S.Max = T.MaxMs;
+  S.Samples = T.Runs;
   return S;
 }
 

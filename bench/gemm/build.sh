@@ -8,7 +8,7 @@ NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 JOBS=${JOBS:-$(nproc)}
 make -s -C "$ROOT/runtime/gemm" -j"$JOBS" NVCC="$NVCC" BUILD="$OUT/lib"
 ARCH="-gencode=arch=compute_90a,code=sm_90a"
-FLAGS="-std=c++17 -O2 $ARCH -I$ROOT/runtime/gemm/include"
+FLAGS="-std=c++17 -O2 $ARCH -I$ROOT/runtime/gemm/include -I$ROOT/runtime/measure"
 mkdir -p "$OUT/bench"
 pids=()
 for f in GemmBench.cpp Timer.cpp Baselines.cpp Kernels.cu; do
