@@ -142,7 +142,15 @@ measureVariants(const std::vector<VariantSource> &Vs,
       M.Id = Culprit;
       M.Error = Why;
       Done[Culprit] = M;
-      llvm::erase_if(Pending, [&](size_t I) { return Vs[I].Id == Culprit; });
+      // Verdicts the dead worker reached stay reached.
+      if (const json::Object *F = RO ? RO->getObject("verify_failures") : nullptr)
+        for (const auto &[Id, Err] : *F) {
+          Measurement FM;
+          FM.Id = Id.str();
+          FM.Error = Err.getAsString().value_or("").str();
+          Done[FM.Id] = FM;
+        }
+      llvm::erase_if(Pending, [&](size_t I) { return Done.count(Vs[I].Id); });
       if (Opts.Progress)
         Opts.Progress(Total - Pending.size(), Total);
       continue; // Restart the worker without it.
