@@ -12,6 +12,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 #include <map>
+#include <thread>
 
 using namespace llvm;
 
@@ -40,11 +41,12 @@ static Expected<json::Value> readJSON(StringRef Path) {
   return json::parse((*B)->getBuffer());
 }
 
-Expected<std::vector<Measurement>>
-measureVariants(const std::vector<VariantSource> &Vs,
-                const std::vector<std::string> &Cubins, const json::Array &Args,
-                const MeasureOptions &Opts, std::string &DeviceName,
-                ReferenceMeasurement *Reference) {
+/// One worker process at a time on Opts.Device, restarted after faults.
+static Expected<std::vector<Measurement>>
+measureOnOneDevice(const std::vector<VariantSource> &Vs,
+                   const std::vector<std::string> &Cubins,
+                   const json::Array &Args, const MeasureOptions &Opts,
+                   std::string &DeviceName, ReferenceMeasurement *Reference) {
   if (Opts.Worker.empty())
     return createStringError(inconvertibleErrorCode(),
                              "the measurement worker cuda-opt-measure was not "
@@ -219,6 +221,77 @@ measureVariants(const std::vector<VariantSource> &Vs,
     return createStringError(inconvertibleErrorCode(),
                              "the original kernel could not be measured: %s",
                              Out.front().Error.c_str());
+  return Out;
+}
+
+Expected<std::vector<Measurement>>
+measureVariants(const std::vector<VariantSource> &Vs,
+                const std::vector<std::string> &Cubins, const json::Array &Args,
+                const MeasureOptions &Opts, std::string &DeviceName,
+                ReferenceMeasurement *Reference) {
+  const size_t NumDevices = std::min(Opts.Devices.size(), Vs.size() - 1);
+  if (NumDevices <= 1) {
+    MeasureOptions One = Opts;
+    if (!Opts.Devices.empty())
+      One.Device = Opts.Devices.front();
+    return measureOnOneDevice(Vs, Cubins, Args, One, DeviceName, Reference);
+  }
+  // One worker per GPU, each on its share of the variants and its own copy
+  // of the baseline: a variant is only ever timed against the original on
+  // the same GPU. Its times are then scaled by (baseline on GPU 0 / baseline
+  // on its GPU), so speedups are preserved and medians are comparable.
+  std::vector<std::vector<size_t>> Share(NumDevices);
+  for (size_t I = 1; I < Vs.size(); ++I)
+    Share[(I - 1) % NumDevices].push_back(I);
+  std::vector<Expected<std::vector<Measurement>>> Results;
+  std::vector<std::string> Names(NumDevices);
+  std::vector<ReferenceMeasurement> Refs(NumDevices);
+  for (size_t D = 0; D < NumDevices; ++D)
+    Results.emplace_back(std::vector<Measurement>());
+  std::vector<std::thread> Threads;
+  for (size_t D = 0; D < NumDevices; ++D)
+    Threads.emplace_back([&, D] {
+      std::vector<VariantSource> SubVs = {Vs[0]};
+      std::vector<std::string> SubCubins = {Cubins[0]};
+      for (size_t I : Share[D]) {
+        SubVs.push_back(Vs[I]);
+        SubCubins.push_back(Cubins[I]);
+      }
+      MeasureOptions One = Opts;
+      One.Device = Opts.Devices[D];
+      SmallString<256> Dir(Opts.WorkDir);
+      sys::path::append(Dir, "gpu" + std::to_string(One.Device));
+      One.WorkDir = std::string(Dir);
+      One.Progress = nullptr;
+      if (D != 0)
+        One.Reference.reset(); // The library baseline is timed once.
+      Results[D] = measureOnOneDevice(SubVs, SubCubins, Args, One, Names[D],
+                                      D == 0 ? Reference : nullptr);
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  for (size_t D = 0; D < NumDevices; ++D)
+    if (!Results[D])
+      return Results[D].takeError();
+  DeviceName = Names[0] + " (x" + std::to_string(NumDevices) + ")";
+  std::vector<Measurement> Out(Vs.size());
+  Out[0] = (*Results[0])[0];
+  const double Base0 = Out[0].MedianMs;
+  for (size_t D = 0; D < NumDevices; ++D) {
+    const double BaseD = (*Results[D])[0].MedianMs;
+    const double Scale = BaseD > 0 ? Base0 / BaseD : 1;
+    for (size_t J = 0; J < Share[D].size(); ++J) {
+      Measurement M = (*Results[D])[J + 1];
+      M.MedianMs *= Scale;
+      M.MinMs *= Scale;
+      M.MaxMs *= Scale;
+      M.P10Ms *= Scale;
+      M.P90Ms *= Scale;
+      Out[Share[D][J]] = M;
+    }
+  }
+  if (Opts.Progress)
+    Opts.Progress(Vs.size() - 1, Vs.size() - 1);
   return Out;
 }
 

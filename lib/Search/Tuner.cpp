@@ -90,7 +90,16 @@ struct Harness {
   /// The kernel's integer arguments and buffer sizes (elements), by name,
   /// for the cuBLAS reference of a GEMM-like kernel.
   StringMap<int64_t> IntArgs, BufferElements;
+  /// Every GPU the probe found (one measurement worker each).
+  std::vector<int> Devices;
 };
+
+std::vector<int> ordinals(const GpuProbeResult &Gpus) {
+  std::vector<int> Out;
+  for (const GpuInfo &G : Gpus.Devices)
+    Out.push_back(G.Ordinal);
+  return Out;
+}
 
 /// The integer value of a by-value argument of integer type.
 std::optional<int64_t> integerArgument(const CapturedParam &P,
@@ -380,6 +389,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
 
   MeasureOptions MO;
   MO.Worker = Opts.WorkerPath;
+  MO.Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
   MO.Runs = H.Runs;
   MO.RelTol = H.RelTol;
   // Verification of large buffers takes time per variant; the deadline is
@@ -486,6 +496,7 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
                        "the measurement worker cuda-opt-measure is not "
                        "installed next to cuda-opt");
   Harness H;
+  H.Devices = ordinals(Gpus);
   H.Grid = Spec->Grid;
   H.Block = Spec->Block;
   H.Shmem = Spec->Shmem;
@@ -518,11 +529,11 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
 Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
                                      const SourceInput &Input,
                                      std::vector<std::string> KernelNames,
-                                     const std::string &Device,
+                                     const GpuProbeResult &Gpus,
                                      const TuneOptions &Opts) {
   TuneResult Result;
   Result.Mode = "program";
-  Result.Device = Device;
+  Result.Device = Gpus.Devices.front().Name;
   SourceInput Current = Input;
   for (const std::string &Name : KernelNames) {
     Result.Kernel += (Result.Kernel.empty() ? "" : ", ") + Name;
@@ -544,6 +555,7 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
     std::vector<KernelInfo> Kernels = findKernels((*P)->getASTContext());
     const KernelInfo *K = lookupKernel(Kernels, Name);
     Harness H;
+    H.Devices = ordinals(Gpus);
     H.ProgramMode = true;
     H.Capture.WorkDir = Opts.WorkDir;
     H.Capture.Flags = Current.Flags;
@@ -647,7 +659,7 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
       return rewriteOnly(TC, Input, Opts,
                          "the measurement worker cuda-opt-measure is not "
                          "installed next to cuda-opt");
-    return tuneProgramMode(TC, Input, Names, Gpus.Devices.front().Name, Opts);
+    return tuneProgramMode(TC, Input, Names, Gpus, Opts);
   }();
   if (R)
     R->Seconds = std::chrono::duration<double>(

@@ -1,7 +1,8 @@
 //===- cuda-opt.cpp - The cuda-opt command --------------------------------===//
 //
 // Part of cuda-opt. Parses the command line and dispatches to one of the
-// modes: --list-passes, --list-kernels, --analyze, --passes.
+// modes: --list-passes, --list-kernels, --analyze, --passes, and the MLIR
+// mode --lower-sparse-matmul (an .mlir input, lib/SparseLowering).
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/KernelFinder.h"
@@ -14,6 +15,9 @@
 #include "cuda-opt/Support/OutputFile.h"
 #include "cuda-opt/Transforms/Pipeline.h"
 #include "SparseEncodeCommand.h"
+#ifdef CUDA_OPT_WITH_MLIR
+#include "cuda-opt/SparseLowering/Driver.h"
+#endif
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Config/llvm-config.h"
@@ -86,6 +90,10 @@ static cl::opt<int64_t> LaunchIndex(
     cl::desc("tune, program mode: which launch of the kernel to capture "
              "(0 = the first)"),
     cl::init(0), cl::cat(Category));
+static cl::list<int> Gpus(
+    "gpus",
+    cl::desc("tune: GPUs to measure on, one worker each (default: all)"),
+    cl::CommaSeparated, cl::value_desc("N,N,..."), cl::cat(Category));
 static cl::opt<unsigned> ProgramTimeout(
     "program-timeout",
     cl::desc("tune, program mode: seconds the program may run"),
@@ -121,6 +129,28 @@ static cl::opt<EmitKind> Emit(
 static cl::opt<bool> NoFormat("no-format",
                               cl::desc("Do not clang-format edited ranges"),
                               cl::cat(Category));
+
+static cl::opt<bool> LowerSparseMatmul(
+    "lower-sparse-matmul",
+    cl::desc("MLIR: lower each linalg.matmul with a constant sparse weight to "
+             "the three-layer SpMM runtime (one .mlir input; see "
+             "docs/sparse-lowering.md)"),
+    cl::cat(Category));
+static cl::opt<double> MinSparsity(
+    "min-sparsity",
+    cl::desc("--lower-sparse-matmul: leave weights with a smaller fraction "
+             "of zeros dense (default 0.3)"),
+    cl::init(0.3), cl::cat(Category));
+static cl::opt<bool> VerifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("--lower-sparse-matmul: check the diagnostics against the "
+             "input's expected-* comments"),
+    cl::cat(Category));
+static cl::opt<bool> SplitInputFile(
+    "split-input-file",
+    cl::desc("--lower-sparse-matmul: process each '// -----' chunk of the "
+             "input on its own"),
+    cl::cat(Category));
 
 static StringRef ToolName = "cuda-opt";
 
@@ -327,6 +357,7 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
   for (StringRef A : ProgramArgs)
     Opts.ProgramArgs.push_back(A.str());
   Opts.LaunchIndex = LaunchIndex;
+  Opts.Devices.assign(Gpus.begin(), Gpus.end());
   Opts.ProgramTimeoutSeconds = ProgramTimeout;
   SmallString<256> Work;
   if (WorkDir.empty()) {
@@ -376,6 +407,24 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
   return 0;
 }
 
+/// The MLIR mode: never parses its input as CUDA.
+static int lowerSparseMatmul() {
+  if (InputFiles.size() != 1)
+    return fail("--lower-sparse-matmul takes one .mlir file");
+  if (!(MinSparsity >= 0.0 && MinSparsity <= 1.0))
+    return fail("--min-sparsity must be between 0 and 1");
+#ifdef CUDA_OPT_WITH_MLIR
+  MlirDriverOptions Opts;
+  Opts.VerifyDiagnostics = VerifyDiagnostics;
+  Opts.SplitInputFile = SplitInputFile;
+  Opts.MinSparsity = MinSparsity;
+  return runLowerSparseMatmul(InputFiles.front(), OutputPath, Opts);
+#else
+  return fail("this cuda-opt was built without MLIR (CUDA_OPT_WITH_MLIR=OFF); "
+              "--lower-sparse-matmul is unavailable");
+#endif
+}
+
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
   if (argc > 1 && StringRef(argv[1]) == "sparse-encode")
@@ -405,22 +454,35 @@ int main(int argc, const char **argv) {
       "  cuda-opt --list-kernels FILE.cu [-- FLAGS]\n"
       "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
       "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o OUT.cu\n"
-      "  cuda-opt tune FILE.cu -o OUT.cu\n");
+      "  cuda-opt tune FILE.cu -o OUT.cu\n"
+      "  cuda-opt --lower-sparse-matmul IN.mlir -o OUT.mlir\n");
 
   if (ListPasses)
     return listPasses();
 
   int Modes = ListKernels + Analyze + Tune + InstrumentCapture +
-              (!Passes.empty() && !Tune);
+              (!Passes.empty() && !Tune) + LowerSparseMatmul;
   if (Modes == 0)
     return fail("nothing to do: give one of tune, --list-kernels, --analyze, "
-                "--passes=PIPELINE, --instrument-capture or --list-passes "
-                "(see --help)");
+                "--passes=PIPELINE, --instrument-capture, "
+                "--lower-sparse-matmul or --list-passes (see --help)");
   if (Modes > 1)
-    return fail("tune, --list-kernels, --analyze and --passes are exclusive; "
-                "give one of them");
+    return fail("tune, --list-kernels, --analyze, --passes, "
+                "--instrument-capture and --lower-sparse-matmul are "
+                "exclusive; give one of them");
   if (InputFiles.empty())
-    return fail("no input files; give one or more .cu files");
+    return fail(LowerSparseMatmul ? "no input file; give one .mlir file"
+                                  : "no input files; give one or more .cu "
+                                    "files");
+  if (LowerSparseMatmul)
+    return lowerSparseMatmul();
+  if (VerifyDiagnostics || SplitInputFile)
+    return fail("--verify-diagnostics and --split-input-file go with "
+                "--lower-sparse-matmul");
+  for (const std::string &File : InputFiles)
+    if (StringRef(File).ends_with(".mlir"))
+      return fail("'" + File + "' is MLIR; the only mode for .mlir inputs "
+                  "is --lower-sparse-matmul");
 
   // Validate the pipeline before any parsing: a typo should fail fast.
   std::vector<PassInvocation> Pipeline;

@@ -64,6 +64,9 @@ struct Measurement {
 struct MeasureOptions {
   std::string Worker; ///< Path of cuda-opt-measure.
   int Device = 0;
+  /// With several GPUs: one worker per GPU, the variants split among them
+  /// (each timed against the original on its own GPU). Empty: just Device.
+  std::vector<int> Devices;
   std::vector<unsigned> Seeds = {1, 2, 3};
   int64_t Runs = 20;
   double RelTol = -1;

@@ -29,6 +29,8 @@ struct TuneOptions {
   /// kernel's sites to capture (0 = the first).
   std::vector<std::string> ProgramArgs;
   int64_t LaunchIndex = 0;
+  /// GPUs to measure on (one worker each); empty: GPU 0.
+  std::vector<int> Devices;
   unsigned ProgramTimeoutSeconds = 600;
 };
 

@@ -1,0 +1,61 @@
+//===- Passes.td - cuda-opt MLIR passes --------------------*- tablegen -*-===//
+//
+// Part of cuda-opt. The MLIR passes of cuda-opt (docs/sparse-lowering.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef CUDA_OPT_SPARSELOWERING_PASSES_TD
+#define CUDA_OPT_SPARSELOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def LowerSparseMatmul : Pass<"cuda-opt-lower-sparse-matmul", "::mlir::ModuleOp"> {
+  let summary = "Lower a linalg.matmul with a constant sparse weight to the "
+                "three-layer SpMM runtime";
+  let description = [{
+    A `linalg.matmul` whose A operand (the M x K weight) is an `arith.constant`
+    marked sparse, by a `#sparse_tensor.encoding` on its type or by the
+    discardable attribute `cuda_opt.sparse_weight` on the constant or on the
+    matmul, is rewritten into the weight encoded at compile time in the
+    three-layer format (four integer constants) and a call to the runtime
+    SpMM `@cuda_opt_tls_spmm`. Unsupported matmuls are left unchanged with a
+    remark saying why; a malformed `cuda_opt.sparse_weight` is an error.
+
+    Before:
+    ```mlir
+    %w = arith.constant dense<...> : tensor<16x64xf16, #CSR>
+    %y = linalg.matmul ins(%w, %x : tensor<16x64xf16, #CSR>, tensor<64x8xf16>)
+                       outs(%zero : tensor<16x8xf16>) -> tensor<16x8xf16>
+    ```
+    After:
+    ```mlir
+    %values = arith.constant dense<...> : tensor<2048xi16>
+    %bitmap = arith.constant dense<...> : tensor<128xi32>
+    %offsets = arith.constant dense<[0, 0]> : tensor<2xi32>
+    %residual = arith.constant dense<> : tensor<0xi16>
+    %xt = linalg.transpose ins(%x : tensor<64x8xf16>)
+                           outs(%e : tensor<8x64xf16>) permutation = [1, 0]
+    %yt = func.call @cuda_opt_tls_spmm(%values, %bitmap, %offsets, %residual,
+                                       %c16, %c64, %c0, %xt)
+          {cuda_opt.tls_stats = {bytes_per_element = ..., ...}} : (...)
+    %y = linalg.transpose ins(%yt : tensor<8x16xf16>)
+                          outs(%e2 : tensor<16x8xf16>) permutation = [1, 0]
+    ```
+    (tensor.cast ops between the static shapes and the callee's dynamic ones
+    are omitted here.)
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let options = [
+    Option<"minSparsity", "min-sparsity", "double", "0.3",
+           "Leave weights sparser than this fraction of zeros dense (the "
+           "format costs at least 1.125 bytes/element against 2 for dense "
+           "fp16, and more below ~40 % sparsity)">
+  ];
+}
+
+#endif // CUDA_OPT_SPARSELOWERING_PASSES_TD

@@ -1,0 +1,31 @@
+//===- GemmProblem.h - A recognised GEMM as cudaoptGemm operands -*- C++ -*-===//
+//
+// Part of cuda-opt. The operands of one recognised GEMM (a kernel launch or a
+// cuBLAS call), already mapped to the row-major convention of
+// cudaoptGemmProblem (runtime/gemm/include/cudaopt/gemm.h), as source text
+// to paste into the rewritten host code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TRANSFORMS_GEMMPROBLEM_H
+#define CUDA_OPT_TRANSFORMS_GEMMPROBLEM_H
+
+#include <string>
+
+namespace cuda_opt {
+
+/// Every field is a C++ expression; the element type and B layout are the
+/// enumerator names of gemm.h.
+struct GemmProblem {
+  std::string M, N, K;
+  std::string Type = "CUDAOPT_GEMM_F16"; ///< or CUDAOPT_GEMM_BF16
+  std::string LayoutB;                   ///< CUDAOPT_GEMM_B_ROW or _B_COL
+  std::string A, Lda, B, Ldb, C, Ldc;
+  std::string Alpha = "1.0f", Beta = "0.0f";
+};
+
+/// The aggregate initialiser `{M, N, K, Type, LayoutB, A, Lda, ...}`.
+std::string renderProblemInit(const GemmProblem &P);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TRANSFORMS_GEMMPROBLEM_H

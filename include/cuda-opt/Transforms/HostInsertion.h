@@ -1,0 +1,44 @@
+//===- HostInsertion.h - Add includes and helpers to a main file -*- C++ -*-===//
+//
+// Part of cuda-opt. Transforms that call a runtime library from host code
+// add `#include "lib.h"` and, sometimes, a small host helper to the file they
+// rewrite. These helpers put such text once, after the file's last leading
+// #include, and replace whole statements or calls.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TRANSFORMS_HOSTINSERTION_H
+#define CUDA_OPT_TRANSFORMS_HOSTINSERTION_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/Error.h"
+
+namespace cuda_opt {
+
+/// True when the main file's text already contains \p Needle (an include
+/// line or a helper's name emitted by an earlier step).
+bool mainFileContains(const clang::ASTContext &Ctx, llvm::StringRef Needle);
+
+/// The offset in the main file just after its last `#include` line that
+/// precedes the first declaration (0 when there is none).
+unsigned headerInsertionOffset(const clang::ASTContext &Ctx);
+
+/// Insert \p Text at headerInsertionOffset (once per rewrite: a second
+/// insertion at the same offset would conflict).
+llvm::Error insertAfterIncludes(const clang::ASTContext &Ctx,
+                                clang::tooling::Replacements &R,
+                                llvm::StringRef Text);
+
+/// The file range of \p E followed by its `;` when \p E is a whole
+/// expression statement outside macros, else an error saying why.
+llvm::Expected<clang::CharSourceRange>
+statementRange(const clang::ASTContext &Ctx, const clang::Expr *E);
+
+/// The file range of the call \p E (also when it is written as a macro
+/// argument, e.g. CHECK(cublasGemmEx(...))), or an error.
+llvm::Expected<clang::CharSourceRange> callRange(const clang::ASTContext &Ctx,
+                                                 const clang::Expr *E);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TRANSFORMS_HOSTINSERTION_H

@@ -1,0 +1,199 @@
+//===- GemmSpecialize.cpp - Replace recognised GEMMs with cudaoptGemm ----===//
+//
+// Part of cuda-opt.
+//
+// gemm-specialize{allow-fp16-compute} replaces, in host code,
+//  - each launch of a kernel that GemmKernelMatch proves to be a plain
+//    row-major fp16/bf16 GEMM with fp32 accumulation, and
+//  - each cublasGemmEx / cublasHgemm / cublasLtMatmul call that
+//    CublasGemmCall maps to a row-major problem
+// by a call of cudaoptGemm (runtime/gemm), whose dispatch picks a tuned
+// kernel for the shape at run time. The file gains `#include
+// "cudaopt/gemm.h"` and, for cuBLAS calls, a small host helper that runs the
+// problem on the call's stream and returns a cublasStatus_t, so a call
+// wrapped in an error-checking macro keeps working.
+//
+// cuBLAS calls are not tied to a kernel; the pipeline runs a transform once
+// per kernel, so every step rewrites the cuBLAS calls still present (after
+// the first step there are none left to rewrite).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/LaunchConfig.h"
+#include "cuda-opt/Transforms/CublasGemmCall.h"
+#include "cuda-opt/Transforms/GemmKernelMatch.h"
+#include "cuda-opt/Transforms/HostInsertion.h"
+#include "cuda-opt/Transforms/Transform.h"
+
+#include "clang/AST/Attr.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+constexpr StringLiteral GemmInclude = "#include \"cudaopt/gemm.h\"\n";
+
+constexpr StringLiteral HandleHelper = R"(
+// gemm-specialize: runs a problem on the stream of a cuBLAS handle and
+// reports like the cuBLAS call it replaces.
+static cublasStatus_t cudaoptGemmOnHandle(cublasHandle_t Handle,
+                                          cudaoptGemmProblem Problem) {
+  cudaStream_t Stream = nullptr;
+  cublasStatus_t Status = cublasGetStream_v2(Handle, &Stream);
+  if (Status != CUBLAS_STATUS_SUCCESS)
+    return Status;
+  return cudaoptGemm(&Problem, nullptr, 0, Stream) == cudaSuccess
+             ? CUBLAS_STATUS_SUCCESS
+             : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+)";
+
+constexpr StringLiteral StreamHelper = R"(
+// gemm-specialize: runs a problem on a stream and reports like the
+// cublasLtMatmul call it replaces.
+static cublasStatus_t cudaoptGemmOnStream(cudaStream_t Stream,
+                                          cudaoptGemmProblem Problem) {
+  return cudaoptGemm(&Problem, nullptr, 0, Stream) == cudaSuccess
+             ? CUBLAS_STATUS_SUCCESS
+             : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+)";
+
+/// The edits for one kernel step and the reasons for what was left alone.
+struct Plan {
+  std::vector<std::pair<CharSourceRange, std::string>> Edits;
+  bool NeedsHandleHelper = false;
+  bool NeedsStreamHelper = false;
+  std::vector<std::string> Refusals;
+};
+
+class GemmSpecialize : public Transform {
+public:
+  StringRef getName() const override { return "gemm-specialize"; }
+  StringRef getSummary() const override {
+    return "replace a recognised fp16/bf16 GEMM (kernel launch, "
+           "cublasGemmEx, cublasHgemm, cublasLtMatmul) with the tuned "
+           "cudaoptGemm";
+  }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"allow-fp16-compute", 0, 0, 1,
+         "1 = also replace GEMMs that accumulate in fp16 (cublasHgemm, "
+         "CUBLAS_COMPUTE_16F); cudaoptGemm accumulates in fp32, so results "
+         "change",
+         false, {0}},
+    };
+    return Specs;
+  }
+  /// The launch becomes a library call: there is no kernel variant whose
+  /// cubin the tuner could replay, so spec mode must not time it as one.
+  bool changesLaunchConfig(const ParamValues &) const override { return true; }
+
+  Error checkLegality(const KernelTarget &T,
+                      const ParamValues &P) const override {
+    Plan Pl = plan(T, P);
+    if (!Pl.Edits.empty())
+      return Error::success();
+    return refuse(join(Pl.Refusals, "; "));
+  }
+
+  Expected<tooling::Replacements>
+  rewrite(const KernelTarget &T, const ParamValues &P) const override {
+    Plan Pl = plan(T, P);
+    const SourceManager &SM = T.getSourceManager();
+    tooling::Replacements R;
+    for (const auto &[Range, Text] : Pl.Edits)
+      if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
+        return std::move(E);
+    std::string Header;
+    if (!mainFileContains(T.Ctx, "cudaopt/gemm.h"))
+      Header += GemmInclude;
+    if (Pl.NeedsHandleHelper && !mainFileContains(T.Ctx, "cudaoptGemmOnHandle("))
+      Header += HandleHelper;
+    if (Pl.NeedsStreamHelper && !mainFileContains(T.Ctx, "cudaoptGemmOnStream("))
+      Header += StreamHelper;
+    if (!Header.empty())
+      if (Error E = insertAfterIncludes(T.Ctx, R, Header))
+        return std::move(E);
+    return R;
+  }
+
+private:
+  Plan plan(const KernelTarget &T, const ParamValues &P) const {
+    Plan Pl;
+    planKernel(T, Pl);
+    CublasMapOptions Opts;
+    Opts.AllowFp16Compute = P.get("allow-fp16-compute") != 0;
+    for (const CublasGemmCall &C : findCublasGemmCalls(T.Ctx)) {
+      Expected<CublasGemmMapping> M = mapCublasGemm(T.Ctx, C, Opts);
+      Expected<CharSourceRange> Range =
+          M ? callRange(T.Ctx, C.Call) : Expected<CharSourceRange>(M.takeError());
+      if (!Range) {
+        Pl.Refusals.push_back(toString(Range.takeError()));
+        continue;
+      }
+      std::string Init = renderProblemInit(M->Problem);
+      if (M->Handle.empty()) {
+        Pl.NeedsStreamHelper = true;
+        Pl.Edits.push_back(
+            {*Range, "cudaoptGemmOnStream(" + M->Stream + ", " + Init + ")"});
+      } else {
+        Pl.NeedsHandleHelper = true;
+        Pl.Edits.push_back(
+            {*Range, "cudaoptGemmOnHandle(" + M->Handle + ", " + Init + ")"});
+      }
+    }
+    if (Pl.Edits.empty() && Pl.Refusals.size() == 1 &&
+        StringRef(Pl.Refusals[0]).contains("is not a GEMM ("))
+      Pl.Refusals[0] += ", and the file has no cublasGemmEx, cublasHgemm, "
+                        "cublasSgemm or cublasLtMatmul call";
+    return Pl;
+  }
+
+  void planKernel(const KernelTarget &T, Plan &Pl) const {
+    const KernelInfo &K = T.Kernel;
+    Expected<GemmKernelMatch> Match = matchGemmKernel(T.Ctx, K);
+    if (!Match) {
+      Pl.Refusals.push_back(toString(Match.takeError()));
+      return;
+    }
+    if (K.Launches.empty())
+      Pl.Refusals.push_back("kernel '" + K.name() +
+                            "' is a GEMM but is not launched in this file");
+    for (const LaunchSite &L : K.Launches) {
+      if (L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
+                       L.Caller->hasAttr<CUDADeviceAttr>())) {
+        Pl.Refusals.push_back("the launch of '" + K.name() + "' at " +
+                              describeLocation(T.getSourceManager(),
+                                               L.Call->getBeginLoc()) +
+                              " is in device code");
+        continue;
+      }
+      Expected<GemmProblem> Problem = problemAtLaunch(T.Ctx, K, *Match, L);
+      Expected<CharSourceRange> Range =
+          Problem ? statementRange(T.Ctx, L.Call)
+                  : Expected<CharSourceRange>(Problem.takeError());
+      if (!Range) {
+        Pl.Refusals.push_back(toString(Range.takeError()));
+        continue;
+      }
+      const Expr *Stream = launchStreamExpr(L);
+      std::string StreamText =
+          Stream ? sourceText(T.Ctx, Stream->getSourceRange()) : "0";
+      Pl.Edits.push_back(
+          {*Range, "{\n// gemm-specialize: " + K.name() +
+                       "<<<...>>> as the tuned GEMM of cudaopt/gemm.h\n"
+                       "const cudaoptGemmProblem CudaoptProblem = " +
+                       renderProblemInit(*Problem) +
+                       ";\ncudaoptGemm(&CudaoptProblem, nullptr, 0, " +
+                       StreamText + ");\n}"});
+    }
+  }
+};
+
+TransformRegistration<GemmSpecialize> Registration;
+
+} // namespace
+} // namespace cuda_opt
