@@ -18,6 +18,9 @@ config.llvm_tools_dir = "$CO_BIN"
 config.cuda_opt_obj_root = "$build"
 config.cuda_opt_tools_dir = "$CO_BIN"
 config.cuda_opt_src_root = "$root"
+# The static build carried here decides this itself; tests that need the
+# MLIR pass are CPU tests.
+config.cuda_opt_with_mlir = False
 lit.llvm.initialize(lit_config, config)
 lit_config.load_config(config, "$root/test/lit.cfg.py")
 CFG
