@@ -322,7 +322,8 @@ Expected<json::Array> replayArgs(const CapturedLaunch &L,
                                 {"perturb", true},
                                 {"offset", static_cast<int64_t>(P.Offset)},
                                 {"output", Output},
-                                {"input", Input}});
+                                {"input", Input},
+                                {"expect_file", A.After}});
   }
   return Args;
 }

@@ -183,6 +183,11 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
         Reference->P90Ms = T->getNumber("p90_ms").value_or(0);
       }
     }
+    std::string ReplayWarning;
+    if (const json::Array *W = RO->getArray("replay_warnings"))
+      for (const json::Value &Item : *W)
+        ReplayWarning += (ReplayWarning.empty() ? "" : "; ") +
+                         Item.getAsString().value_or("").str();
     for (const json::Value &V : *Arr) {
       const json::Object &O = *V.getAsObject();
       Measurement M;
@@ -199,6 +204,8 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
         M.P90Ms = T->getNumber("p90_ms").value_or(0);
         M.Runs = T->getInteger("runs").value_or(0);
       }
+      if (M.Id == Vs[0].Id)
+        M.ReplayWarning = ReplayWarning;
       Done[M.Id] = M;
     }
     if (Opts.Progress)

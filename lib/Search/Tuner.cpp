@@ -437,6 +437,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
       C.Detail = M.Error;
     } else {
       C.Status = I == Best ? "fastest" : "verified";
+      if (I == 0 && !M.ReplayWarning.empty())
+        C.Detail = "warning: " + M.ReplayWarning;
       if (Variants[I].Grid != H.Grid || Variants[I].Block != H.Block)
         C.Detail = formatv("launch {0}x{1}x{2} blocks of {3}x{4}x{5}",
                            Variants[I].Grid[0], Variants[I].Grid[1],
@@ -449,6 +451,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   KO.Kernel = Kernel;
   KO.Measured = true;
   KO.Detail = H.ProgramMode ? "program mode" : "spec mode";
+  if (!(*Ms)[0].ReplayWarning.empty())
+    KO.Detail += "; warning: " + (*Ms)[0].ReplayWarning;
   KO.BaselineMs = (*Ms)[0].MedianMs;
   KO.BestMs = (*Ms)[Best].MedianMs;
   KO.Pipeline = Variants[Best].Pipeline;

@@ -76,19 +76,6 @@ private:
   const VarDecl *V;
 };
 
-/// Finds a local variable declared in a body by name.
-class LocalFinder : public RecursiveASTVisitor<LocalFinder> {
-public:
-  explicit LocalFinder(StringRef Name) : Name(Name) {}
-  bool VisitVarDecl(VarDecl *V) {
-    if (!Found && !isa<ParmVarDecl>(V) && V->getName() == Name)
-      Found = V;
-    return true;
-  }
-  StringRef Name;
-  const VarDecl *Found = nullptr;
-};
-
 const VarDecl *refVar(const Expr *E) {
   if (!E)
     return nullptr;
@@ -146,6 +133,90 @@ std::optional<unsigned> globalIndexDim(const IndexExpr &E,
   }
   return std::nullopt;
 }
+
+/// The load a factor of a product reads, looking through the conversions
+/// of a 16-bit value to float (`__half2float(A[i])`, `float(A[i])`, the
+/// copy of a __half argument).
+const Expr *loadOfFactor(const Expr *E) {
+  while (true) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+      if (CE->getNumArgs() != 1)
+        return E;
+      E = CE->getArg(0);
+    } else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MT->getSubExpr();
+    } else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = FC->getSubExpr();
+    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
+               MC && isa_and_nonnull<CXXConversionDecl>(MC->getMethodDecl())) {
+      E = MC->getImplicitObjectArgument();
+    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
+      const FunctionDecl *FD = Call->getDirectCallee();
+      if (!FD || !FD->getIdentifier() || Call->getNumArgs() != 1 ||
+          !FD->getName().ends_with("2float"))
+        return E;
+      E = Call->getArg(0);
+    } else {
+      return E;
+    }
+  }
+}
+
+/// `acc += x * y` (or `acc = fma(x, y, acc)`) with acc a local variable.
+struct ProductAccumulation {
+  const Stmt *S = nullptr;
+  const VarDecl *Acc = nullptr;
+  const Expr *X = nullptr, *Y = nullptr;
+};
+
+class ProductFinder : public RecursiveASTVisitor<ProductFinder> {
+public:
+  bool VisitBinaryOperator(BinaryOperator *BO) {
+    if (BO->getOpcode() == BO_AddAssign)
+      addSum(BO, BO->getLHS(), BO->getRHS());
+    return true;
+  }
+  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
+    // `__half acc; acc += a * b;` is an overloaded operator.
+    if (OC->getOperator() == OO_PlusEqual && OC->getNumArgs() == 2)
+      addSum(OC, OC->getArg(0), OC->getArg(1));
+    return true;
+  }
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD || !FD->getIdentifier() || CE->getNumArgs() != 3 ||
+        !FD->getName().ltrim('_').starts_with("fma"))
+      return true;
+    // acc = fmaf(x, y, acc)
+    for (const DynTypedNode &P : Ctx->getParents(*CE))
+      if (const auto *BO = P.get<BinaryOperator>())
+        if (BO->getOpcode() == BO_Assign) {
+          const VarDecl *V = refVar(BO->getLHS());
+          if (V && refVar(CE->getArg(2)) == V)
+            Found.push_back({BO, V, CE->getArg(0), CE->getArg(1)});
+        }
+    return true;
+  }
+  ASTContext *Ctx = nullptr;
+  std::vector<ProductAccumulation> Found;
+
+private:
+  void addSum(const Stmt *S, const Expr *Target, const Expr *Value) {
+    const VarDecl *V = refVar(Target);
+    if (!V || isa<ParmVarDecl>(V))
+      return;
+    Value = Value->IgnoreParenImpCasts();
+    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Value))
+      Value = MT->getSubExpr()->IgnoreParenImpCasts();
+    if (const auto *BO = dyn_cast<BinaryOperator>(Value);
+        BO && BO->getOpcode() == BO_Mul)
+      Found.push_back({S, V, BO->getLHS(), BO->getRHS()});
+    else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Value);
+             OC && OC->getOperator() == OO_Star && OC->getNumArgs() == 2)
+      Found.push_back({S, V, OC->getArg(0), OC->getArg(1)});
+  }
+};
 
 class Matcher {
 public:
@@ -205,10 +276,6 @@ Error Matcher::checkBodyIsOnlyTheProduct() {
   if (!Model.Calls.empty())
     return refuse(kernel() + " calls '" + Model.Calls[0] +
                   "', whose effect cudaoptGemm would not reproduce");
-  if (Model.Accumulations.size() != 1)
-    return refuse(kernel() + " has " + Twine(Model.Accumulations.size()) +
-                  " accumulations; only a single `acc += A[...] * B[...]` "
-                  "is mapped to cudaoptGemm");
   if (Model.Loops.size() != 1)
     return refuse(kernel() + " has " + Twine(Model.Loops.size()) +
                   " loops; only the single k loop of a one-thread-per-output "
@@ -393,16 +460,45 @@ Expected<GemmKernelMatch> Matcher::run() {
   if (K.Template)
     return refuse(kernel() + " is a template; gemm-specialize needs concrete "
                              "element types");
-  if (Model.Idiom.Kind != Idiom::Gemm)
-    return refuse(kernel() + " is not a GEMM (" + Model.Idiom.Evidence + ")");
+  // The analysis's idiom is a hint; the proof below is what counts (it also
+  // sees through the conversions of 16-bit loads).
+  ProductFinder Finder;
+  Finder.Ctx = &Ctx;
+  Finder.TraverseStmt(K.Decl->getBody());
+  if (Finder.Found.empty())
+    return refuse(kernel() + " is not a GEMM (" +
+                  (Model.Idiom.Kind == Idiom::Gemm
+                       ? std::string("no `acc += A[...] * B[...]` into a "
+                                     "local variable")
+                       : Model.Idiom.Evidence) +
+                  ")");
   if (Error E = checkBodyIsOnlyTheProduct())
     return std::move(E);
-  const Accumulation &Acc = Model.Accumulations[0];
-  if (!Acc.Product || Acc.LHS < 0 || Acc.RHS < 0 || Acc.TargetAccess >= 0)
-    return refuse(kernel() + " does not accumulate `acc += A[...] * B[...]` "
-                             "into a local variable");
-  const MemoryAccess &X = Model.Accesses[Acc.LHS];
-  const MemoryAccess &Y = Model.Accesses[Acc.RHS];
+  if (Finder.Found.size() != 1)
+    return refuse(kernel() + " has " + Twine(Finder.Found.size()) +
+                  " product accumulations; only a single `acc += A[...] * "
+                  "B[...]` is mapped to cudaoptGemm");
+  const ProductAccumulation &PA = Finder.Found[0];
+  auto AccessOf = [&](const Expr *Factor) -> const MemoryAccess * {
+    const Expr *Load = loadOfFactor(Factor);
+    for (const MemoryAccess &A : Model.Accesses)
+      if (A.E == Load && A.Kind == AccessKind::Read)
+        return &A;
+    return nullptr;
+  };
+  const MemoryAccess *XP = AccessOf(PA.X), *YP = AccessOf(PA.Y);
+  if (!XP || !YP || XP == YP)
+    return refuse(kernel() + "'s product at " +
+                  describeLocation(Ctx.getSourceManager(), PA.S->getBeginLoc()) +
+                  " does not multiply two loads from memory");
+  const MemoryAccess &X = *XP, &Y = *YP;
+  int AccLoop = -1;
+  for (size_t I = 0; I < Model.Loops.size(); ++I)
+    if (containsStmt(Model.Loops[I].S, PA.S) &&
+        (AccLoop < 0 || Model.Loops[I].Depth > Model.Loops[AccLoop].Depth))
+      AccLoop = I;
+  if (AccLoop < 0)
+    return refuse(kernel() + "'s product is not accumulated in a loop");
   const MemoryAccess *OutP = nullptr;
   for (const MemoryAccess &A : Model.Accesses)
     if (&A != &X && &A != &Y)
@@ -418,12 +514,7 @@ Expected<GemmKernelMatch> Matcher::run() {
                              "after the k loop (at " +
                   Out.Location + ")");
 
-  LocalFinder Finder(Acc.Target);
-  Finder.TraverseStmt(K.Decl->getBody());
-  const VarDecl *AccVar = Finder.Found;
-  if (!AccVar)
-    return refuse(kernel() + " accumulates into '" + Acc.Target +
-                  "', which is not a local variable");
+  const VarDecl *AccVar = PA.Acc;
   if (Error E = checkTypes(X, Y, Out, AccVar))
     return std::move(E);
   std::optional<llvm::APFloat> Init;
@@ -433,11 +524,11 @@ Expected<GemmKernelMatch> Matcher::run() {
       Init = R.Val.getFloat();
   }
   if (!Init || writesTo(AccVar) != 1)
-    return refuse(kernel() + " does not start '" + Acc.Target +
+    return refuse(kernel() + " does not start '" + AccVar->getName() +
                   "' at zero and only add products to it");
 
   // The k loop: for (k = 0; k < K; ++k), K a parameter.
-  const LoopInfo &L = Model.Loops[Acc.Loop];
+  const LoopInfo &L = Model.Loops[AccLoop];
   std::optional<unsigned> KSym = paramSymbol(L.Bound);
   if (L.Step != StepKind::Additive || L.Init.getConstant() != 0 ||
       L.Stride.getConstant() != 1 || L.Compare != "<" || !KSym)
@@ -445,7 +536,7 @@ Expected<GemmKernelMatch> Matcher::run() {
                   " is not `for (k = 0; k < K; ++k)` with K a parameter");
   std::optional<unsigned> Iter;
   for (unsigned S = 0; S < Syms.size(); ++S)
-    if (Syms[S].Kind == SymbolKind::LoopIter && Syms[S].Loop == Acc.Loop)
+    if (Syms[S].Kind == SymbolKind::LoopIter && Syms[S].Loop == AccLoop)
       Iter = S;
   if (!Iter)
     return refuse(kernel() + "'s k loop has no affine induction variable");

@@ -33,9 +33,9 @@ using namespace llvm;
 namespace cuda_opt {
 namespace {
 
-constexpr StringLiteral GemmInclude = "#include \"cudaopt/gemm.h\"\n";
+constexpr llvm::StringLiteral GemmInclude = "#include \"cudaopt/gemm.h\"\n";
 
-constexpr StringLiteral HandleHelper = R"(
+constexpr llvm::StringLiteral HandleHelper = R"(
 // gemm-specialize: runs a problem on the stream of a cuBLAS handle and
 // reports like the cuBLAS call it replaces.
 static cublasStatus_t cudaoptGemmOnHandle(cublasHandle_t Handle,
@@ -50,7 +50,7 @@ static cublasStatus_t cudaoptGemmOnHandle(cublasHandle_t Handle,
 }
 )";
 
-constexpr StringLiteral StreamHelper = R"(
+constexpr llvm::StringLiteral StreamHelper = R"(
 // gemm-specialize: runs a problem on a stream and reports like the
 // cublasLtMatmul call it replaces.
 static cublasStatus_t cudaoptGemmOnStream(cudaStream_t Stream,

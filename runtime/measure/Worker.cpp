@@ -27,6 +27,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -58,6 +59,10 @@ struct Arg {
   /// file-initialised buffer are redrawn within the captured value range.
   bool Perturb = false;
   std::vector<unsigned char> Captured; // The file's contents, once read.
+  /// Program mode: the buffer's contents after the captured launch. The
+  /// baseline's output on the captured inputs (the first seed) must match
+  /// it, or the replay does not reproduce the program's launch.
+  std::string ExpectFile;
   /// Bytes from the buffer's start to where the kernel's pointer points.
   size_t Offset = 0;
   /// Program mode: this pointer points into the buffer of argument SameAs.
@@ -212,6 +217,7 @@ Job parseJob(const Json &J) {
       Ar.Hi = A["hi"].number(1);
       Ar.File = A["file"].string();
       Ar.Perturb = A["perturb"].boolean(false);
+      Ar.ExpectFile = A["expect_file"].string();
       Ar.Offset = static_cast<size_t>(A["offset"].integer(0));
       if (Ar.Count == 0)
         fatal("buffer '" + Ar.Name + "' has no element count");
@@ -431,6 +437,43 @@ void runAndCheck(Job &Jb, Variant &V, bool IsBaseline, unsigned Seed,
   }
 }
 
+/// Compare the baseline's outputs on the captured inputs with what the
+/// program's own launch produced. A difference means the replay misses
+/// state the kernel reads (a __device__ or __constant__ variable, a texture)
+/// or the kernel is not deterministic; either way the comparison of
+/// variants is weaker, so it is reported.
+void checkReplayFidelity(Job &Jb) {
+  Json Warnings = Json::array();
+  for (Arg &A : Jb.Args) {
+    if (!A.IsBuffer || A.SameAs >= 0 || !A.Output || A.ExpectFile.empty() ||
+        !A.Expected)
+      continue;
+    std::ifstream IS(A.ExpectFile, std::ios::binary);
+    std::vector<unsigned char> After(A.bytes());
+    IS.read(reinterpret_cast<char *>(After.data()),
+            static_cast<std::streamsize>(After.size()));
+    if (static_cast<size_t>(IS.gcount()) != After.size()) {
+      Warnings.push("cannot read " + A.ExpectFile);
+      continue;
+    }
+    // Parts of a poisoned output the kernel does not write keep the poison
+    // in the replay but the program's contents in the capture: skip them.
+    const size_t E = dtypeSize(A.Type);
+    for (size_t I = 0; I < A.Count; ++I) {
+      const unsigned char *X = A.Expected + I * E;
+      if (std::all_of(X, X + E, [](unsigned char C) { return C == PoisonByte; }))
+        std::memcpy(After.data() + I * E, X, E);
+    }
+    double Tol = Jb.RelTol >= 0 ? Jb.RelTol : defaultRelTol(A.Type);
+    CompareResult C =
+        compareBuffers(After.data(), A.Expected, A.Count, A.Type, Tol);
+    if (!C.Equal)
+      Warnings.push("replay differs from the program's own launch: " +
+                    C.describe(A.Name));
+  }
+  Result.set("replay_warnings", Warnings);
+}
+
 Json statsJson(const TimingStats &S) {
   Json J = Json::object();
   J.set("median_ms", S.MedianMs);
@@ -509,6 +552,8 @@ int main(int argc, char **argv) {
     runAndCheck(Jb, Base, /*IsBaseline=*/true, Seed, Scratch);
     if (!Base.Ok)
       fatal("baseline: " + Base.Error);
+    if (SI == 0)
+      checkReplayFidelity(Jb);
     for (size_t VI = 1; VI < Jb.Variants.size(); ++VI) {
       Variant &V = Jb.Variants[VI];
       if (!V.Ok)

@@ -59,6 +59,9 @@ struct Measurement {
   int Runs = 0;
   double Speedup = 0; ///< Baseline median / this median.
   double MaxRelError = 0;
+  /// The original only: the replay did not reproduce the program's own
+  /// launch (program mode), with the differences.
+  std::string ReplayWarning;
 };
 
 struct MeasureOptions {
