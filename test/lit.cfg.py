@@ -26,7 +26,7 @@ llvm_config.add_tool_substitutions(["cuda-opt"], tool_dirs)
 # (which needs none of them) runs; tests needing them are CPU tests.
 llvm_config.add_tool_substitutions(
     [ToolSubst(t, unresolved="ignore")
-     for t in ["FileCheck", "not", "count", "split-file"]],
+     for t in ["FileCheck", "not", "count", "split-file", "mlir-opt"]],
     [config.llvm_tools_dir])
 
 cuda_path = os.environ.get("CUDA_PATH", "/usr/local/cuda")

@@ -73,6 +73,8 @@ int cuda_opt::runLowerSparseMatmul(StringRef InputPath, StringRef OutputPath,
                           const llvm::MemoryBufferRef &,
                           raw_ostream &OS) -> LogicalResult {
     MLIRContext Ctx(Registry, MLIRContext::Threading::DISABLED);
+    // A remark points at the matmul's source line; the op dump adds nothing.
+    Ctx.printOpOnDiagnostic(false);
     llvm::SourceMgr SrcMgr;
     SrcMgr.AddNewSourceBuffer(std::move(Chunk), llvm::SMLoc());
     if (!Opts.VerifyDiagnostics) {
