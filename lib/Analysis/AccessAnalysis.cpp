@@ -646,6 +646,11 @@ private:
       return It->second;
     // Conversions of a loaded value: `__half2float(A[i])`, `__ldg(&x[i])`
     // style intrinsics and `__half`'s conversion operator to float.
+    // A class-type element passed by value (`__half` into __half2float)
+    // arrives through its copy constructor.
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+      if (CE->getNumArgs() == 1 && CE->getConstructor()->isCopyOrMoveConstructor())
+        return accessOf(CE->getArg(0)->IgnoreImplicit());
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
       if (isa_and_nonnull<CXXConversionDecl>(MC->getMethodDecl()))
         return accessOf(MC->getImplicitObjectArgument());
