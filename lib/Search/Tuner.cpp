@@ -506,7 +506,7 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
   H.Shmem = Spec->Shmem;
   H.Args = Spec->argsToJob();
   H.Runs = Spec->Runs;
-  H.RelTol = Spec->RelTol;
+  H.RelTol = Opts.RelTol >= 0 ? Opts.RelTol : Spec->RelTol;
   H.MinBytes = Spec->MinBytes;
   H.Flops = Spec->Flops;
   for (const SpecArg &A : Spec->Args) {
@@ -561,6 +561,7 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
     Harness H;
     H.Devices = ordinals(Gpus);
     H.ProgramMode = true;
+    H.RelTol = Opts.RelTol;
     H.Capture.WorkDir = Opts.WorkDir;
     H.Capture.Flags = Current.Flags;
     H.Capture.Arch = TC.GpuArch;

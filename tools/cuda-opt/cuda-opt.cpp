@@ -90,6 +90,12 @@ static cl::opt<int64_t> LaunchIndex(
     cl::desc("tune, program mode: which launch of the kernel to capture "
              "(0 = the first)"),
     cl::init(0), cl::cat(Category));
+static cl::opt<double> RelTol(
+    "rtol",
+    cl::desc("tune: relative tolerance when comparing a variant's outputs "
+             "with the original's (default: the spec's, else 1e-5 for fp32, "
+             "1e-2 for fp16/bf16, exact for integers)"),
+    cl::init(-1), cl::cat(Category));
 static cl::list<int> Gpus(
     "gpus",
     cl::desc("tune: GPUs to measure on, one worker each (default: all)"),
@@ -141,6 +147,12 @@ static cl::opt<double> MinSparsity(
     cl::desc("--lower-sparse-matmul: leave weights with a smaller fraction "
              "of zeros dense (default 0.3)"),
     cl::init(0.3), cl::cat(Category));
+static cl::opt<double> MaxBytesPerElement(
+    "max-bytes-per-element",
+    cl::desc("--lower-sparse-matmul: leave weights dense when padding to "
+             "16 x 256 blocks makes the encoding read at least this many "
+             "bytes per element (default 2, dense fp16)"),
+    cl::init(2.0), cl::cat(Category));
 static cl::opt<bool> VerifyDiagnostics(
     "verify-diagnostics",
     cl::desc("--lower-sparse-matmul: check the diagnostics against the "
@@ -358,6 +370,7 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
     Opts.ProgramArgs.push_back(A.str());
   Opts.LaunchIndex = LaunchIndex;
   Opts.Devices.assign(Gpus.begin(), Gpus.end());
+  Opts.RelTol = RelTol;
   Opts.ProgramTimeoutSeconds = ProgramTimeout;
   SmallString<256> Work;
   if (WorkDir.empty()) {
@@ -413,11 +426,14 @@ static int lowerSparseMatmul() {
     return fail("--lower-sparse-matmul takes one .mlir file");
   if (!(MinSparsity >= 0.0 && MinSparsity <= 1.0))
     return fail("--min-sparsity must be between 0 and 1");
+  if (!(MaxBytesPerElement > 0.0))
+    return fail("--max-bytes-per-element must be positive");
 #ifdef CUDA_OPT_WITH_MLIR
   MlirDriverOptions Opts;
   Opts.VerifyDiagnostics = VerifyDiagnostics;
   Opts.SplitInputFile = SplitInputFile;
   Opts.MinSparsity = MinSparsity;
+  Opts.MaxBytesPerElement = MaxBytesPerElement;
   return runLowerSparseMatmul(InputFiles.front(), OutputPath, Opts);
 #else
   return fail("this cuda-opt was built without MLIR (CUDA_OPT_WITH_MLIR=OFF); "

@@ -29,6 +29,9 @@ struct TuneOptions {
   /// kernel's sites to capture (0 = the first).
   std::vector<std::string> ProgramArgs;
   int64_t LaunchIndex = 0;
+  /// Relative tolerance for comparing outputs (<0: the spec's, else the
+  /// per-dtype default).
+  double RelTol = -1;
   /// GPUs to measure on (one worker each); empty: GPU 0.
   std::vector<int> Devices;
   unsigned ProgramTimeoutSeconds = 600;
