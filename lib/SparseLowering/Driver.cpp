@@ -40,6 +40,7 @@ static LogicalResult lowerBuffer(llvm::SourceMgr &SrcMgr, MLIRContext &Ctx,
   PassManager PM(&Ctx);
   LowerSparseMatmulOptions PassOpts;
   PassOpts.minSparsity = Opts.MinSparsity;
+  PassOpts.maxBytesPerElement = Opts.MaxBytesPerElement;
   PM.addPass(createLowerSparseMatmul(PassOpts));
   if (failed(PM.run(*Module)))
     return failure();
@@ -65,9 +66,9 @@ int cuda_opt::runLowerSparseMatmul(StringRef InputPath, StringRef OutputPath,
   }
 
   DialectRegistry Registry;
-  Registry.insert<arith::ArithDialect, func::FuncDialect,
-                  linalg::LinalgDialect, memref::MemRefDialect,
-                  sparse_tensor::SparseTensorDialect, tensor::TensorDialect>();
+  Registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                  memref::MemRefDialect, sparse_tensor::SparseTensorDialect,
+                  tensor::TensorDialect>();
 
   auto ProcessChunk = [&](std::unique_ptr<llvm::MemoryBuffer> Chunk,
                           const llvm::MemoryBufferRef &,
@@ -90,10 +91,9 @@ int cuda_opt::runLowerSparseMatmul(StringRef InputPath, StringRef OutputPath,
 
   LogicalResult Result = failure();
   if (Opts.SplitInputFile) {
-    Result = splitAndProcessBuffer(std::move(Input),
-                                   ChunkBufferHandler(ProcessChunk),
-                                   Output->os(), kDefaultSplitMarker,
-                                   kDefaultSplitMarker);
+    Result = splitAndProcessBuffer(
+        std::move(Input), ChunkBufferHandler(ProcessChunk), Output->os(),
+        kDefaultSplitMarker, kDefaultSplitMarker);
   } else {
     llvm::MemoryBufferRef Ref = Input->getMemBufferRef();
     Result = ProcessChunk(std::move(Input), Ref, Output->os());

@@ -118,8 +118,7 @@ static std::string typeString(Type T) {
   return S;
 }
 
-LogicalResult LowerSparseMatmulPass::analyze(linalg::MatmulOp Op,
-                                             Candidate &C,
+LogicalResult LowerSparseMatmulPass::analyze(linalg::MatmulOp Op, Candidate &C,
                                              std::vector<uint16_t> &Bits,
                                              std::string &Reason) {
   Value A = Op.getInputs()[0], B = Op.getInputs()[1];
@@ -161,8 +160,8 @@ LogicalResult LowerSparseMatmulPass::analyze(linalg::MatmulOp Op,
     return failure();
   }
   if (!BTy.getElementType().isF16() || !CTy.getElementType().isF16()) {
-    Reason = "the activations or the result are not fp16 (" +
-             typeString(BTy) + ", " + typeString(CTy) +
+    Reason = "the activations or the result are not fp16 (" + typeString(BTy) +
+             ", " + typeString(CTy) +
              "); the SpMM kernel reads and writes fp16, accumulating in fp32";
     return failure();
   }
@@ -207,6 +206,20 @@ LogicalResult LowerSparseMatmulPass::analyze(linalg::MatmulOp Op,
         Sparsity * 100, Elements - Nonzeros, Elements, minSparsity * 100);
     return failure();
   }
+  // The slot array and bitmap cost 1.125 bytes per padded element whatever
+  // the sparsity; a weight much smaller than a block is cheaper dense.
+  uint64_t Padded =
+      uint64_t((Rows + 15) / 16 * 16) * ((Cols + 255) / 256 * 256);
+  double FloorBytes = 1.125 * double(Padded) / double(Elements);
+  if (FloorBytes >= maxBytesPerElement) {
+    Reason = llvm::formatv(
+        "padding the {0} x {1} weight to 16 x 256 blocks ({2} x {3}) makes "
+        "the encoding read at least {4:F2} bytes per element, not less than "
+        "{5:F2} (dense fp16 reads 2; option max-bytes-per-element)",
+        Rows, Cols, (Rows + 15) / 16 * 16, (Cols + 255) / 256 * 256, FloorBytes,
+        static_cast<double>(maxBytesPerElement));
+    return failure();
+  }
   C.Op = Op;
   C.Weight = Weight;
   C.Rows = static_cast<uint32_t>(Rows);
@@ -230,24 +243,20 @@ void LowerSparseMatmulPass::runOnOperation() {
 
   SmallVector<Candidate> Candidates;
   DenseMap<Operation *, std::vector<uint16_t>> WeightBits;
-  Module.walk([&](Operation *Op) {
-    if (auto Batch = dyn_cast<linalg::BatchMatmulOp>(Op)) {
-      if (llvm::any_of(Batch.getInputs(), isMarkedSparse))
-        Batch.emitRemark()
-            << "not lowered to the three-layer SpMM: batched matmuls are "
-               "not supported; only a 2-D linalg.matmul is";
-      return;
-    }
-    auto Matmul = dyn_cast<linalg::MatmulOp>(Op);
-    if (!Matmul)
-      return;
+  Module.walk([&](linalg::BatchMatmulOp Batch) {
+    if (llvm::any_of(Batch.getInputs(), isMarkedSparse))
+      Batch.emitRemark() << "not lowered to the three-layer SpMM: batched "
+                            "matmuls are not supported; only a 2-D "
+                            "linalg.matmul is";
+  });
+  Module.walk([&](linalg::MatmulOp Matmul) {
     Candidate C;
     std::vector<uint16_t> Bits;
     std::string Reason;
     if (failed(analyze(Matmul, C, Bits, Reason))) {
       if (!Reason.empty())
-        Matmul.emitRemark() << "not lowered to the three-layer SpMM: "
-                            << Reason;
+        Matmul.emitRemark()
+            << "not lowered to the three-layer SpMM: " << Reason;
       return;
     }
     WeightBits.try_emplace(C.Weight, std::move(Bits));
@@ -274,9 +283,9 @@ void LowerSparseMatmulPass::runOnOperation() {
       It = Encoded.try_emplace(C.Weight, *T).first;
     }
     B.setInsertionPoint(C.Op);
-    Value Y = emitTlsSpmmCall(B, C.Op.getLoc(), *Callee, It->second,
-                              C.Op.getInputs()[1], C.Op.getOutputs()[0],
-                              C.AccIsZero);
+    Value Y =
+        emitTlsSpmmCall(B, C.Op.getLoc(), *Callee, It->second,
+                        C.Op.getInputs()[1], C.Op.getOutputs()[0], C.AccIsZero);
     C.Op->getResult(0).replaceAllUsesWith(Y);
     C.Op.erase();
   }

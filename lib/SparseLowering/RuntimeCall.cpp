@@ -30,8 +30,7 @@ FunctionType sparse_lowering::getTlsSpmmType(MLIRContext *Ctx) {
       {Vec(I16), Vec(I32), Vec(I32), Vec(I16), I32, I32, I32, Mat}, {Mat});
 }
 
-FailureOr<func::FuncOp>
-sparse_lowering::getOrDeclareTlsSpmm(ModuleOp Module) {
+FailureOr<func::FuncOp> sparse_lowering::getOrDeclareTlsSpmm(ModuleOp Module) {
   FunctionType Ty = getTlsSpmmType(Module.getContext());
   Operation *Existing = SymbolTable::lookupSymbolIn(Module, RuntimeSpmmName);
   if (Existing) {
@@ -76,22 +75,21 @@ Value sparse_lowering::emitTlsSpmmCall(OpBuilder &B, Location Loc,
   // Column-major K x N is row-major N x K: X^T is the kernel's X with
   // Ldx = K.
   Value Xt = transpose2D(B, Loc, X);
-  SmallVector<Value, 8> Args = {
-      Cast(W.Values, FnTy.getInput(0)),
-      Cast(W.Bitmap, FnTy.getInput(1)),
-      Cast(W.ResidualOffsets, FnTy.getInput(2)),
-      Cast(W.Residual, FnTy.getInput(3)),
-      I32(W.Rows),
-      I32(W.Cols),
-      I32(W.MaxBlockResidual),
-      Cast(Xt, FnTy.getInput(7))};
+  SmallVector<Value, 8> Args = {Cast(W.Values, FnTy.getInput(0)),
+                                Cast(W.Bitmap, FnTy.getInput(1)),
+                                Cast(W.ResidualOffsets, FnTy.getInput(2)),
+                                Cast(W.Residual, FnTy.getInput(3)),
+                                I32(W.Rows),
+                                I32(W.Cols),
+                                I32(W.MaxBlockResidual),
+                                Cast(Xt, FnTy.getInput(7))};
   auto Call = func::CallOp::create(B, Loc, Callee, Args);
   Call->setAttr(TlsStatsAttrName, W.Stats);
 
   // The result is Y^T (N x M, row-major = Y column-major with Ldy = M).
   auto XTy = cast<RankedTensorType>(X.getType());
-  auto YtTy = RankedTensorType::get({XTy.getDimSize(1), W.Rows},
-                                    XTy.getElementType());
+  auto YtTy =
+      RankedTensorType::get({XTy.getDimSize(1), W.Rows}, XTy.getElementType());
   Value Y = transpose2D(B, Loc, Cast(Call.getResult(0), YtTy));
   // linalg.matmul accumulates into its outs operand; the kernel overwrites.
   if (!AccIsZero)

@@ -1,8 +1,9 @@
 // The input forms: the marker attribute on the constant or on the matmul, a
 // sparse<...> constant, an accumulator that is not zero, one weight shared by
 // two matmuls (encoded once), a lower --min-sparsity.
-// RUN: cuda-opt --lower-sparse-matmul %s | FileCheck %s
-// RUN: cuda-opt --lower-sparse-matmul --min-sparsity=0.999 %s 2>&1 | FileCheck %s --check-prefix=STRICT
+// (--max-bytes-per-element=8: the 16 x 64 weights are padded to 16 x 256.)
+// RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s | FileCheck %s
+// RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 --min-sparsity=0.999 %s 2>&1 | FileCheck %s --check-prefix=STRICT
 
 // CHECK: func.func private @cuda_opt_tls_spmm(
 

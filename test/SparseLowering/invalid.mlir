@@ -47,10 +47,10 @@ func.func @not_a_matrix() -> tensor<64xf16> {
 // expected-error @+1 {{'@cuda_opt_tls_spmm' is the three-layer SpMM runtime entry; it must be a func.func of type '(tensor<?xi16>, tensor<?xi32>, tensor<?xi32>, tensor<?xi16>, i32, i32, i32, tensor<?x?xf16>) -> tensor<?x?xf16>' (rename this symbol)}}
 func.func private @cuda_opt_tls_spmm(i32)
 
-func.func @conflict(%x: tensor<64x8xf16>) -> tensor<16x8xf16> {
-  %w = arith.constant {cuda_opt.sparse_weight} dense<0.0> : tensor<16x64xf16>
+func.func @conflict(%x: tensor<256x8xf16>) -> tensor<16x8xf16> {
+  %w = arith.constant {cuda_opt.sparse_weight} dense<0.0> : tensor<16x256xf16>
   %acc = arith.constant dense<0.0> : tensor<16x8xf16>
-  %y = linalg.matmul ins(%w, %x : tensor<16x64xf16>, tensor<64x8xf16>)
+  %y = linalg.matmul ins(%w, %x : tensor<16x256xf16>, tensor<256x8xf16>)
                      outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
   return %y : tensor<16x8xf16>
 }

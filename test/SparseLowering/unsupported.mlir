@@ -6,7 +6,7 @@
 // CHECK-NOT: cuda_opt_tls_spmm
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: cuda_opt_tls_spmm
-// COUNT-COUNT-11: linalg.matmul
+// COUNT-COUNT-12: linalg.matmul
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 func.func @weight_is_b(%a: tensor<8x16xf16>) -> tensor<8x32xf16> {
@@ -142,6 +142,18 @@ func.func @too_dense(%x: tensor<64x8xf16>) -> tensor<16x8xf16> {
   %w = arith.constant dense<1.0> : tensor<16x64xf16, #CSR>
   %acc = arith.constant dense<0.0> : tensor<16x8xf16>
   // expected-remark @+1 {{the weight is only 0.0% sparse (0 of 1024 elements are zero), below the 30.0% at which the three-layer format pays off against dense fp16 (option min-sparsity)}}
+  %y = linalg.matmul ins(%w, %x : tensor<16x64xf16, #CSR>, tensor<64x8xf16>)
+                     outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
+  return %y : tensor<16x8xf16>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
+func.func @too_small(%x: tensor<64x8xf16>) -> tensor<16x8xf16> {
+  %w = arith.constant sparse<[[0, 0]], [1.0]> : tensor<16x64xf16, #CSR>
+  %acc = arith.constant dense<0.0> : tensor<16x8xf16>
+  // expected-remark @+1 {{padding the 16 x 64 weight to 16 x 256 blocks (16 x 256) makes the encoding read at least 4.50 bytes per element, not less than 2.00 (dense fp16 reads 2; option max-bytes-per-element)}}
   %y = linalg.matmul ins(%w, %x : tensor<16x64xf16, #CSR>, tensor<64x8xf16>)
                      outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
   return %y : tensor<16x8xf16>

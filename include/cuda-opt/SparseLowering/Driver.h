@@ -20,6 +20,8 @@ struct MlirDriverOptions {
   bool SplitInputFile = false;
   /// The pass's min-sparsity option.
   double MinSparsity = 0.3;
+  /// The pass's max-bytes-per-element option.
+  double MaxBytesPerElement = 2.0;
 };
 
 /// Parses \p InputPath (an .mlir file), runs the sparse matmul lowering and

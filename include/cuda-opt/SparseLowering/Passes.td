@@ -54,7 +54,11 @@ def LowerSparseMatmul : Pass<"cuda-opt-lower-sparse-matmul", "::mlir::ModuleOp">
     Option<"minSparsity", "min-sparsity", "double", "0.3",
            "Leave weights sparser than this fraction of zeros dense (the "
            "format costs at least 1.125 bytes/element against 2 for dense "
-           "fp16, and more below ~40 % sparsity)">
+           "fp16, and more below ~40 % sparsity)">,
+    Option<"maxBytesPerElement", "max-bytes-per-element", "double", "2.0",
+           "Leave weights dense when padding to 16 x 256 blocks alone makes "
+           "the encoding read at least this many bytes per logical element "
+           "(dense fp16 reads 2)">
   ];
 }
 
