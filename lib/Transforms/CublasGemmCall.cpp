@@ -181,10 +181,9 @@ Error Mapper::mapOperands(int64_t TransA, int64_t TransB, std::string M,
 Error Mapper::checkTypes(ArrayRef<int64_t> Types, ArrayRef<StringRef> Names) {
   for (size_t I = 0; I < Types.size(); ++I)
     if (Types[I] != Types[0] || (Types[I] != R16F && Types[I] != R16BF))
-      return fail("the " + Names[I] +
-                  " type is not the CUDA_R_16F or CUDA_R_16BF of the other "
-                  "operands; cudaoptGemm needs A, B and C all fp16 or all "
-                  "bf16");
+      return fail(Names[I] + " is not CUDA_R_16F or CUDA_R_16BF like the "
+                  "other operands; cudaoptGemm needs A, B and C all fp16 or "
+                  "all bf16");
   Result.Problem.Type =
       Types[0] == R16BF ? "CUDAOPT_GEMM_BF16" : "CUDAOPT_GEMM_F16";
   return Error::success();
@@ -305,7 +304,8 @@ Expected<CublasGemmMapping> Mapper::mapLt() {
   if (Error E = checkCompute(Desc->Compute))
     return std::move(E);
   if (Error E = checkTypes({LA.Type, Layouts[1]->Type, LC.Type},
-                           {"A layout", "B layout", "C layout"}))
+                           {"the type of A's layout", "the type of B's layout",
+                            "the type of C's layout"}))
     return std::move(E);
   // m x n is C's shape; k is A's inner dimension after op(A).
   std::string K = Desc->TransA == OpN ? LA.Cols : LA.Rows;

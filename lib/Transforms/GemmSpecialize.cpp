@@ -35,6 +35,15 @@ namespace {
 
 constexpr llvm::StringLiteral GemmInclude = "#include \"cudaopt/gemm.h\"\n";
 
+constexpr llvm::StringLiteral LaunchHelper = R"(
+// gemm-specialize: runs a problem on a stream where a GEMM kernel was
+// launched; errors also reach cudaGetLastError, as a launch's would.
+static cudaError_t cudaoptGemmLaunch(cudaStream_t Stream,
+                                     cudaoptGemmProblem Problem) {
+  return cudaoptGemm(&Problem, nullptr, 0, Stream);
+}
+)";
+
 constexpr llvm::StringLiteral HandleHelper = R"(
 // gemm-specialize: runs a problem on the stream of a cuBLAS handle and
 // reports like the cuBLAS call it replaces.
@@ -64,6 +73,7 @@ static cublasStatus_t cudaoptGemmOnStream(cudaStream_t Stream,
 /// The edits for one kernel step and the reasons for what was left alone.
 struct Plan {
   std::vector<std::pair<CharSourceRange, std::string>> Edits;
+  bool NeedsLaunchHelper = false;
   bool NeedsHandleHelper = false;
   bool NeedsStreamHelper = false;
   std::vector<std::string> Refusals;
@@ -96,7 +106,8 @@ public:
     Plan Pl = plan(T, P);
     if (!Pl.Edits.empty())
       return Error::success();
-    return refuse(join(Pl.Refusals, "; "));
+    // One refusal per line under the pipeline's "kernel 'k':" heading.
+    return refuse(join(Pl.Refusals, "\n    "));
   }
 
   Expected<tooling::Replacements>
@@ -108,11 +119,13 @@ public:
       if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
         return std::move(E);
     std::string Header;
-    if (!mainFileContains(T.Ctx, "cudaopt/gemm.h"))
+    if (!mainFileIncludes(T.Ctx, "cudaopt/gemm.h"))
       Header += GemmInclude;
-    if (Pl.NeedsHandleHelper && !mainFileContains(T.Ctx, "cudaoptGemmOnHandle("))
+    if (Pl.NeedsLaunchHelper && !declaresFunction(T.Ctx, "cudaoptGemmLaunch"))
+      Header += LaunchHelper;
+    if (Pl.NeedsHandleHelper && !declaresFunction(T.Ctx, "cudaoptGemmOnHandle"))
       Header += HandleHelper;
-    if (Pl.NeedsStreamHelper && !mainFileContains(T.Ctx, "cudaoptGemmOnStream("))
+    if (Pl.NeedsStreamHelper && !declaresFunction(T.Ctx, "cudaoptGemmOnStream"))
       Header += StreamHelper;
     if (!Header.empty())
       if (Error E = insertAfterIncludes(T.Ctx, R, Header))
@@ -159,9 +172,15 @@ private:
       Pl.Refusals.push_back(toString(Match.takeError()));
       return;
     }
-    if (K.Launches.empty())
+    if (K.Launches.empty()) {
       Pl.Refusals.push_back("kernel '" + K.name() +
                             "' is a GEMM but is not launched in this file");
+      return;
+    }
+    // All launches or none: a kernel still launched somewhere would be
+    // timed by the tuner as if it were the rewrite.
+    std::vector<std::pair<CharSourceRange, std::string>> Edits;
+    size_t Refused = Pl.Refusals.size();
     for (const LaunchSite &L : K.Launches) {
       if (L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
                        L.Caller->hasAttr<CUDADeviceAttr>())) {
@@ -182,14 +201,15 @@ private:
       const Expr *Stream = launchStreamExpr(L);
       std::string StreamText =
           Stream ? sourceText(T.Ctx, Stream->getSourceRange()) : "0";
-      Pl.Edits.push_back(
-          {*Range, "{\n// gemm-specialize: " + K.name() +
-                       "<<<...>>> as the tuned GEMM of cudaopt/gemm.h\n"
-                       "const cudaoptGemmProblem CudaoptProblem = " +
-                       renderProblemInit(*Problem) +
-                       ";\ncudaoptGemm(&CudaoptProblem, nullptr, 0, " +
-                       StreamText + ");\n}"});
+      // No comment of our own here: clang-format would reflow it into a
+      // comment the user wrote above the launch.
+      Edits.push_back({*Range, "cudaoptGemmLaunch(" + StreamText + ", " +
+                                   renderProblemInit(*Problem) + ");"});
     }
+    if (Pl.Refusals.size() != Refused)
+      return;
+    Pl.NeedsLaunchHelper = true;
+    llvm::append_range(Pl.Edits, Edits);
   }
 };
 

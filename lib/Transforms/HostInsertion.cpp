@@ -20,8 +20,25 @@ static StringRef mainFileText(const ASTContext &Ctx) {
   return SM.getBufferData(SM.getMainFileID());
 }
 
-bool mainFileContains(const ASTContext &Ctx, StringRef Needle) {
-  return mainFileText(Ctx).contains(Needle);
+bool mainFileIncludes(const ASTContext &Ctx, StringRef Header) {
+  SmallVector<StringRef, 0> Lines;
+  mainFileText(Ctx).split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    Line = Line.ltrim();
+    if (Line.consume_front("#") && Line.ltrim().starts_with("include") &&
+        (Line.contains(("\"" + Header + "\"").str()) ||
+         Line.contains(("<" + Header + ">").str())))
+      return true;
+  }
+  return false;
+}
+
+bool declaresFunction(ASTContext &Ctx, StringRef Name) {
+  for (const NamedDecl *D :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name)))
+    if (isa<FunctionDecl>(D))
+      return true;
+  return false;
 }
 
 unsigned headerInsertionOffset(const ASTContext &Ctx) {

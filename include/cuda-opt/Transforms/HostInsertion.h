@@ -15,9 +15,12 @@
 
 namespace cuda_opt {
 
-/// True when the main file's text already contains \p Needle (an include
-/// line or a helper's name emitted by an earlier step).
-bool mainFileContains(const clang::ASTContext &Ctx, llvm::StringRef Needle);
+/// True when the main file has an `#include` line naming \p Header.
+bool mainFileIncludes(const clang::ASTContext &Ctx, llvm::StringRef Header);
+
+/// True when the translation unit declares a function named \p Name (a
+/// helper emitted by an earlier step).
+bool declaresFunction(clang::ASTContext &Ctx, llvm::StringRef Name);
 
 /// The offset in the main file just after its last `#include` line that
 /// precedes the first declaration (0 when there is none).

@@ -1,0 +1,75 @@
+// RUN: cuda-opt --passes='gemm-specialize{allow-fp16-compute=1}' %s -o %t.cu -- -I%S/../../runtime/gemm/include
+// RUN: FileCheck %s < %t.cu
+// RUN: %cuda_compile -I%S/../../runtime/gemm/include %t.cu
+// RUN: cuda-opt --passes=gemm-specialize %s -o %t.no.cu -- -I%S/../../runtime/gemm/include
+// RUN: FileCheck %s --check-prefix=NOOPT < %t.no.cu
+
+// cublasHgemm (fp16 accumulation) only with allow-fp16-compute=1; the
+// cublasLtMatmul call is replaced because its descriptors are built from
+// constants in the same function.
+
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_fp16.h>
+
+// CHECK: {{^}}#include "cudaopt/gemm.h"
+// CHECK: {{^}}static cublasStatus_t cudaoptGemmOnHandle(cublasHandle_t Handle,
+// CHECK: {{^}}// gemm-specialize: runs a problem on a stream and reports like the
+// CHECK-NEXT: {{^}}// cublasLtMatmul call it replaces.
+// CHECK-NEXT: {{^}}static cublasStatus_t cudaoptGemmOnStream(cudaStream_t Stream,
+// CHECK-NEXT: {{^}} cudaoptGemmProblem Problem) {
+// CHECK-NEXT: {{^}} return cudaoptGemm(&Problem, nullptr, 0, Stream) == cudaSuccess
+
+// Without the opt-in the Hgemm call stays (gemm-specialize-cublas-illegal.cu
+// has the reason) and the Lt call is still replaced.
+// NOOPT-LABEL: {{^}}void hgemm_nn(
+// NOOPT: {{^}} cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, n, A, k, &beta,
+// NOOPT-LABEL: {{^}}int lt_linear(
+// NOOPT: {{^}} cublasStatus_t st = cudaoptGemmOnStream(
+
+__global__ void zero(__half *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    p[i] = __float2half(0.0f);
+}
+
+// CHECK-LABEL: {{^}}void hgemm_nn(
+void hgemm_nn(cublasHandle_t h, const __half *A, const __half *B, __half *C,
+              int m, int n, int k) {
+  __half alpha = __float2half(1.0f), beta = __float2half(0.0f);
+  // CHECK: {{^}} cudaoptGemmOnHandle(
+  // CHECK-NEXT: {{^}} h, {/*M=*/m, /*N=*/n, /*K=*/k, CUDAOPT_GEMM_F16, CUDAOPT_GEMM_B_ROW,
+  // CHECK-NEXT: {{^}} /*A=*/A, /*Lda=*/k, /*B=*/B, /*Ldb=*/n, /*C=*/C, /*Ldc=*/n,
+  // CHECK-NEXT: {{^}} /*Alpha=*/__half2float(alpha), /*Beta=*/__half2float(beta)});
+  cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, n, A, k, &beta,
+              C, n);
+}
+
+// y (M x N) = x (M x K) * W^T, W stored N x K: Lt's A is W with TRANSA = T.
+// CHECK-LABEL: {{^}}int lt_linear(
+int lt_linear(cublasLtHandle_t lt, const __half *x, const __half *W,
+              __half *y, int M, int N, int K, cudaStream_t stream) {
+  cublasLtMatmulDesc_t op;
+  cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  cublasOperation_t ta = CUBLAS_OP_T;
+  cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_TRANSA, &ta,
+                                 sizeof(ta));
+  cublasLtMatrixLayout_t la, lb, lc;
+  cublasLtMatrixLayoutCreate(&la, CUDA_R_16F, K, N, K);
+  cublasLtMatrixLayoutCreate(&lb, CUDA_R_16F, K, M, K);
+  cublasLtMatrixLayoutCreate(&lc, CUDA_R_16F, N, M, N);
+  float alpha = 1.0f, beta = 0.0f;
+  // CHECK-NOT: cublasLtMatmul{{\(}}
+  // CHECK: {{^}} cublasStatus_t st = cudaoptGemmOnStream(
+  // CHECK-NEXT: {{^}} stream, {/*M=*/M, /*N=*/N, /*K=*/K, CUDAOPT_GEMM_F16, CUDAOPT_GEMM_B_COL,
+  // CHECK-NEXT: {{^}} /*A=*/x, /*Lda=*/K, /*B=*/W, /*Ldb=*/K, /*C=*/y, /*Ldc=*/N,
+  // CHECK-NEXT: {{^}} /*Alpha=*/alpha, /*Beta=*/beta});
+  cublasStatus_t st =
+      cublasLtMatmul(lt, op, &alpha, W, la, x, lb, &beta, y, lc, y, lc,
+                     nullptr, nullptr, 0, stream);
+  cublasLtMatrixLayoutDestroy(la);
+  cublasLtMatrixLayoutDestroy(lb);
+  cublasLtMatrixLayoutDestroy(lc);
+  cublasLtMatmulDescDestroy(op);
+  return st != CUBLAS_STATUS_SUCCESS;
+}

@@ -1,0 +1,161 @@
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=sgemm %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=FP32
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=half_acc %s 2>&1 | FileCheck %s --check-prefix=HACC
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=relu_epilogue %s 2>&1 | FileCheck %s --check-prefix=EPI
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=bias %s 2>&1 | FileCheck %s --check-prefix=EXTRA
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=a_colmajor %s 2>&1 | FileCheck %s --check-prefix=ALAYOUT
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=b_strided %s 2>&1 | FileCheck %s --check-prefix=BLAYOUT
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=tiled %s 2>&1 | FileCheck %s --check-prefix=TILED
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=unguarded %s 2>&1 | FileCheck %s --check-prefix=GUARD
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=scale %s 2>&1 | FileCheck %s --check-prefix=NOTGEMM
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=hgemm %s 2>&1 | FileCheck %s --check-prefix=LAUNCH
+// RUN: not test -e %t.cu
+
+// FP32: error: pass 'gemm-specialize{allow-fp16-compute=0}' is not legal here:
+// FP32-NEXT: kernel 'sgemm': kernel 'sgemm' is an fp32 GEMM: there is no fp32 GEMM in the tuned family; TF32 or fp16 would change precision
+// HACC: kernel 'half_acc' accumulates in '__half'; cudaoptGemm accumulates in fp32, which would change the results
+// EPI: kernel 'relu_epilogue' stores `__float2half(acc > 0.0f ? acc : 0.0f)` at {{.*}}, not the accumulator (or a scalar parameter times it); an epilogue such as a bias, an activation or beta * C has no equivalent in cudaoptGemm
+// EXTRA: kernel 'bias' does extra work: it makes 4 memory accesses (A[row * K + k], B[k * N + col], C[row * N + col], bias[col]), not just the loads of A and B and the store of C
+// ALAYOUT: kernel 'a_colmajor' reads neither factor as A[row * K + k] (A[k * M + row], B[k * N + col]): A is not provably row-major M x K
+// BLAYOUT: kernel 'b_strided' reads B as 'B[k * ldb + col]', neither B[k * N + col] nor B[col * K + k]: the layout of B is unknown
+// TILED: kernel 'tiled' stages its operands through __shared__ memory; the layout proof covers only a GEMM that reads A and B directly from global memory
+// GUARD: kernel 'unguarded' has no guard `row < M && col < N` (or an early `if (row >= M || col >= N) return;`) around the store of C, so the extent of C is unknown
+// NOTGEMM: kernel 'scale' is not a GEMM ({{.*}}), and the file has no cublasGemmEx, cublasHgemm, cublasSgemm or cublasLtMatmul call
+// LAUNCH: the launch at {{.*}}gemm-specialize-kernel-illegal.cu:{{[0-9]+}}:3 covers 64 x 64 outputs of the 128 x 128 C; cudaoptGemm would compute all of C
+// LAUNCH-NEXT: argument 'n++' of the launch at {{.*}} has side effects; the rewrite would repeat it
+// LAUNCH-NEXT: the call at {{.*}} is written inside a macro
+
+#include <cuda_fp16.h>
+
+__global__ void sgemm(const float *A, const float *B, float *C, int M, int N,
+                      int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+  }
+}
+
+__global__ void half_acc(const __half *A, const __half *B, __half *C, int M,
+                         int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    __half acc = __float2half(0.0f);
+    for (int k = 0; k < K; ++k)
+      acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+  }
+}
+
+__global__ void relu_epilogue(const __half *A, const __half *B, __half *C,
+                              int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+    C[row * N + col] = __float2half(acc > 0.0f ? acc : 0.0f);
+  }
+}
+
+__global__ void bias(const __half *A, const __half *B, const float *bias,
+                     __half *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+    C[row * N + col] = __float2half(acc + bias[col]);
+  }
+}
+
+__global__ void a_colmajor(const __half *A, const __half *B, __half *C, int M,
+                           int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(A[k * M + row]) * __half2float(B[k * N + col]);
+    C[row * N + col] = __float2half(acc);
+  }
+}
+
+__global__ void b_strided(const __half *A, const __half *B, __half *C, int M,
+                          int N, int K, int ldb) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(A[row * K + k]) * __half2float(B[k * ldb + col]);
+    C[row * N + col] = __float2half(acc);
+  }
+}
+
+#define TILE 16
+__global__ void tiled(const __half *A, const __half *B, __half *C, int M,
+                      int N, int K) {
+  __shared__ float As[TILE][TILE], Bs[TILE][TILE];
+  int row = blockIdx.y * TILE + threadIdx.y;
+  int col = blockIdx.x * TILE + threadIdx.x;
+  float acc = 0.0f;
+  for (int t = 0; t < K; t += TILE) {
+    As[threadIdx.y][threadIdx.x] = __half2float(A[row * K + t + threadIdx.x]);
+    Bs[threadIdx.y][threadIdx.x] = __half2float(B[(t + threadIdx.y) * N + col]);
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k)
+      acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    __syncthreads();
+  }
+  if (row < M && col < N)
+    C[row * N + col] = __float2half(acc);
+}
+
+__global__ void unguarded(const __half *A, const __half *B, __half *C, int N,
+                          int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k)
+    acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+  C[row * N + col] = __float2half(acc);
+}
+
+__global__ void scale(__half *p, __half s, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    p[i] = __hmul(p[i], s);
+}
+
+__global__ void hgemm(const __half *A, const __half *B, __half *C, int M,
+                      int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+    C[row * N + col] = __float2half(acc);
+  }
+}
+
+#define LAUNCH_HGEMM(A, B, C, m, n, k)                                         \
+  hgemm<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(A, B, C, m, n, k)
+
+void launches(const __half *A, const __half *B, __half *C, int m, int n,
+              int k) {
+  // This launch alone would be fine; a kernel's launches are all rewritten
+  // or none is.
+  hgemm<<<dim3((n + 15) / 16, (m + 15) / 16), dim3(16, 16)>>>(A, B, C, m, n, k);
+  // Only a quarter of the 128 x 128 output is computed.
+  const int M = 128, N = 128;
+  hgemm<<<dim3(4, 4), dim3(16, 16)>>>(A, B, C, M, N, k);
+  hgemm<<<dim3(8, 8), dim3(16, 16)>>>(A, B, C, m, n++, k);
+  LAUNCH_HGEMM(A, B, C, m, n, k);
+}

@@ -1,0 +1,81 @@
+// RUN: cuda-opt --passes=gemm-specialize %s -o %t.cu -- -I%S/../../runtime/gemm/include
+// RUN: FileCheck %s < %t.cu
+// RUN: %cuda_compile -I%S/../../runtime/gemm/include %t.cu
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+// The include and the helper are emitted once, with the file's own includes
+// (clang-format sorts the block).
+// CHECK: {{^}}#include "cudaopt/gemm.h"
+// CHECK-NEXT: {{^}}#include <cuda_bf16.h>
+// CHECK-NEXT: {{^}}#include <cuda_fp16.h>
+// CHECK-EMPTY:
+// CHECK-NEXT: {{^}}// gemm-specialize: runs a problem on a stream where a GEMM kernel was
+// CHECK-NEXT: {{^}}// launched; errors also reach cudaGetLastError, as a launch's would.
+// CHECK-NEXT: {{^}}static cudaError_t cudaoptGemmLaunch(cudaStream_t Stream,
+// CHECK-NEXT: {{^}} cudaoptGemmProblem Problem) {
+// CHECK-NEXT: {{^}} return cudaoptGemm(&Problem, nullptr, 0, Stream);
+// CHECK-NEXT: {{^}}}
+// CHECK-NOT: {{^}}#include "cudaopt/gemm.h"
+// CHECK-NOT: {{^}}static cudaError_t cudaoptGemmLaunch(
+
+// The kernels stay (other code may launch them); their launches go.
+// CHECK-LABEL: {{^}}__global__ void hgemm(
+__global__ void hgemm(const __half *A, const __half *B, __half *C, int M,
+                      int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+    C[row * N + col] = __float2half(acc);
+  }
+}
+
+// B stored N x K (the nn.Linear weight), bf16, a scale, an early return.
+// CHECK-LABEL: {{^}}__global__ void linear_bf16(
+__global__ void linear_bf16(const __nv_bfloat16 *X, const __nv_bfloat16 *W,
+                            __nv_bfloat16 *Y, int tokens, int out, int in,
+                            float scale) {
+  int r = blockIdx.y * blockDim.y + threadIdx.y;
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= tokens || c >= out)
+    return;
+  float sum = 0.0f;
+  for (int k = 0; k < in; ++k)
+    sum += __bfloat162float(X[r * in + k]) * __bfloat162float(W[c * in + k]);
+  Y[r * out + c] = __float2bfloat16(scale * sum);
+}
+
+// The launch's stream is kept; B[k * N + col] is a row-major B (B_ROW).
+// CHECK-LABEL: {{^}}void run(
+void run(const __half *A, const __half *B, __half *C, int m, int n, int k,
+         cudaStream_t s) {
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (m + 15) / 16);
+  // CHECK-NOT: hgemm{{<<<}}
+  // CHECK: {{^}} cudaoptGemmLaunch(s,
+  // CHECK-NEXT: {{^}} {/*M=*/m, /*N=*/n, /*K=*/k, CUDAOPT_GEMM_F16,
+  // CHECK-NEXT: {{^}} CUDAOPT_GEMM_B_ROW, /*A=*/A, /*Lda=*/k, /*B=*/B, /*Ldb=*/n,
+  // CHECK-NEXT: {{^}} /*C=*/C, /*Ldc=*/n, /*Alpha=*/1.0f, /*Beta=*/0.0f});
+  // CHECK-NEXT: {{^}}}
+  hgemm<<<grid, block, 0, s>>>(A, B, C, m, n, k);
+}
+
+// W[c * in + k] is B stored N x K (B_COL); the scale is alpha; no stream is
+// stream 0.
+// CHECK-LABEL: {{^}}void linear(
+void linear(const __nv_bfloat16 *x, const __nv_bfloat16 *w, __nv_bfloat16 *y,
+            int tokens) {
+  const int in = 4096, out = 11008;
+  dim3 block(32, 8);
+  dim3 grid((out + 31) / 32, (tokens + 7) / 8);
+  // CHECK-NOT: linear_bf16{{<<<}}
+  // CHECK: {{^}} cudaoptGemmLaunch(0, {/*M=*/tokens, /*N=*/out, /*K=*/in, CUDAOPT_GEMM_BF16,
+  // CHECK-NEXT: {{^}} CUDAOPT_GEMM_B_COL, /*A=*/x, /*Lda=*/in, /*B=*/w,
+  // CHECK-NEXT: {{^}} /*Ldb=*/in, /*C=*/y, /*Ldc=*/out, /*Alpha=*/0.5f,
+  // CHECK-NEXT: {{^}} /*Beta=*/0.0f});
+  linear_bf16<<<grid, block>>>(x, w, y, tokens, out, in, 0.5f);
+}
