@@ -344,6 +344,28 @@ std::optional<int64_t> constantArg(ASTContext &Ctx, const Expr *E) {
   return std::nullopt;
 }
 
+std::optional<double> constantScalarArg(ASTContext &Ctx, const Expr *E) {
+  const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParenImpCasts());
+  if (!UO || UO->getOpcode() != UO_AddrOf)
+    return std::nullopt;
+  const VarDecl *V = namedVar(UO);
+  if (!V || !V->hasLocalStorage() || !V->getInit() || isa<ParmVarDecl>(V))
+    return std::nullopt;
+  const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+  if (!FD || !FD->getBody())
+    return std::nullopt;
+  AssignmentCounter Count(V);
+  Count.TraverseStmt(FD->getBody());
+  Expr::EvalResult R;
+  if (Count.Count || !V->getInit()->EvaluateAsRValue(R, Ctx))
+    return std::nullopt;
+  if (R.Val.isFloat())
+    return R.Val.getFloat().convertToDouble();
+  if (R.Val.isInt())
+    return double(R.Val.getInt().getExtValue());
+  return std::nullopt;
+}
+
 std::vector<CublasGemmCall> findCublasGemmCalls(ASTContext &Ctx) {
   CallCollector Collector(Ctx);
   Collector.TraverseDecl(Ctx.getTranslationUnitDecl());

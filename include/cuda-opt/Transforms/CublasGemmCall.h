@@ -65,6 +65,11 @@ llvm::Expected<CublasGemmMapping> mapCublasGemm(clang::ASTContext &Ctx,
 std::optional<int64_t> constantArg(clang::ASTContext &Ctx,
                                    const clang::Expr *E);
 
+/// The value of a scalar passed by address (`&one`), when it is a local
+/// initialised with a constant and never assigned again.
+std::optional<double> constantScalarArg(clang::ASTContext &Ctx,
+                                        const clang::Expr *E);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_TRANSFORMS_CUBLASGEMMCALL_H

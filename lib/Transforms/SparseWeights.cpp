@@ -1,0 +1,297 @@
+//===- SparseWeights.cpp - Run marked GEMMs on the three-layer format ----===//
+//
+// Part of cuda-opt.
+//
+// sparse-weights rewrites a cublasGemmEx call whose weight the user marked
+//
+//   #pragma cuda_opt sparse(W)                  (or sparse(W, file="W.tls"))
+//   cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, W, CUDA_R_16F,
+//                K, X, CUDA_R_16F, ldx, &zero, Y, CUDA_R_16F, ldy,
+//                CUBLAS_COMPUTE_32F, algo);
+//
+// into a call of the three-layer SpMM (runtime/sparse, docs/sparse-format.md)
+// through two emitted helpers: one per weight that encodes W the first time
+// it is used (copying the dense matrix back from the device) or reads the
+// .tls file, and one that runs tlsSpmm on the handle's stream.
+//
+// tlsSpmm computes Y = W * X for W row-major M x K, X column-major K x N and
+// Y column-major M x N, fp16, fp32 accumulation, no alpha or beta. In cuBLAS
+// terms that is exactly transa = T, transb = N, fp16 data, an fp32 compute
+// type, alpha 1 and beta 0; every other call is refused with the reason.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Transforms/CublasGemmCall.h"
+#include "cuda-opt/Transforms/HostInsertion.h"
+#include "cuda-opt/Transforms/SparsePragma.h"
+#include "cuda-opt/Transforms/Transform.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+constexpr llvm::StringLiteral SpmmHelper = R"(
+// sparse-weights: Y = W * X with an encoded weight, on the stream of a
+// cuBLAS handle, reporting like the cublasGemmEx call it replaces.
+static cublasStatus_t
+cudaoptSparseGemm(cublasHandle_t Handle,
+                  const cudaopt::sparse::TlsDeviceMatrix *W, const void *X,
+                  int Ldx, int N, void *Y, int Ldy) {
+  if (!W)
+    return CUBLAS_STATUS_EXECUTION_FAILED;
+  cudaStream_t Stream = nullptr;
+  cublasStatus_t Status = cublasGetStream_v2(Handle, &Stream);
+  if (Status != CUBLAS_STATUS_SUCCESS)
+    return Status;
+  // One zeroed workspace grown to the largest use; tlsSpmm leaves it zeroed.
+  static void *Workspace = nullptr;
+  static size_t WorkspaceBytes = 0;
+  size_t Need = cudaopt::sparse::tlsSpmmWorkspaceBytes(*W, N);
+  if (Need > WorkspaceBytes) {
+    cudaFree(Workspace);
+    Workspace = nullptr;
+    WorkspaceBytes = 0;
+    if (cudaMalloc(&Workspace, Need) != cudaSuccess ||
+        cudaMemset(Workspace, 0, Need) != cudaSuccess)
+      return CUBLAS_STATUS_ALLOC_FAILED;
+    WorkspaceBytes = Need;
+  }
+  return cudaopt::sparse::tlsSpmm(*W, static_cast<const __half *>(X), Ldx, N,
+                                  static_cast<__half *>(Y), Ldy, Workspace,
+                                  WorkspaceBytes, Stream) == cudaSuccess
+             ? CUBLAS_STATUS_SUCCESS
+             : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+)";
+
+/// The helper that encodes one weight on first use.
+std::string encodeHelper(StringRef Name, StringRef Var, StringRef Caller) {
+  return (Twine(R"(
+// sparse-weights: )") +
+          Var + " of " + Caller + R"(() in the three-layer sparse format,
+// encoded from the dense device matrix the first time it is used (and again
+// only if a different pointer arrives; the values must not change).
+static const cudaopt::sparse::TlsDeviceMatrix *
+)" + Name + R"((const void *Dense, int Rows, int Cols, int Ld) {
+  static cudaopt::sparse::TlsDeviceMatrix Matrix;
+  static const void *EncodedFrom = nullptr;
+  if (EncodedFrom == Dense)
+    return &Matrix;
+  std::vector<uint16_t> Host(size_t(Rows) * Cols);
+  if (cudaMemcpy2D(Host.data(), Cols * sizeof(uint16_t), Dense,
+                   size_t(Ld) * sizeof(uint16_t), Cols * sizeof(uint16_t),
+                   Rows, cudaMemcpyDeviceToHost) != cudaSuccess)
+    return nullptr;
+  if (EncodedFrom)
+    cudaopt::sparse::tlsFree(Matrix);
+  EncodedFrom = nullptr;
+  cudaopt::sparse::TlsMatrix Encoded = cudaopt::sparse::encode(
+      Host.data(), Rows, Cols, cudaopt::sparse::ElemType::F16);
+  if (cudaopt::sparse::tlsUpload(Encoded, Matrix) != cudaSuccess)
+    return nullptr;
+  EncodedFrom = Dense;
+  return &Matrix;
+}
+)")
+      .str();
+}
+
+/// The helper that reads one weight from a .tls file on first use.
+std::string fileHelper(StringRef Name, StringRef Var, StringRef Caller,
+                       StringRef File) {
+  return (Twine(R"(
+// sparse-weights: )") +
+          Var + " of " + Caller + R"(() in the three-layer sparse format,
+// read from )" + File + R"( the first time it is used.
+static const cudaopt::sparse::TlsDeviceMatrix *
+)" + Name + R"((const void *Dense, int Rows, int Cols, int Ld) {
+  (void)Dense;
+  (void)Ld;
+  static cudaopt::sparse::TlsDeviceMatrix Matrix;
+  static bool Loaded = false;
+  if (Loaded)
+    return &Matrix;
+  cudaopt::sparse::TlsMatrix Encoded;
+  if (!cudaopt::sparse::readTlsFile(")" +
+          File + R"(", Encoded).empty() ||
+      Encoded.Rows != uint32_t(Rows) || Encoded.Cols != uint32_t(Cols) ||
+      Encoded.Type != cudaopt::sparse::ElemType::F16 ||
+      cudaopt::sparse::tlsUpload(Encoded, Matrix) != cudaSuccess)
+    return nullptr;
+  Loaded = true;
+  return &Matrix;
+}
+)")
+      .str();
+}
+
+struct Plan {
+  std::vector<std::pair<CharSourceRange, std::string>> Edits;
+  /// Helper name -> its text, for the weights used.
+  std::vector<std::pair<std::string, std::string>> Helpers;
+  std::vector<std::string> Refusals;
+};
+
+class SparseWeights : public Transform {
+public:
+  StringRef getName() const override { return "sparse-weights"; }
+  StringRef getSummary() const override {
+    return "run a cublasGemmEx whose weight is marked `#pragma cuda_opt "
+           "sparse(W)` on the three-layer sparse format (tlsSpmm)";
+  }
+  /// The call becomes a library call: no kernel variant to replay.
+  bool changesLaunchConfig(const ParamValues &) const override { return true; }
+
+  Error checkLegality(const KernelTarget &T,
+                      const ParamValues &P) const override {
+    Plan Pl = plan(T);
+    if (!Pl.Edits.empty())
+      return Error::success();
+    return refuse(join(Pl.Refusals, "\n    "));
+  }
+
+  Expected<tooling::Replacements>
+  rewrite(const KernelTarget &T, const ParamValues &P) const override {
+    Plan Pl = plan(T);
+    const SourceManager &SM = T.getSourceManager();
+    tooling::Replacements R;
+    for (const auto &[Range, Text] : Pl.Edits)
+      if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
+        return std::move(E);
+    std::string Header;
+    if (!mainFileIncludes(T.Ctx, "TlsSpmm.h"))
+      Header += "#include \"TlsSpmm.h\"\n";
+    if (!mainFileIncludes(T.Ctx, "vector"))
+      Header += "#include <vector>\n";
+    if (!declaresFunction(T.Ctx, "cudaoptSparseGemm"))
+      Header += SpmmHelper;
+    for (const auto &[Name, Text] : Pl.Helpers)
+      if (!declaresFunction(T.Ctx, Name))
+        Header += Text;
+    if (Error E = insertAfterIncludes(T.Ctx, R, Header))
+      return std::move(E);
+    return R;
+  }
+
+private:
+  Plan plan(const KernelTarget &T) const;
+  /// The replacement of one marked call, or why it cannot be replaced.
+  Expected<std::string> rewriteCall(ASTContext &Ctx, const CublasGemmCall &C,
+                                    const SparseMark &M, Plan &Pl) const;
+};
+
+Expected<std::string> SparseWeights::rewriteCall(ASTContext &Ctx,
+                                                 const CublasGemmCall &C,
+                                                 const SparseMark &M,
+                                                 Plan &Pl) const {
+  const CallExpr *Call = C.Call;
+  auto Fail = [&](const Twine &Why) {
+    return refuse(C.Name + " at " + C.Location + " (marked sparse(" + M.Var +
+                  ")): " + Why);
+  };
+  if (C.Kind != CublasGemmKind::GemmEx || Call->getNumArgs() != 19)
+    return Fail("only cublasGemmEx calls are rewritten");
+  auto Arg = [&](unsigned I) {
+    return sourceText(Ctx, Call->getArg(I)->getSourceRange());
+  };
+  // The weight is cuBLAS's first matrix operand.
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Call->getArg(7)->IgnoreParenImpCasts());
+  if (!Ref || Ref->getDecl()->getName() != M.Var)
+    return Fail("the weight operand (cuBLAS's A, the W of Y = W * X) is '" +
+                Arg(7) + "', not '" + M.Var + "'");
+  std::optional<int64_t> TransA = constantArg(Ctx, Call->getArg(1));
+  std::optional<int64_t> TransB = constantArg(Ctx, Call->getArg(2));
+  if (TransA != 1 || TransB != 0)
+    return Fail("tlsSpmm needs transa = CUBLAS_OP_T (W row-major M x K, "
+                "lda = K) and transb = CUBLAS_OP_N (X column-major K x N), "
+                "as compile-time constants");
+  for (unsigned I : {8u, 11u, 15u})
+    if (constantArg(Ctx, Call->getArg(I)) != 2) // CUDA_R_16F
+      return Fail("tlsSpmm supports fp16 only (CUDA_R_16F for W, X and Y); '" +
+                  Arg(I) + "' is not");
+  std::optional<int64_t> Compute = constantArg(Ctx, Call->getArg(17));
+  if (!Compute || !is_contained(ArrayRef<int64_t>{68, 69, 74, 0}, *Compute))
+    return Fail("tlsSpmm accumulates in fp32; the compute type must be "
+                "CUBLAS_COMPUTE_32F (or _PEDANTIC, _FAST_16F)");
+  if (constantScalarArg(Ctx, Call->getArg(6)) != 1.0 ||
+      constantScalarArg(Ctx, Call->getArg(13)) != 0.0)
+    return Fail("tlsSpmm computes Y = W * X without scaling; alpha must be "
+                "a local constant 1 and beta a local constant 0");
+  for (unsigned I = 0; I < 19; ++I)
+    if (Call->getArg(I)->HasSideEffects(Ctx))
+      return Fail("argument '" + Arg(I) + "' has side effects");
+
+  std::string Caller = C.Caller->getNameAsString();
+  std::string Helper = "cudaoptSparse_" + Caller + "_" + M.Var;
+  if (!llvm::is_contained(llvm::make_first_range(Pl.Helpers), Helper))
+    Pl.Helpers.push_back(
+        {Helper, M.File.empty() ? encodeHelper(Helper, M.Var, Caller)
+                                : fileHelper(Helper, M.Var, Caller, M.File)});
+  // cudaoptSparseGemm(h, W(dense, M, K, lda), X, ldx, N, Y, ldy)
+  return "cudaoptSparseGemm(" + Arg(0) + ", " + Helper + "(" + Arg(7) + ", " +
+         Arg(3) + ", " + Arg(5) + ", " + Arg(9) + "), " + Arg(10) + ", " +
+         Arg(12) + ", " + Arg(4) + ", " + Arg(14) + ", " + Arg(16) + ")";
+}
+
+/// The line the statement containing \p E starts on (`cublasStatus_t s =`
+/// before a call on the next line, or the CHECK( of a wrapping macro).
+unsigned statementLine(ASTContext &Ctx, const Expr *E) {
+  DynTypedNode Node = DynTypedNode::create(*E);
+  while (true) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.size() != 1 || Parents[0].get<CompoundStmt>() ||
+        Parents[0].get<FunctionDecl>() || Parents[0].get<TranslationUnitDecl>())
+      break;
+    Node = Parents[0];
+  }
+  const SourceManager &SM = Ctx.getSourceManager();
+  return SM.getExpansionLineNumber(
+      SM.getExpansionLoc(Node.getSourceRange().getBegin()));
+}
+
+Plan SparseWeights::plan(const KernelTarget &T) const {
+  Plan Pl;
+  std::vector<SparseMark> Marks = findSparseMarks(T.Ctx);
+  for (const SparseMark &M : Marks)
+    if (!M.Error.empty())
+      Pl.Refusals.push_back("malformed pragma at " + M.Error);
+  std::vector<const SparseMark *> Used;
+  for (const CublasGemmCall &C : findCublasGemmCalls(T.Ctx)) {
+    const SparseMark *M =
+        markAbove(T.Ctx, Marks, statementLine(T.Ctx, C.Call));
+    if (!M || !M->Error.empty())
+      continue;
+    Used.push_back(M);
+    Expected<std::string> Text = rewriteCall(T.Ctx, C, *M, Pl);
+    Expected<CharSourceRange> Range =
+        Text ? callRange(T.Ctx, C.Call)
+             : Expected<CharSourceRange>(Text.takeError());
+    if (!Range) {
+      Pl.Refusals.push_back(toString(Range.takeError()));
+      continue;
+    }
+    Pl.Edits.push_back({*Range, *Text});
+  }
+  for (const SparseMark &M : Marks)
+    if (M.Error.empty() && !is_contained(Used, &M))
+      Pl.Refusals.push_back(
+          ("the `#pragma cuda_opt sparse(" + M.Var + ")` at line " +
+           Twine(M.Line) +
+           " is not directly above a cublasGemmEx call (kernel launches and "
+           "cublasLtMatmul are not rewritten yet)")
+              .str());
+  if (Marks.empty())
+    Pl.Refusals.push_back("no `#pragma cuda_opt sparse(W)` marks the weight "
+                          "of a cublasGemmEx call in this file");
+  return Pl;
+}
+
+TransformRegistration<SparseWeights> Registration;
+
+} // namespace
+} // namespace cuda_opt
