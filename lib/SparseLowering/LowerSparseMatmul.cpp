@@ -189,8 +189,8 @@ LogicalResult LowerSparseMatmulPass::analyze(linalg::MatmulOp Op, Candidate &C,
   if (WeightAttr)
     Raw = getRaw16BitElements(WeightAttr);
   if (failed(Raw)) {
-    Reason = "the weight's value is not a dense<...> or sparse<...> "
-             "attribute the encoder can read";
+    Reason = "the weight's value is not a dense<...>, sparse<...> or "
+             "loaded dense_resource<...> attribute the encoder can read";
     return failure();
   }
   uint64_t Nonzeros = 0;

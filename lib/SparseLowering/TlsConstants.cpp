@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace cuda_opt;
@@ -38,8 +39,16 @@ sparse_lowering::getRaw16BitElements(ElementsAttr Attr) {
     std::memcpy(Bits.data(), Raw.data(), Raw.size());
     return Bits;
   }
-  // Splats and sparse<...> attributes go through the generic accessor; a
-  // dense resource blob has no APFloat view and is not supported.
+  // A dense_resource blob (how large weights usually arrive) holds the same
+  // row-major bits.
+  if (auto Resource = dyn_cast<DenseResourceElementsAttr>(Attr)) {
+    const AsmResourceBlob *Blob = Resource.getRawHandle().getBlob();
+    if (!Blob || Blob->getData().size() != NumElements * sizeof(uint16_t))
+      return failure();
+    std::memcpy(Bits.data(), Blob->getData().data(), Blob->getData().size());
+    return Bits;
+  }
+  // Splats and sparse<...> attributes go through the generic accessor.
   auto Values = Attr.tryGetValues<APFloat>();
   if (!Values)
     return failure();

@@ -6,7 +6,7 @@
 // CHECK-NOT: cuda_opt_tls_spmm
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: cuda_opt_tls_spmm
-// COUNT-COUNT-12: linalg.matmul
+// COUNT-COUNT-13: linalg.matmul
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 func.func @weight_is_b(%a: tensor<8x16xf16>) -> tensor<8x32xf16> {
@@ -155,6 +155,18 @@ func.func @too_small(%x: tensor<64x8xf16>) -> tensor<16x8xf16> {
   %acc = arith.constant dense<0.0> : tensor<16x8xf16>
   // expected-remark @+1 {{padding the 16 x 64 weight to 16 x 256 blocks (16 x 256) makes the encoding read at least 4.50 bytes per element, not less than 2.00 (dense fp16 reads 2; option max-bytes-per-element)}}
   %y = linalg.matmul ins(%w, %x : tensor<16x64xf16, #CSR>, tensor<64x8xf16>)
+                     outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
+  return %y : tensor<16x8xf16>
+}
+
+// -----
+
+// A dense_resource whose blob is not in the file (elided).
+func.func @elided(%x: tensor<256x8xf16>) -> tensor<16x8xf16> {
+  %w = arith.constant {cuda_opt.sparse_weight} dense_resource<__elided__> : tensor<16x256xf16>
+  %acc = arith.constant dense<0.0> : tensor<16x8xf16>
+  // expected-remark @+1 {{the weight's value is not a dense<...>, sparse<...> or loaded dense_resource<...> attribute the encoder can read}}
+  %y = linalg.matmul ins(%w, %x : tensor<16x256xf16>, tensor<256x8xf16>)
                      outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
   return %y : tensor<16x8xf16>
 }

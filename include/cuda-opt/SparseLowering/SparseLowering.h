@@ -31,7 +31,7 @@ constexpr llvm::StringLiteral TlsStatsAttrName = "cuda_opt.tls_stats";
 constexpr llvm::StringLiteral RuntimeSpmmName = "cuda_opt_tls_spmm";
 
 /// Returns the raw 16-bit patterns of a 2-D fp16/bf16 constant, row-major,
-/// or failure for an attribute kind it cannot read (a dense resource blob).
+/// or failure for an attribute it cannot read (an unloaded dense_resource).
 mlir::FailureOr<std::vector<uint16_t>>
 getRaw16BitElements(mlir::ElementsAttr Attr);
 
