@@ -7,7 +7,10 @@
 // dense: --max-bytes-per-element=8 lets this small test weight through.
 // RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s | FileCheck %s
 // RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s -o %t.mlir
-// RUN: mlir-opt %t.mlir > /dev/null
+// The call bufferizes; the memref signature is the runtime's C ABI.
+// RUN: mlir-opt --one-shot-bufferize="bufferize-function-boundaries" %t.mlir | FileCheck %s --check-prefix=BUF
+// BUF: func.func private @cuda_opt_tls_spmm(memref<?xi16, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi16, strided<[?], offset: ?>>, i32, i32, i32, memref<?x?xf16, strided<[?, ?], offset: ?>>) -> memref<?x?xf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
+// BUF: call @cuda_opt_tls_spmm(
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 
