@@ -71,7 +71,7 @@ static bool isMarkedSparse(Value V) {
 }
 
 /// The marker must be a unit attribute or "tls", on a 2-D tensor
-/// arith.constant or on a linalg.matmul.
+/// arith.constant or on a linalg.matmul (or batch_matmul).
 static LogicalResult verifyMarker(Operation *Op, Attribute Marker) {
   auto Str = dyn_cast<StringAttr>(Marker);
   if (!isa<UnitAttr>(Marker) && !(Str && Str.getValue() == "tls"))
@@ -89,7 +89,9 @@ static LogicalResult verifyMarker(Operation *Op, Attribute Marker) {
              << Const.getType();
     return success();
   }
-  if (isa<linalg::MatmulOp>(Op))
+  // On a batch_matmul it is well-formed; the pass then says why it is not
+  // lowered.
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(Op))
     return success();
   return Op->emitError() << "'" << SparseWeightAttrName
                          << "' belongs on the weight's arith.constant or on "
@@ -244,7 +246,8 @@ void LowerSparseMatmulPass::runOnOperation() {
   SmallVector<Candidate> Candidates;
   DenseMap<Operation *, std::vector<uint16_t>> WeightBits;
   Module.walk([&](linalg::BatchMatmulOp Batch) {
-    if (llvm::any_of(Batch.getInputs(), isMarkedSparse))
+    if (Batch->hasAttr(SparseWeightAttrName) ||
+        llvm::any_of(Batch.getInputs(), isMarkedSparse))
       Batch.emitRemark() << "not lowered to the three-layer SpMM: batched "
                             "matmuls are not supported; only a 2-D "
                             "linalg.matmul is";

@@ -48,6 +48,17 @@ func.func @batched(%x: tensor<2x64x8xf16>) -> tensor<2x16x8xf16> {
 
 // -----
 
+func.func @batched_marker(%w: tensor<2x16x64xf16>, %x: tensor<2x64x8xf16>) -> tensor<2x16x8xf16> {
+  %acc = arith.constant dense<0.0> : tensor<2x16x8xf16>
+  // expected-remark @+1 {{not lowered to the three-layer SpMM: batched matmuls are not supported; only a 2-D linalg.matmul is}}
+  %y = linalg.batch_matmul {cuda_opt.sparse_weight}
+                           ins(%w, %x : tensor<2x16x64xf16>, tensor<2x64x8xf16>)
+                           outs(%acc : tensor<2x16x8xf16>) -> tensor<2x16x8xf16>
+  return %y : tensor<2x16x8xf16>
+}
+
+// -----
+
 func.func @buffers(%w: memref<16x64xf16>, %x: memref<64x8xf16>, %y: memref<16x8xf16>) {
   // expected-remark @+1 {{it works on buffers; only the tensor form is supported}}
   linalg.matmul {cuda_opt.sparse_weight}
