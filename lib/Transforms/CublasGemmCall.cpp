@@ -255,22 +255,23 @@ Expected<CublasGemmMapping> Mapper::run() {
     return Result;
   }
   // (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
-  if (C.Kind == CublasGemmKind::Sgemm)
-    return fail("fp32 operands: there is no fp32 GEMM in the tuned family, "
-                "and running it in fp16 (what CUBLAS_COMPUTE_32F_FAST_16F "
-                "allows) needs conversion buffers that gemm-specialize does "
-                "not emit yet; convert the operands to __half and call "
-                "cublasGemmEx");
-  if (!Opts.AllowFp16Compute)
+  if (C.Kind == CublasGemmKind::Sgemm && !Opts.AllowFp16Compute)
+    return fail("fp32 operands: there is no fp32 GEMM in the tuned family; "
+                "TF32 or fp16 would change precision (give "
+                "allow-fp16-compute=1 to run it in fp16 with fp32 "
+                "accumulation, as CUBLAS_COMPUTE_32F_FAST_16F allows, with "
+                "an fp16-rounded result)");
+  if (C.Kind == CublasGemmKind::Hgemm && !Opts.AllowFp16Compute)
     return fail("cublasHgemm accumulates in fp16; cudaoptGemm accumulates in "
                 "fp32, which changes the results (give allow-fp16-compute=1 "
                 "to accept that)");
+  Result.Float32 = C.Kind == CublasGemmKind::Sgemm;
   Result.Problem.Type = "CUDAOPT_GEMM_F16";
   if (Error E = mapOperands(*TransA, *TransB, arg(3), arg(4), arg(5), arg(7),
                             arg(8), arg(9), arg(10), arg(12), arg(13)))
     return std::move(E);
-  Result.Problem.Alpha = hostScalar(Call->getArg(6), /*Half=*/true);
-  Result.Problem.Beta = hostScalar(Call->getArg(11), /*Half=*/true);
+  Result.Problem.Alpha = hostScalar(Call->getArg(6), !Result.Float32);
+  Result.Problem.Beta = hostScalar(Call->getArg(11), !Result.Float32);
   return Result;
 }
 

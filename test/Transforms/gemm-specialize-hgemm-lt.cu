@@ -4,7 +4,8 @@
 // RUN: cuda-opt --passes=gemm-specialize %s -o %t.no.cu -- -I%S/../../runtime/gemm/include
 // RUN: FileCheck %s --check-prefix=NOOPT < %t.no.cu
 
-// cublasHgemm (fp16 accumulation) only with allow-fp16-compute=1; the
+// cublasHgemm (fp16 accumulation) and cublasSgemm (fp32 operands, run in
+// fp16 with fp32 accumulation) only with allow-fp16-compute=1; the
 // cublasLtMatmul call is replaced because its descriptors are built from
 // constants in the same function.
 
@@ -14,6 +15,10 @@
 
 // CHECK: {{^}}#include "cudaopt/gemm.h"
 // CHECK: {{^}}static cublasStatus_t cudaoptGemmOnHandle(cublasHandle_t Handle,
+// CHECK: {{^}}__global__ void cudaoptFloatToHalf(__half *Dst, long long Ldd, const float *Src,
+// CHECK: {{^}}__global__ void cudaoptHalfToFloat(float *Dst, long long Ldd, const __half *Src,
+// CHECK: {{^}}static cublasStatus_t cudaoptGemmF32OnHandle(cublasHandle_t Handle,
+// CHECK: {{^}} cudaError_t Err = cudaoptGemm(&Problem, nullptr, 0, Stream);
 // CHECK: {{^}}// gemm-specialize: runs a problem on a stream and reports like the
 // CHECK-NEXT: {{^}}// cublasLtMatmul call it replaces.
 // CHECK-NEXT: {{^}}static cublasStatus_t cudaoptGemmOnStream(cudaStream_t Stream,
@@ -43,6 +48,20 @@ void hgemm_nn(cublasHandle_t h, const __half *A, const __half *B, __half *C,
   // CHECK-NEXT: {{^}} /*Alpha=*/__half2float(alpha), /*Beta=*/__half2float(beta)});
   cublasHgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &alpha, B, n, A, k, &beta,
               C, n);
+}
+
+// fp32 through fp16 copies: row-major C = A * B^T with B stored N x K.
+// CHECK-LABEL: {{^}}int sgemm_tn(
+int sgemm_tn(cublasHandle_t h, const float *A, const float *Bt, float *C,
+             int m, int n, int k) {
+  const float alpha = 2.0f, beta = 0.0f;
+  // CHECK-NOT: cublasSgemm{{\(}}
+  // CHECK: {{^}} return cudaoptGemmF32OnHandle(h, {/*M=*/m, /*N=*/n, /*K=*/k, CUDAOPT_GEMM_F16,
+  // CHECK-NEXT: {{^}} CUDAOPT_GEMM_B_COL, /*A=*/A, /*Lda=*/k,
+  // CHECK-NEXT: {{^}} /*B=*/Bt, /*Ldb=*/k, /*C=*/C, /*Ldc=*/n,
+  // CHECK-NEXT: {{^}} /*Alpha=*/alpha, /*Beta=*/beta});
+  return cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, Bt, k, A, k,
+                     &beta, C, n);
 }
 
 // y (M x N) = x (M x K) * W^T, W stored N x K: Lt's A is W with TRANSA = T.

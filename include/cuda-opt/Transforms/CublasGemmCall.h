@@ -47,11 +47,14 @@ struct CublasGemmMapping {
   std::string Handle;
   /// The explicit stream of cublasLtMatmul.
   std::string Stream;
+  /// A, B and C are fp32 (cublasSgemm): they go through fp16 copies.
+  bool Float32 = false;
 };
 
 struct CublasMapOptions {
   /// allow-fp16-compute=1: cublasHgemm and CUBLAS_COMPUTE_16F (whose fp16
-  /// accumulation becomes fp32) may be replaced.
+  /// accumulation becomes fp32) and cublasSgemm (whose fp32 operands and
+  /// result are rounded to fp16) may be replaced.
   bool AllowFp16Compute = false;
 };
 
