@@ -150,6 +150,11 @@ LogicalResult LowerSparseMatmulPass::analyze(linalg::MatmulOp Op, Candidate &C,
              "and the call needs static M, K and N";
     return failure();
   }
+  if (BTy.getEncoding() || CTy.getEncoding()) {
+    Reason = "the activations or the result carry a tensor encoding; the "
+             "SpMM reads and writes dense tensors";
+    return failure();
+  }
   Type AElt = ATy.getElementType();
   if (AElt.isBF16()) {
     Reason = "the weight is bf16; the format can store bf16 but the SpMM "

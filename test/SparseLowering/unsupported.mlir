@@ -6,7 +6,7 @@
 // CHECK-NOT: cuda_opt_tls_spmm
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: cuda_opt_tls_spmm
-// COUNT-COUNT-13: linalg.matmul
+// COUNT-COUNT-14: linalg.matmul
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 func.func @weight_is_b(%a: tensor<8x16xf16>) -> tensor<8x32xf16> {
@@ -180,4 +180,15 @@ func.func @elided(%x: tensor<256x8xf16>) -> tensor<16x8xf16> {
   %y = linalg.matmul ins(%w, %x : tensor<16x256xf16>, tensor<256x8xf16>)
                      outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
   return %y : tensor<16x8xf16>
+}
+
+// -----
+
+#CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
+func.func @sparse_result(%x: tensor<256x8xf16>, %acc: tensor<16x8xf16, #CSR>) -> tensor<16x8xf16, #CSR> {
+  %w = arith.constant dense<0.0> : tensor<16x256xf16, #CSR>
+  // expected-remark @+1 {{the activations or the result carry a tensor encoding; the SpMM reads and writes dense tensors}}
+  %y = linalg.matmul ins(%w, %x : tensor<16x256xf16, #CSR>, tensor<256x8xf16>)
+                     outs(%acc : tensor<16x8xf16, #CSR>) -> tensor<16x8xf16, #CSR>
+  return %y : tensor<16x8xf16, #CSR>
 }
