@@ -2,7 +2,9 @@
 //
 // Part of cuda-opt.
 //
-// sparse-weights rewrites a cublasGemmEx call whose weight the user marked
+// sparse-weights rewrites a cublasGemmEx call (or the launch of a GEMM
+// kernel computing y = x * W^T, see rewriteLaunch) whose weight the user
+// marked
 //
 //   #pragma cuda_opt sparse(W)                  (or sparse(W, file="W.tls"))
 //   cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, M, N, K, &one, W, CUDA_R_16F,
@@ -20,11 +22,14 @@
 // type, alpha 1 and beta 0; every other call is refused with the reason.
 //
 //===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Transforms/CublasGemmCall.h"
+#include "cuda-opt/Transforms/GemmKernelMatch.h"
 #include "cuda-opt/Transforms/HostInsertion.h"
 #include "cuda-opt/Transforms/SparsePragma.h"
 #include "cuda-opt/Transforms/Transform.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "llvm/ADT/StringExtras.h"
 
@@ -35,18 +40,14 @@ namespace cuda_opt {
 namespace {
 
 constexpr llvm::StringLiteral SpmmHelper = R"(
-// sparse-weights: Y = W * X with an encoded weight, on the stream of a
-// cuBLAS handle, reporting like the cublasGemmEx call it replaces.
-static cublasStatus_t
-cudaoptSparseGemm(cublasHandle_t Handle,
+// sparse-weights: Y = W * X with an encoded weight on a stream, in place of
+// a GEMM on the dense weight.
+static cudaError_t
+cudaoptSparseSpmm(cudaStream_t Stream,
                   const cudaopt::sparse::TlsDeviceMatrix *W, const void *X,
                   int Ldx, int N, void *Y, int Ldy) {
   if (!W)
-    return CUBLAS_STATUS_EXECUTION_FAILED;
-  cudaStream_t Stream = nullptr;
-  cublasStatus_t Status = cublasGetStream_v2(Handle, &Stream);
-  if (Status != CUBLAS_STATUS_SUCCESS)
-    return Status;
+    return cudaErrorInvalidValue;
   // One zeroed workspace grown to the largest use; tlsSpmm leaves it zeroed.
   static void *Workspace = nullptr;
   static size_t WorkspaceBytes = 0;
@@ -55,14 +56,31 @@ cudaoptSparseGemm(cublasHandle_t Handle,
     cudaFree(Workspace);
     Workspace = nullptr;
     WorkspaceBytes = 0;
-    if (cudaMalloc(&Workspace, Need) != cudaSuccess ||
-        cudaMemset(Workspace, 0, Need) != cudaSuccess)
-      return CUBLAS_STATUS_ALLOC_FAILED;
+    cudaError_t Err = cudaMalloc(&Workspace, Need);
+    if (Err == cudaSuccess)
+      Err = cudaMemset(Workspace, 0, Need);
+    if (Err != cudaSuccess)
+      return Err;
     WorkspaceBytes = Need;
   }
   return cudaopt::sparse::tlsSpmm(*W, static_cast<const __half *>(X), Ldx, N,
                                   static_cast<__half *>(Y), Ldy, Workspace,
-                                  WorkspaceBytes, Stream) == cudaSuccess
+                                  WorkspaceBytes, Stream);
+}
+)";
+
+constexpr llvm::StringLiteral GemmHelper = R"(
+// sparse-weights: the SpMM on the stream of a cuBLAS handle, reporting like
+// the cublasGemmEx call it replaces.
+static cublasStatus_t
+cudaoptSparseGemm(cublasHandle_t Handle,
+                  const cudaopt::sparse::TlsDeviceMatrix *W, const void *X,
+                  int Ldx, int N, void *Y, int Ldy) {
+  cudaStream_t Stream = nullptr;
+  cublasStatus_t Status = cublasGetStream_v2(Handle, &Stream);
+  if (Status != CUBLAS_STATUS_SUCCESS)
+    return Status;
+  return cudaoptSparseSpmm(Stream, W, X, Ldx, N, Y, Ldy) == cudaSuccess
              ? CUBLAS_STATUS_SUCCESS
              : CUBLAS_STATUS_EXECUTION_FAILED;
 }
@@ -131,6 +149,8 @@ static const cudaopt::sparse::TlsDeviceMatrix *
 
 struct Plan {
   std::vector<std::pair<CharSourceRange, std::string>> Edits;
+  /// A cublasGemmEx call was rewritten: emit the handle-based helper.
+  bool NeedsGemmHelper = false;
   /// Helper name -> its text, for the weights used.
   std::vector<std::pair<std::string, std::string>> Helpers;
   std::vector<std::string> Refusals;
@@ -140,8 +160,9 @@ class SparseWeights : public Transform {
 public:
   StringRef getName() const override { return "sparse-weights"; }
   StringRef getSummary() const override {
-    return "run a cublasGemmEx whose weight is marked `#pragma cuda_opt "
-           "sparse(W)` on the three-layer sparse format (tlsSpmm)";
+    return "run a cublasGemmEx or GEMM kernel launch whose weight is marked "
+           "`#pragma cuda_opt sparse(W)` on the three-layer sparse format "
+           "(tlsSpmm)";
   }
   /// The call becomes a library call: no kernel variant to replay.
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
@@ -167,8 +188,10 @@ public:
       Header += "#include \"TlsSpmm.h\"\n";
     if (!mainFileIncludes(T.Ctx, "vector"))
       Header += "#include <vector>\n";
-    if (!declaresFunction(T.Ctx, "cudaoptSparseGemm"))
+    if (!declaresFunction(T.Ctx, "cudaoptSparseSpmm"))
       Header += SpmmHelper;
+    if (Pl.NeedsGemmHelper && !declaresFunction(T.Ctx, "cudaoptSparseGemm"))
+      Header += GemmHelper;
     for (const auto &[Name, Text] : Pl.Helpers)
       if (!declaresFunction(T.Ctx, Name))
         Header += Text;
@@ -179,10 +202,25 @@ public:
 
 private:
   Plan plan(const KernelTarget &T) const;
+  /// The replacement of one marked kernel launch statement, or why not.
+  Expected<std::string> rewriteLaunch(ASTContext &Ctx, const KernelInfo &K,
+                                      const LaunchSite &L, const SparseMark &M,
+                                      Plan &Pl) const;
   /// The replacement of one marked call, or why it cannot be replaced.
   Expected<std::string> rewriteCall(ASTContext &Ctx, const CublasGemmCall &C,
                                     const SparseMark &M, Plan &Pl) const;
 };
+
+/// The helper that gives the encoded weight \p M of \p Caller, added to
+/// the plan once.
+std::string weightHelper(Plan &Pl, const SparseMark &M, StringRef Caller) {
+  std::string Helper = ("cudaoptSparse_" + Caller + "_" + M.Var).str();
+  if (!llvm::is_contained(llvm::make_first_range(Pl.Helpers), Helper))
+    Pl.Helpers.push_back(
+        {Helper, M.File.empty() ? encodeHelper(Helper, M.Var, Caller)
+                                : fileHelper(Helper, M.Var, Caller, M.File)});
+  return Helper;
+}
 
 Expected<std::string> SparseWeights::rewriteCall(ASTContext &Ctx,
                                                  const CublasGemmCall &C,
@@ -194,7 +232,8 @@ Expected<std::string> SparseWeights::rewriteCall(ASTContext &Ctx,
                   ")): " + Why);
   };
   if (C.Kind != CublasGemmKind::GemmEx || Call->getNumArgs() != 19)
-    return Fail("only cublasGemmEx calls are rewritten");
+    return Fail("only cublasGemmEx calls and GEMM kernel launches are "
+                "rewritten");
   auto Arg = [&](unsigned I) {
     return sourceText(Ctx, Call->getArg(I)->getSourceRange());
   };
@@ -226,17 +265,64 @@ Expected<std::string> SparseWeights::rewriteCall(ASTContext &Ctx,
     if (Call->getArg(I)->HasSideEffects(Ctx))
       return Fail("argument '" + Arg(I) + "' has side effects");
 
-  std::string Caller = C.Caller->getNameAsString();
-  std::string Helper = "cudaoptSparse_" + Caller + "_" + M.Var;
-  if (!llvm::is_contained(llvm::make_first_range(Pl.Helpers), Helper))
-    Pl.Helpers.push_back(
-        {Helper, M.File.empty() ? encodeHelper(Helper, M.Var, Caller)
-                                : fileHelper(Helper, M.Var, Caller, M.File)});
+  std::string Helper =
+      weightHelper(Pl, M, C.Caller->getNameAsString());
+  Pl.NeedsGemmHelper = true;
   // cudaoptSparseGemm(h, W(dense, M, K, lda), X, ldx, N, Y, ldy)
   return "cudaoptSparseGemm(" + Arg(0) + ", " + Helper + "(" + Arg(7) + ", " +
          Arg(3) + ", " + Arg(5) + ", " + Arg(9) + "), " + Arg(10) + ", " +
          Arg(12) + ", " + Arg(4) + ", " + Arg(14) + ", " + Arg(16) + ")";
 }
+
+Expected<std::string> SparseWeights::rewriteLaunch(ASTContext &Ctx,
+                                                   const KernelInfo &K,
+                                                   const LaunchSite &L,
+                                                   const SparseMark &M,
+                                                   Plan &Pl) const {
+  std::string Where =
+      describeLocation(Ctx.getSourceManager(), L.Call->getBeginLoc());
+  auto Fail = [&](const Twine &Why) {
+    return refuse("the launch of '" + K.name() + "' at " + Where +
+                  " (marked sparse(" + M.Var + ")): " + Why);
+  };
+  Expected<GemmKernelMatch> Match = matchGemmKernel(Ctx, K);
+  if (!Match)
+    return Fail(toString(Match.takeError()));
+  if (!L.Caller || L.Caller->hasAttr<CUDAGlobalAttr>() ||
+      L.Caller->hasAttr<CUDADeviceAttr>())
+    return Fail("the launch is in device code");
+  // Row-major C (M x N) = A * B with B stored N x K is, column-major,
+  // C^T = B' * A^T: tlsSpmm with W = B' (N x K row-major), X = A (K x M
+  // column-major) and Y = C (N x M column-major).
+  auto ArgIs = [&](unsigned I) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(
+        L.Call->getArg(I)->IgnoreParenImpCasts());
+    return Ref && Ref->getDecl()->getName() == M.Var;
+  };
+  if (!ArgIs(Match->B))
+    return Fail("'" + M.Var +
+                "' is not the kernel's B operand; tlsSpmm's weight is B "
+                "stored N x K (B[col * K + k], y = x * W^T)");
+  if (!Match->BColumnMajor)
+    return Fail("the kernel reads B as B[k * N + col]; tlsSpmm needs the "
+                "weight stored N x K (B[col * K + k])");
+  if (Match->BF16)
+    return Fail("tlsSpmm supports fp16 only");
+  if (Match->Alpha)
+    return Fail("tlsSpmm computes Y = W * X without scaling");
+  Expected<GemmProblem> P = problemAtLaunch(Ctx, K, *Match, L);
+  if (!P)
+    return Fail(toString(P.takeError()));
+  const Expr *Stream = launchStreamExpr(L);
+  std::string Helper = weightHelper(Pl, M, L.Caller->getNameAsString());
+  // cudaoptSparseSpmm(stream, W(dense, N, K, ldb), A, lda, M, C, ldc)
+  return "cudaoptSparseSpmm(" +
+         (Stream ? sourceText(Ctx, Stream->getSourceRange()) : "0") + ", " +
+         Helper + "(" + P->B + ", " + P->N + ", " + P->K + ", " + P->Ldb +
+         "), " + P->A + ", " + P->Lda + ", " + P->M + ", " + P->C + ", " +
+         P->Ldc + ");";
+}
+
 
 /// The line the statement containing \p E starts on (`cublasStatus_t s =`
 /// before a call on the next line, or the CHECK( of a wrapping macro).
@@ -277,13 +363,34 @@ Plan SparseWeights::plan(const KernelTarget &T) const {
     }
     Pl.Edits.push_back({*Range, *Text});
   }
+  // Launches of this kernel; a mark above another kernel's launch is that
+  // kernel's step's business.
+  for (const KernelInfo &K : findKernels(T.Ctx))
+    for (const LaunchSite &L : K.Launches) {
+      const SparseMark *M =
+          markAbove(T.Ctx, Marks, statementLine(T.Ctx, L.Call));
+      if (!M || !M->Error.empty())
+        continue;
+      Used.push_back(M);
+      if (K.Decl != T.Kernel.Decl)
+        continue;
+      Expected<std::string> Text = rewriteLaunch(T.Ctx, K, L, *M, Pl);
+      Expected<CharSourceRange> Range =
+          Text ? statementRange(T.Ctx, L.Call)
+               : Expected<CharSourceRange>(Text.takeError());
+      if (!Range) {
+        Pl.Refusals.push_back(toString(Range.takeError()));
+        continue;
+      }
+      Pl.Edits.push_back({*Range, *Text});
+    }
   for (const SparseMark &M : Marks)
     if (M.Error.empty() && !is_contained(Used, &M))
       Pl.Refusals.push_back(
           ("the `#pragma cuda_opt sparse(" + M.Var + ")` at line " +
            Twine(M.Line) +
-           " is not directly above a cublasGemmEx call (kernel launches and "
-           "cublasLtMatmul are not rewritten yet)")
+           " is not directly above a cublasGemmEx call or a kernel launch "
+           "(cublasLtMatmul is not rewritten yet)")
               .str());
   if (Marks.empty())
     Pl.Refusals.push_back("no `#pragma cuda_opt sparse(W)` marks the weight "

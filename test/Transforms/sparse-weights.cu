@@ -18,10 +18,12 @@
 // CHECK: {{^}}#include "TlsSpmm.h"
 // CHECK-NEXT: {{^}}#include <cublas_v2.h>
 // CHECK: {{^}}#include <vector>
-// CHECK: {{^}}static cublasStatus_t
-// CHECK-NEXT: {{^}}cudaoptSparseGemm(cublasHandle_t Handle,
+// CHECK: {{^}}static cudaError_t cudaoptSparseSpmm(cudaStream_t Stream,
 // CHECK: {{^}} size_t Need = cudaopt::sparse::tlsSpmmWorkspaceBytes(*W, N);
 // CHECK: {{^}} return cudaopt::sparse::tlsSpmm(*W, static_cast<const __half *>(X), Ldx, N,
+// CHECK: {{^}}static cublasStatus_t
+// CHECK-NEXT: {{^}}cudaoptSparseGemm(cublasHandle_t Handle,
+// CHECK: {{^}} return cudaoptSparseSpmm(Stream, W, X, Ldx, N, Y, Ldy) == cudaSuccess
 
 // The weight of mlp() is encoded from the device copy on first use.
 // CHECK: {{^}}// sparse-weights: Wup of mlp() in the three-layer sparse format,
@@ -30,7 +32,8 @@
 // CHECK: {{^}} cudaopt::sparse::TlsMatrix Encoded = cudaopt::sparse::encode(
 // CHECK: {{^}} if (cudaopt::sparse::tlsUpload(Encoded, Matrix) != cudaSuccess)
 
-// The weight of attn() is read from its .tls file.
+// The weight of attn() is read from its .tls file; the kernel's weight of
+// ffn() is encoded.
 // CHECK: {{^}}// sparse-weights: Wo of attn() in the three-layer sparse format,
 // CHECK-NEXT: {{^}}// read from weights/wo.tls the first time it is used.
 // CHECK: {{^}}cudaoptSparse_attn_Wo(const void *Dense, int Rows, int Cols, int Ld) {
@@ -78,4 +81,29 @@ int attn(cublasHandle_t h, const __half *Wo, const __half *Wv, const __half *x,
                    CUDA_R_16F, d, v, CUDA_R_16F, d, &zero, y, CUDA_R_16F, d,
                    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
   return st != CUBLAS_STATUS_SUCCESS;
+}
+
+// A GEMM kernel computing y = x * W^T (W stored N x K) is, column-major,
+// y^T = W * x^T: tlsSpmm with W (N x K), X = x (K x M) and Y = y (N x M).
+__global__ void linear(const __half *X, const __half *W, __half *Y, int M,
+                       int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(X[row * K + k]) * __half2float(W[col * K + k]);
+    Y[row * N + col] = __float2half(acc);
+  }
+}
+
+// CHECK-LABEL: {{^}}void ffn(
+void ffn(const __half *x, const __half *W2, __half *y, int tokens, int d,
+         int inter, cudaStream_t s) {
+  dim3 grid((d + 15) / 16, (tokens + 15) / 16), block(16, 16);
+  // CHECK-NOT: linear{{<<<}}
+  // CHECK: {{^}} cudaoptSparseSpmm(s, cudaoptSparse_ffn_W2(W2, d, inter, inter), x, inter,
+  // CHECK-NEXT: {{^}} tokens, y, d);
+#pragma cuda_opt sparse(W2)
+  linear<<<grid, block, 0, s>>>(x, W2, y, tokens, d, inter);
 }
