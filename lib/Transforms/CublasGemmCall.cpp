@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Transforms/CublasGemmCall.h"
-#include "cuda-opt/Transforms/CublasLtDescriptors.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Transforms/CublasLtDescriptors.h"
 #include "cuda-opt/Transforms/HostInsertion.h"
 #include "cuda-opt/Transforms/Transform.h"
 
@@ -181,7 +181,8 @@ Error Mapper::mapOperands(int64_t TransA, int64_t TransB, std::string M,
 Error Mapper::checkTypes(ArrayRef<int64_t> Types, ArrayRef<StringRef> Names) {
   for (size_t I = 0; I < Types.size(); ++I)
     if (Types[I] != Types[0] || (Types[I] != R16F && Types[I] != R16BF))
-      return fail(Names[I] + " is not CUDA_R_16F or CUDA_R_16BF like the "
+      return fail(Names[I] +
+                  " is not CUDA_R_16F or CUDA_R_16BF like the "
                   "other operands; cudaoptGemm needs A, B and C all fp16 or "
                   "all bf16");
   Result.Problem.Type =
@@ -215,8 +216,8 @@ Error Mapper::checkCompute(int64_t Compute) {
 }
 
 Expected<CublasGemmMapping> Mapper::run() {
-  if (StringRef(Ctx.getSourceManager()
-                    .getBufferData(Ctx.getSourceManager().getMainFileID()))
+  if (StringRef(Ctx.getSourceManager().getBufferData(
+                    Ctx.getSourceManager().getMainFileID()))
           .contains("CUBLAS_POINTER_MODE_DEVICE"))
     return fail("the file sets CUBLAS_POINTER_MODE_DEVICE, so alpha and beta "
                 "may be device pointers that the host cannot read");
@@ -244,11 +245,10 @@ Expected<CublasGemmMapping> Mapper::run() {
       return std::move(E);
     if (Error E = checkCompute(*Compute))
       return std::move(E);
-    bool HalfScale = *Compute == Compute16F ||
-                     *Compute == Compute16FPedantic || *Compute == R16F;
-    if (Error E = mapOperands(*TransA, *TransB, arg(3), arg(4), arg(5),
-                              arg(7), arg(9), arg(10), arg(12), arg(14),
-                              arg(16)))
+    bool HalfScale = *Compute == Compute16F || *Compute == Compute16FPedantic ||
+                     *Compute == R16F;
+    if (Error E = mapOperands(*TransA, *TransB, arg(3), arg(4), arg(5), arg(7),
+                              arg(9), arg(10), arg(12), arg(14), arg(16)))
       return std::move(E);
     Result.Problem.Alpha = hostScalar(Call->getArg(6), HalfScale);
     Result.Problem.Beta = hostScalar(Call->getArg(13), HalfScale);
@@ -310,9 +310,9 @@ Expected<CublasGemmMapping> Mapper::mapLt() {
     return std::move(E);
   // m x n is C's shape; k is A's inner dimension after op(A).
   std::string K = Desc->TransA == OpN ? LA.Cols : LA.Rows;
-  if (Error E = mapOperands(Desc->TransA, Desc->TransB, LC.Rows, LC.Cols, K,
-                            arg(3), LA.Ld, arg(5), Layouts[1]->Ld, arg(8),
-                            LC.Ld))
+  if (Error E =
+          mapOperands(Desc->TransA, Desc->TransB, LC.Rows, LC.Cols, K, arg(3),
+                      LA.Ld, arg(5), Layouts[1]->Ld, arg(8), LC.Ld))
     return std::move(E);
   Result.Problem.Alpha = hostScalar(Call->getArg(2), /*Half=*/false);
   Result.Problem.Beta = hostScalar(Call->getArg(7), /*Half=*/false);

@@ -109,7 +109,8 @@ const Expr *stripStoreConversions(const Expr *E) {
     }
     if (const auto *Call = dyn_cast<CallExpr>(E)) {
       const FunctionDecl *FD = Call->getDirectCallee();
-      if (!FD || Call->getNumArgs() != 1 || !FD->getName().starts_with("__float2"))
+      if (!FD || Call->getNumArgs() != 1 ||
+          !FD->getName().starts_with("__float2"))
         return E;
       E = Call->getArg(0);
       continue;
@@ -221,8 +222,7 @@ private:
 class Matcher {
 public:
   Matcher(ASTContext &Ctx, const KernelInfo &K)
-      : Ctx(Ctx), K(K), Model(buildKernelModel(Ctx, K)), Syms(Model.Symbols) {
-  }
+      : Ctx(Ctx), K(K), Model(buildKernelModel(Ctx, K)), Syms(Model.Symbols) {}
 
   Expected<GemmKernelMatch> run();
 
@@ -267,8 +267,8 @@ Error Matcher::checkBodyIsOnlyTheProduct() {
                   "layout proof covers only a GEMM that reads A and B "
                   "directly from global memory");
   if (!Model.Atomics.empty())
-    return refuse(kernel() + " uses atomics (" + Model.Atomics[0].Op +
-                  " at " + Model.Atomics[0].Location +
+    return refuse(kernel() + " uses atomics (" + Model.Atomics[0].Op + " at " +
+                  Model.Atomics[0].Location +
                   "), which cudaoptGemm does not reproduce");
   if (!Model.Shuffles.empty())
     return refuse(kernel() + " uses warp shuffles; only the "
@@ -304,9 +304,8 @@ Error Matcher::checkTypes(const MemoryAccess &X, const MemoryAccess &Y,
     return refuse(kernel() + " is an fp64 GEMM; the tuned family is fp16 and "
                              "bf16 only");
   if (EA != EB || EB != EC || (EA != Elem::F16 && EA != Elem::BF16))
-    return refuse(kernel() + " mixes element types (A: " +
-                  X.ElementType + ", B: " + Y.ElementType + ", C: " +
-                  Out.ElementType +
+    return refuse(kernel() + " mixes element types (A: " + X.ElementType +
+                  ", B: " + Y.ElementType + ", C: " + Out.ElementType +
                   "); cudaoptGemm needs A, B and C all __half or all "
                   "__nv_bfloat16");
   Result.BF16 = EA == Elem::BF16;
@@ -335,8 +334,9 @@ Error Matcher::matchStore(const MemoryAccess &Out, const VarDecl *Acc) {
     }
   }
   if (!Value)
-    return refuse(kernel() + " does not store its result with a plain "
-                             "assignment at " +
+    return refuse(kernel() +
+                  " does not store its result with a plain "
+                  "assignment at " +
                   Out.Location);
   const Expr *V = stripStoreConversions(Value);
   if (refVar(V) == Acc)
@@ -347,17 +347,17 @@ Error Matcher::matchStore(const MemoryAccess &Out, const VarDecl *Acc) {
       const VarDecl *L = refVar(BO->getLHS()), *R = refVar(BO->getRHS());
       const VarDecl *Scale = L == Acc ? R : R == Acc ? L : nullptr;
       const auto *P = dyn_cast_or_null<ParmVarDecl>(Scale);
-      if (P && P->getType()->isRealFloatingType() &&
-          writesTo(P) == 0) {
+      if (P && P->getType()->isRealFloatingType() && writesTo(P) == 0) {
         Result.Alpha = P->getFunctionScopeIndex();
         return Error::success();
       }
     }
   }
-  std::string Text = Lexer::getSourceText(
-                         CharSourceRange::getTokenRange(Value->getSourceRange()),
-                         Ctx.getSourceManager(), Ctx.getLangOpts())
-                         .str();
+  std::string Text =
+      Lexer::getSourceText(
+          CharSourceRange::getTokenRange(Value->getSourceRange()),
+          Ctx.getSourceManager(), Ctx.getLangOpts())
+          .str();
   return refuse(kernel() + " stores `" + Text + "` at " + Out.Location +
                 ", not the accumulator (or a scalar parameter times it); an "
                 "epilogue such as a bias, an activation or beta * C has no "
@@ -372,16 +372,17 @@ struct Bound {
 };
 
 /// The `a < b` comparisons of a conjunction (\p Negated: the `a >= b` of a
-/// disjunction guarding an early return).
-void collectBounds(const Expr *E, bool Negated, SmallVectorImpl<Bound> &Out) {
+/// disjunction guarding an early return). False when some operand of the
+/// conjunction is anything else.
+bool collectBounds(const Expr *E, bool Negated, SmallVectorImpl<Bound> &Out) {
   E = E->IgnoreParenImpCasts();
   const auto *BO = dyn_cast<BinaryOperator>(E);
   if (!BO)
-    return;
+    return false;
   if (BO->getOpcode() == (Negated ? BO_LOr : BO_LAnd)) {
-    collectBounds(BO->getLHS(), Negated, Out);
-    collectBounds(BO->getRHS(), Negated, Out);
-    return;
+    bool L = collectBounds(BO->getLHS(), Negated, Out);
+    bool R = collectBounds(BO->getRHS(), Negated, Out);
+    return L && R;
   }
   BinaryOperatorKind Less = Negated ? BO_GE : BO_LT;
   BinaryOperatorKind Greater = Negated ? BO_LE : BO_GT;
@@ -393,37 +394,67 @@ void collectBounds(const Expr *E, bool Negated, SmallVectorImpl<Bound> &Out) {
     VarSide = BO->getRHS();
     LimitSide = BO->getLHS();
   } else {
-    return;
+    return false;
   }
   Bound B;
   B.Var = refVar(VarSide);
   B.Limit = dyn_cast_or_null<ParmVarDecl>(refVar(LimitSide));
-  if (B.Var && B.Limit)
-    Out.push_back(B);
+  if (!B.Var || !B.Limit)
+    return false;
+  Out.push_back(B);
+  return true;
 }
+
+/// Counts the statements that leave a loop or the kernel early.
+class ExitCounter : public RecursiveASTVisitor<ExitCounter> {
+public:
+  bool VisitReturnStmt(ReturnStmt *) { return ++Exits, true; }
+  bool VisitBreakStmt(BreakStmt *) { return ++Exits, true; }
+  bool VisitContinueStmt(ContinueStmt *) { return ++Exits, true; }
+  bool VisitGotoStmt(GotoStmt *) { return ++Exits, true; }
+  unsigned Exits = 0;
+};
 
 Error Matcher::matchGuard(const MemoryAccess &Out, const IndexExpr &Row,
                           const IndexExpr &Col) {
   SmallVector<Bound, 4> Bounds;
-  // `if (row < M && col < N) { ... C[...] = ...; }` around the store.
+  std::string Where = " (at " + Out.Location + ")";
+  // `if (row < M && col < N) { ... C[...] = ...; }` around the store, and
+  // no other control flow.
   DynTypedNodeList Parents = Ctx.getParents(*Out.E);
   const Stmt *Child = Out.E;
   while (Parents.size() == 1 && !Parents[0].get<FunctionDecl>()) {
     const Stmt *P = Parents[0].get<Stmt>();
     if (!P)
       break;
-    if (const auto *If = dyn_cast<IfStmt>(P))
-      if (If->getThen() == Child && !If->getElse())
-        collectBounds(If->getCond(), /*Negated=*/false, Bounds);
+    if (const auto *If = dyn_cast<IfStmt>(P)) {
+      if (If->getThen() != Child || If->getElse() ||
+          !collectBounds(If->getCond(), /*Negated=*/false, Bounds))
+        return refuse(kernel() + " stores C under a condition other than "
+                                 "`row < M && col < N`" +
+                      Where);
+    } else if (!isa<Expr>(P) && !isa<CompoundStmt>(P)) {
+      return refuse(kernel() + " stores C under a '" + P->getStmtClassName() +
+                    "' statement" + Where);
+    }
     Child = P;
     Parents = Ctx.getParents(*P);
   }
-  // `if (row >= M || col >= N) return;` at the top level of the body.
+  // `if (row >= M || col >= N) return;` at the top level of the body; no
+  // other early exit.
+  unsigned BoundExits = 0;
   if (const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody()))
     for (const Stmt *S : Body->body())
       if (const auto *If = dyn_cast<IfStmt>(S))
-        if (isa_and_nonnull<ReturnStmt>(If->getThen()) && !If->getElse())
-          collectBounds(If->getCond(), /*Negated=*/true, Bounds);
+        if (isa_and_nonnull<ReturnStmt>(If->getThen()) && !If->getElse() &&
+            collectBounds(If->getCond(), /*Negated=*/true, Bounds))
+          ++BoundExits;
+  ExitCounter Exits;
+  Exits.TraverseStmt(K.Decl->getBody());
+  if (Exits.Exits != BoundExits)
+    return refuse(kernel() + " has a return, break, continue or goto other "
+                             "than an early `if (row >= M || col >= N) "
+                             "return;`");
 
   auto FormOf = [&](const VarDecl *V) -> const IndexExpr * {
     for (const ThreadIndexVar &T : Model.ThreadIndices)
@@ -434,8 +465,9 @@ Error Matcher::matchGuard(const MemoryAccess &Out, const IndexExpr &Row,
   std::optional<unsigned> RowLimit, ColLimit;
   for (const Bound &B : Bounds) {
     const IndexExpr *F = FormOf(B.Var);
-    if (!F)
-      continue;
+    if (!F || (*F != Row && *F != Col))
+      return refuse(kernel() + " bounds '" + B.Var->getName() +
+                    "', which is neither the row nor the column of C");
     if (*F == Row)
       RowLimit = B.Limit->getFunctionScopeIndex();
     else if (*F == Col)
@@ -488,9 +520,10 @@ Expected<GemmKernelMatch> Matcher::run() {
   };
   const MemoryAccess *XP = AccessOf(PA.X), *YP = AccessOf(PA.Y);
   if (!XP || !YP || XP == YP)
-    return refuse(kernel() + "'s product at " +
-                  describeLocation(Ctx.getSourceManager(), PA.S->getBeginLoc()) +
-                  " does not multiply two loads from memory");
+    return refuse(
+        kernel() + "'s product at " +
+        describeLocation(Ctx.getSourceManager(), PA.S->getBeginLoc()) +
+        " does not multiply two loads from memory");
   const MemoryAccess &X = *XP, &Y = *YP;
   int AccLoop = -1;
   for (size_t I = 0; I < Model.Loops.size(); ++I)
@@ -499,6 +532,16 @@ Expected<GemmKernelMatch> Matcher::run() {
       AccLoop = I;
   if (AccLoop < 0)
     return refuse(kernel() + "'s product is not accumulated in a loop");
+  // Every iteration adds its product: no condition around it.
+  for (DynTypedNodeList P = Ctx.getParents(*PA.S);
+       P.size() == 1 && P[0].get<Stmt>() != Model.Loops[AccLoop].S;
+       P = Ctx.getParents(P[0])) {
+    const Stmt *S = P[0].get<Stmt>();
+    if (!S || (!isa<CompoundStmt>(S) && !isa<Expr>(S)))
+      return refuse(kernel() + " accumulates under a condition (" +
+                    (S ? S->getStmtClassName() : "declaration") +
+                    " in the k loop)");
+  }
   const MemoryAccess *OutP = nullptr;
   for (const MemoryAccess &A : Model.Accesses)
     if (&A != &X && &A != &Y)
@@ -510,8 +553,9 @@ Expected<GemmKernelMatch> Matcher::run() {
       return refuse(kernel() + " accesses '" + A->Text +
                     "', which is not a global-memory pointer parameter");
   if (Out.Kind != AccessKind::Write || Out.Loop >= 0)
-    return refuse(kernel() + " does not store its result once per thread "
-                             "after the k loop (at " +
+    return refuse(kernel() +
+                  " does not store its result once per thread "
+                  "after the k loop (at " +
                   Out.Location + ")");
 
   const VarDecl *AccVar = PA.Acc;
@@ -520,7 +564,8 @@ Expected<GemmKernelMatch> Matcher::run() {
   std::optional<llvm::APFloat> Init;
   if (const Expr *I = AccVar->getInit()) {
     Expr::EvalResult R;
-    if (I->EvaluateAsRValue(R, Ctx) && R.Val.isFloat() && R.Val.getFloat().isZero())
+    if (I->EvaluateAsRValue(R, Ctx) && R.Val.isFloat() &&
+        R.Val.getFloat().isZero())
       Init = R.Val.getFloat();
   }
   if (!Init || writesTo(AccVar) != 1)
@@ -651,8 +696,8 @@ Expected<GemmProblem> problemAtLaunch(ASTContext &Ctx, const KernelInfo &K,
     int64_t Cols = (*Grid)[Match.ColDim] * (*Block)[Match.ColDim];
     if (Rows < (*M)[0] || Cols < (*N)[0])
       return refuse("the launch at " + Where + " covers " + Twine(Rows) +
-                    " x " + Twine(Cols) + " outputs of the " +
-                    Twine((*M)[0]) + " x " + Twine((*N)[0]) +
+                    " x " + Twine(Cols) + " outputs of the " + Twine((*M)[0]) +
+                    " x " + Twine((*N)[0]) +
                     " C; cudaoptGemm would compute all of C");
   }
 

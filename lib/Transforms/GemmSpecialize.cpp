@@ -164,11 +164,15 @@ public:
   }
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
-        {"allow-fp16-compute", 0, 0, 1,
+        {"allow-fp16-compute",
+         0,
+         0,
+         1,
          "1 = also replace GEMMs that accumulate in fp16 (cublasHgemm, "
          "CUBLAS_COMPUTE_16F; results change) and run cublasSgemm on fp16 "
          "copies (CUBLAS_COMPUTE_32F_FAST_16F-like, fp16-rounded result)",
-         false, {0}},
+         false,
+         {0}},
     };
     return Specs;
   }
@@ -185,8 +189,8 @@ public:
     return refuse(join(Pl.Refusals, "\n    "));
   }
 
-  Expected<tooling::Replacements>
-  rewrite(const KernelTarget &T, const ParamValues &P) const override {
+  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
+                                          const ParamValues &P) const override {
     Plan Pl = plan(T, P);
     const SourceManager &SM = T.getSourceManager();
     tooling::Replacements R;
@@ -220,7 +224,8 @@ private:
     for (const CublasGemmCall &C : findCublasGemmCalls(T.Ctx)) {
       Expected<CublasGemmMapping> M = mapCublasGemm(T.Ctx, C, Opts);
       Expected<CharSourceRange> Range =
-          M ? callRange(T.Ctx, C.Call) : Expected<CharSourceRange>(M.takeError());
+          M ? callRange(T.Ctx, C.Call)
+            : Expected<CharSourceRange>(M.takeError());
       if (!Range) {
         Pl.Refusals.push_back(toString(Range.takeError()));
         continue;
@@ -266,10 +271,10 @@ private:
     for (const LaunchSite &L : K.Launches) {
       if (L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
                        L.Caller->hasAttr<CUDADeviceAttr>())) {
-        Pl.Refusals.push_back("the launch of '" + K.name() + "' at " +
-                              describeLocation(T.getSourceManager(),
-                                               L.Call->getBeginLoc()) +
-                              " is in device code");
+        Pl.Refusals.push_back(
+            "the launch of '" + K.name() + "' at " +
+            describeLocation(T.getSourceManager(), L.Call->getBeginLoc()) +
+            " is in device code");
         continue;
       }
       Expected<GemmProblem> Problem = problemAtLaunch(T.Ctx, K, *Match, L);

@@ -76,8 +76,7 @@ Error insertAfterIncludes(const ASTContext &Ctx, tooling::Replacements &R,
   return R.add(tooling::Replacement(SM, Loc, 0, Text));
 }
 
-Expected<CharSourceRange> statementRange(const ASTContext &Ctx,
-                                         const Expr *E) {
+Expected<CharSourceRange> statementRange(const ASTContext &Ctx, const Expr *E) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Where = describeLocation(SM, E->getBeginLoc());
   if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
@@ -85,10 +84,8 @@ Expected<CharSourceRange> statementRange(const ASTContext &Ctx,
   // The call must be a statement of its own, not part of a larger expression.
   DynTypedNodeList Parents = const_cast<ASTContext &>(Ctx).getParents(*E);
   while (Parents.size() == 1 && Parents[0].get<ExprWithCleanups>())
-    Parents =
-        const_cast<ASTContext &>(Ctx).getParents(*Parents[0].get<Expr>());
-  if (Parents.size() != 1 || !Parents[0].get<Stmt>() ||
-      Parents[0].get<Expr>())
+    Parents = const_cast<ASTContext &>(Ctx).getParents(*Parents[0].get<Expr>());
+  if (Parents.size() != 1 || !Parents[0].get<Stmt>() || Parents[0].get<Expr>())
     return refuse("the call at " + Where +
                   " is part of a larger expression; only a call that is a "
                   "statement of its own can be replaced");

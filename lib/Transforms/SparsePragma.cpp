@@ -51,7 +51,8 @@ static SparseMark parseMark(StringRef Body, unsigned Line) {
     return Fail();
   auto [Name, Rest] = Body.split(',');
   Name = Name.trim();
-  if (Name.empty() || !all_of(Name, [](char C) { return isAlnum(C) || C == '_'; }) ||
+  if (Name.empty() ||
+      !all_of(Name, [](char C) { return isAlnum(C) || C == '_'; }) ||
       isDigit(Name.front()))
     return Fail();
   Rest = Rest.trim();

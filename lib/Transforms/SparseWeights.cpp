@@ -94,7 +94,8 @@ std::string encodeHelper(StringRef Name, StringRef Var, StringRef Caller) {
 // encoded from the dense device matrix the first time it is used (and again
 // only if a different pointer arrives; the values must not change).
 static const cudaopt::sparse::TlsDeviceMatrix *
-)" + Name + R"((const void *Dense, int Rows, int Cols, int Ld) {
+)" + Name +
+          R"((const void *Dense, int Rows, int Cols, int Ld) {
   static cudaopt::sparse::TlsDeviceMatrix Matrix;
   static const void *EncodedFrom = nullptr;
   if (EncodedFrom == Dense)
@@ -124,9 +125,11 @@ std::string fileHelper(StringRef Name, StringRef Var, StringRef Caller,
   return (Twine(R"(
 // sparse-weights: )") +
           Var + " of " + Caller + R"(() in the three-layer sparse format,
-// read from )" + File + R"( the first time it is used.
+// read from )" +
+          File + R"( the first time it is used.
 static const cudaopt::sparse::TlsDeviceMatrix *
-)" + Name + R"((const void *Dense, int Rows, int Cols, int Ld) {
+)" + Name +
+          R"((const void *Dense, int Rows, int Cols, int Ld) {
   (void)Dense;
   (void)Ld;
   static cudaopt::sparse::TlsDeviceMatrix Matrix;
@@ -175,8 +178,8 @@ public:
     return refuse(join(Pl.Refusals, "\n    "));
   }
 
-  Expected<tooling::Replacements>
-  rewrite(const KernelTarget &T, const ParamValues &P) const override {
+  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
+                                          const ParamValues &P) const override {
     Plan Pl = plan(T);
     const SourceManager &SM = T.getSourceManager();
     tooling::Replacements R;
@@ -265,8 +268,7 @@ Expected<std::string> SparseWeights::rewriteCall(ASTContext &Ctx,
     if (Call->getArg(I)->HasSideEffects(Ctx))
       return Fail("argument '" + Arg(I) + "' has side effects");
 
-  std::string Helper =
-      weightHelper(Pl, M, C.Caller->getNameAsString());
+  std::string Helper = weightHelper(Pl, M, C.Caller->getNameAsString());
   Pl.NeedsGemmHelper = true;
   // cudaoptSparseGemm(h, W(dense, M, K, lda), X, ldx, N, Y, ldy)
   return "cudaoptSparseGemm(" + Arg(0) + ", " + Helper + "(" + Arg(7) + ", " +
@@ -295,8 +297,8 @@ Expected<std::string> SparseWeights::rewriteLaunch(ASTContext &Ctx,
   // C^T = B' * A^T: tlsSpmm with W = B' (N x K row-major), X = A (K x M
   // column-major) and Y = C (N x M column-major).
   auto ArgIs = [&](unsigned I) {
-    const auto *Ref = dyn_cast<DeclRefExpr>(
-        L.Call->getArg(I)->IgnoreParenImpCasts());
+    const auto *Ref =
+        dyn_cast<DeclRefExpr>(L.Call->getArg(I)->IgnoreParenImpCasts());
     return Ref && Ref->getDecl()->getName() == M.Var;
   };
   if (!ArgIs(Match->B))
@@ -323,7 +325,6 @@ Expected<std::string> SparseWeights::rewriteLaunch(ASTContext &Ctx,
          P->Ldc + ");";
 }
 
-
 /// The line the statement containing \p E starts on (`cublasStatus_t s =`
 /// before a call on the next line, or the CHECK( of a wrapping macro).
 unsigned statementLine(ASTContext &Ctx, const Expr *E) {
@@ -348,8 +349,7 @@ Plan SparseWeights::plan(const KernelTarget &T) const {
       Pl.Refusals.push_back("malformed pragma at " + M.Error);
   std::vector<const SparseMark *> Used;
   for (const CublasGemmCall &C : findCublasGemmCalls(T.Ctx)) {
-    const SparseMark *M =
-        markAbove(T.Ctx, Marks, statementLine(T.Ctx, C.Call));
+    const SparseMark *M = markAbove(T.Ctx, Marks, statementLine(T.Ctx, C.Call));
     if (!M || !M->Error.empty())
       continue;
     Used.push_back(M);

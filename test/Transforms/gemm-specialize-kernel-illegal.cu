@@ -8,6 +8,9 @@
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=unguarded %s 2>&1 | FileCheck %s --check-prefix=GUARD
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=scale %s 2>&1 | FileCheck %s --check-prefix=NOTGEMM
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=hgemm %s 2>&1 | FileCheck %s --check-prefix=LAUNCH
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=cond_acc %s 2>&1 | FileCheck %s --check-prefix=COND
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=flagged %s 2>&1 | FileCheck %s --check-prefix=FLAG
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=early_break %s 2>&1 | FileCheck %s --check-prefix=BREAK
 // RUN: not test -e %t.cu
 
 // FP32: error: pass 'gemm-specialize{allow-fp16-compute=0}' is not legal here:
@@ -20,6 +23,9 @@
 // TILED: kernel 'tiled' stages its operands through __shared__ memory; the layout proof covers only a GEMM that reads A and B directly from global memory
 // GUARD: kernel 'unguarded' has no guard `row < M && col < N` (or an early `if (row >= M || col >= N) return;`) around the store of C, so the extent of C is unknown
 // NOTGEMM: kernel 'scale' is not a GEMM ({{.*}}), and the file has no cublasGemmEx, cublasHgemm, cublasSgemm or cublasLtMatmul call
+// COND: kernel 'cond_acc' accumulates under a condition (IfStmt in the k loop)
+// FLAG: kernel 'flagged' stores C under a condition other than `row < M && col < N` (at {{.*}})
+// BREAK: kernel 'early_break' has a return, break, continue or goto other than an early `if (row >= M || col >= N) return;`
 // LAUNCH: the launch at {{.*}}gemm-specialize-kernel-illegal.cu:{{[0-9]+}}:3 covers 64 x 64 outputs of the 128 x 128 C; cudaoptGemm would compute all of C
 // LAUNCH-NEXT: argument 'n++' of the launch at {{.*}} has side effects; the rewrite would repeat it
 // LAUNCH-NEXT: the call at {{.*}} is written inside a macro
@@ -124,6 +130,46 @@ __global__ void unguarded(const __half *A, const __half *B, __half *C, int N,
   float acc = 0.0f;
   for (int k = 0; k < K; ++k)
     acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+  C[row * N + col] = __float2half(acc);
+}
+
+__global__ void cond_acc(const __half *A, const __half *B, __half *C, int M,
+                         int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      if (k % 2 == 0)
+        acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+    C[row * N + col] = __float2half(acc);
+  }
+}
+
+__global__ void flagged(const __half *A, const __half *B, __half *C, int M,
+                        int N, int K, bool enabled) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N && enabled) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+    C[row * N + col] = __float2half(acc);
+  }
+}
+
+__global__ void early_break(const __half *A, const __half *B, __half *C, int M,
+                            int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row >= M || col >= N)
+    return;
+  float acc = 0.0f;
+  for (int k = 0; k < K; ++k) {
+    if (acc > 1e4f)
+      break;
+    acc += __half2float(A[row * K + k]) * __half2float(B[k * N + col]);
+  }
   C[row * N + col] = __float2half(acc);
 }
 

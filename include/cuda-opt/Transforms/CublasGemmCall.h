@@ -1,4 +1,4 @@
-//===- CublasGemmCall.h - Recognise cuBLAS GEMM calls in host code -*- C++ -*-//
+//===- CublasGemmCall.h - cuBLAS GEMM calls in host code --------*- C++ -*-===//
 //
 // Part of cuda-opt. Finds the cublasGemmEx, cublasHgemm, cublasSgemm and
 // cublasLtMatmul calls of a file and maps each to the row-major

@@ -1,4 +1,4 @@
-//===- GemmKernelMatch.h - Prove a kernel is a plain row-major GEMM -*- C++ -*-//
+//===- GemmKernelMatch.h - Prove a kernel is a row-major GEMM ---*- C++ -*-===//
 //
 // Part of cuda-opt. gemm-specialize replaces the launch of a GEMM kernel with
 // a cudaoptGemm call. That is only sound when the kernel computes exactly

@@ -1,4 +1,4 @@
-//===- GemmProblem.h - A recognised GEMM as cudaoptGemm operands -*- C++ -*-===//
+//===- GemmProblem.h - A GEMM as cudaoptGemm operands -----------*- C++ -*-===//
 //
 // Part of cuda-opt. The operands of one recognised GEMM (a kernel launch or a
 // cuBLAS call), already mapped to the row-major convention of

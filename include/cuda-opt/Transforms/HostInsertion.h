@@ -1,4 +1,4 @@
-//===- HostInsertion.h - Add includes and helpers to a main file -*- C++ -*-===//
+//===- HostInsertion.h - Includes and helpers in a main file ----*- C++ -*-===//
 //
 // Part of cuda-opt. Transforms that call a runtime library from host code
 // add `#include "lib.h"` and, sometimes, a small host helper to the file they

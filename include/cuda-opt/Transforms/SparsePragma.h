@@ -1,4 +1,4 @@
-//===- SparsePragma.h - `#pragma cuda_opt sparse(W)` markers -----*- C++ -*-===//
+//===- SparsePragma.h - cuda_opt sparse(W) pragmas --------------*- C++ -*-===//
 //
 // Part of cuda-opt. The user marks a GEMM whose A operand is a sparse weight
 // with a pragma on the line(s) just before the statement:
