@@ -92,3 +92,23 @@ int lt_linear(cublasLtHandle_t lt, const __half *x, const __half *W,
   cublasLtMatmulDescDestroy(op);
   return st != CUBLAS_STATUS_SUCCESS;
 }
+
+// Row-major B (K x N) through Lt with default (N, N) operations: Lt's A is B
+// (N x K column-major), k is the column count of A's layout.
+// CHECK-LABEL: {{^}}int lt_nn(
+int lt_nn(cublasLtHandle_t lt, const __half *A, const __half *B, __half *C,
+          int M, int N, int K, cudaStream_t stream) {
+  cublasLtMatmulDesc_t op;
+  cublasLtMatmulDescCreate(&op, CUBLAS_COMPUTE_32F_FAST_16F, CUDA_R_32F);
+  cublasLtMatrixLayout_t la, lb, lc;
+  cublasLtMatrixLayoutCreate(&la, CUDA_R_16F, N, K, N);
+  cublasLtMatrixLayoutCreate(&lb, CUDA_R_16F, K, M, K);
+  cublasLtMatrixLayoutCreate(&lc, CUDA_R_16F, N, M, N);
+  float alpha = 1.0f, beta = 1.0f;
+  // CHECK: {{^}} return cudaoptGemmOnStream(
+  // CHECK-NEXT: {{^}} stream, {/*M=*/M, /*N=*/N, /*K=*/K, CUDAOPT_GEMM_F16, CUDAOPT_GEMM_B_ROW,
+  // CHECK-NEXT: {{^}} /*A=*/A, /*Lda=*/K, /*B=*/B, /*Ldb=*/N, /*C=*/C, /*Ldc=*/N,
+  // CHECK-NEXT: {{^}} /*Alpha=*/alpha, /*Beta=*/beta});
+  return cublasLtMatmul(lt, op, &alpha, B, la, A, lb, &beta, C, lc, C, lc,
+                        nullptr, nullptr, 0, stream);
+}
