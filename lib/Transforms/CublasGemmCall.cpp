@@ -121,6 +121,13 @@ private:
     return sourceText(Ctx, E->getSourceRange());
   }
   std::string arg(unsigned I) const { return text(Call->getArg(I)); }
+  /// An extent (as int) or leading dimension (as long long) argument.
+  std::string dim(unsigned I) const {
+    return convertedText(Ctx, Call->getArg(I), Ctx.IntTy);
+  }
+  std::string ld(unsigned I) const {
+    return convertedText(Ctx, Call->getArg(I), Ctx.LongLongTy);
+  }
   Error fail(const Twine &Why) const {
     return refuse(C.Name + " at " + C.Location + ": " + Why);
   }
@@ -247,8 +254,8 @@ Expected<CublasGemmMapping> Mapper::run() {
       return std::move(E);
     bool HalfScale = *Compute == Compute16F || *Compute == Compute16FPedantic ||
                      *Compute == R16F;
-    if (Error E = mapOperands(*TransA, *TransB, arg(3), arg(4), arg(5), arg(7),
-                              arg(9), arg(10), arg(12), arg(14), arg(16)))
+    if (Error E = mapOperands(*TransA, *TransB, dim(3), dim(4), dim(5), arg(7),
+                              ld(9), arg(10), ld(12), arg(14), ld(16)))
       return std::move(E);
     Result.Problem.Alpha = hostScalar(Call->getArg(6), HalfScale);
     Result.Problem.Beta = hostScalar(Call->getArg(13), HalfScale);
@@ -267,8 +274,8 @@ Expected<CublasGemmMapping> Mapper::run() {
                 "to accept that)");
   Result.Float32 = C.Kind == CublasGemmKind::Sgemm;
   Result.Problem.Type = "CUDAOPT_GEMM_F16";
-  if (Error E = mapOperands(*TransA, *TransB, arg(3), arg(4), arg(5), arg(7),
-                            arg(8), arg(9), arg(10), arg(12), arg(13)))
+  if (Error E = mapOperands(*TransA, *TransB, dim(3), dim(4), dim(5), arg(7),
+                            ld(8), arg(9), ld(10), arg(12), ld(13)))
     return std::move(E);
   Result.Problem.Alpha = hostScalar(Call->getArg(6), !Result.Float32);
   Result.Problem.Beta = hostScalar(Call->getArg(11), !Result.Float32);

@@ -6,6 +6,7 @@
 #include "cuda-opt/Transforms/CublasLtDescriptors.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Transforms/CublasGemmCall.h"
+#include "cuda-opt/Transforms/GemmProblem.h"
 #include "cuda-opt/Transforms/Transform.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -129,9 +130,10 @@ Expected<LtMatrixLayout> findLtMatrixLayout(ASTContext &Ctx,
         return refuse("the type of layout '" + Name +
                       "' is not a compile-time constant");
       L.Type = *Type;
-      L.Rows = sourceText(Ctx, CE->getArg(2)->getSourceRange());
-      L.Cols = sourceText(Ctx, CE->getArg(3)->getSourceRange());
-      L.Ld = sourceText(Ctx, CE->getArg(4)->getSourceRange());
+      // Rows and columns become M, N or K (int), Ld a leading dimension.
+      L.Rows = convertedText(Ctx, CE->getArg(2), Ctx.IntTy);
+      L.Cols = convertedText(Ctx, CE->getArg(3), Ctx.IntTy);
+      L.Ld = convertedText(Ctx, CE->getArg(4), Ctx.LongLongTy);
       for (unsigned I = 2; I < 5; ++I)
         if (CE->getArg(I)->HasSideEffects(Ctx))
           return refuse("a size of layout '" + Name + "' has side effects");

@@ -430,8 +430,9 @@ Error Matcher::matchGuard(const MemoryAccess &Out, const IndexExpr &Row,
     if (const auto *If = dyn_cast<IfStmt>(P)) {
       if (If->getThen() != Child || If->getElse() ||
           !collectBounds(If->getCond(), /*Negated=*/false, Bounds))
-        return refuse(kernel() + " stores C under a condition other than "
-                                 "`row < M && col < N`" +
+        return refuse(kernel() +
+                      " stores C under a condition other than "
+                      "`row < M && col < N`" +
                       Where);
     } else if (!isa<Expr>(P) && !isa<CompoundStmt>(P)) {
       return refuse(kernel() + " stores C under a '" + P->getStmtClassName() +
@@ -702,9 +703,12 @@ Expected<GemmProblem> problemAtLaunch(ASTContext &Ctx, const KernelInfo &K,
   }
 
   GemmProblem P;
-  P.M = Arg(Match.M);
-  P.N = Arg(Match.N);
-  P.K = Arg(Match.K);
+  auto ArgAs = [&](unsigned I, QualType T) {
+    return convertedText(Ctx, L.Call->getArg(I), T);
+  };
+  P.M = ArgAs(Match.M, Ctx.IntTy);
+  P.N = ArgAs(Match.N, Ctx.IntTy);
+  P.K = ArgAs(Match.K, Ctx.IntTy);
   P.Type = Match.BF16 ? "CUDAOPT_GEMM_BF16" : "CUDAOPT_GEMM_F16";
   P.LayoutB = Match.BColumnMajor ? "CUDAOPT_GEMM_B_COL" : "CUDAOPT_GEMM_B_ROW";
   P.A = Arg(Match.A);
@@ -714,7 +718,7 @@ Expected<GemmProblem> problemAtLaunch(ASTContext &Ctx, const KernelInfo &K,
   P.C = Arg(Match.C);
   P.Ldc = P.N;
   if (Match.Alpha)
-    P.Alpha = Arg(*Match.Alpha);
+    P.Alpha = ArgAs(*Match.Alpha, Ctx.FloatTy);
   return P;
 }
 

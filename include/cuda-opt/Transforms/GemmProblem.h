@@ -9,6 +9,8 @@
 #ifndef CUDA_OPT_TRANSFORMS_GEMMPROBLEM_H
 #define CUDA_OPT_TRANSFORMS_GEMMPROBLEM_H
 
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Expr.h"
 #include <string>
 
 namespace cuda_opt {
@@ -22,6 +24,13 @@ struct GemmProblem {
   std::string A, Lda, B, Ldb, C, Ldc;
   std::string Alpha = "1.0f", Beta = "0.0f";
 };
+
+/// The source text of \p E as a value of type \p To (int for M, N, K, long
+/// long for leading dimensions, float for alpha and beta): E itself when it
+/// converts without narrowing (a braced initialiser rejects narrowing),
+/// else `static_cast<To>(E)`.
+std::string convertedText(clang::ASTContext &Ctx, const clang::Expr *E,
+                          clang::QualType To);
 
 /// The aggregate initialiser `{M, N, K, Type, LayoutB, A, Lda, ...}`.
 std::string renderProblemInit(const GemmProblem &P);
