@@ -271,7 +271,20 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     }
     std::string Why;
     bool ChangesLaunch = false, NeedsProgramMode = false;
+    bool LibraryCall = false;
     for (const PassInvocation &PI : *Pipeline) {
+      if (PI.Pass->replacesLaunch(PI.Params)) {
+        if (Error E =
+                PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
+          Why = PI.str() + ": " + toString(std::move(E));
+          break;
+        }
+        LibraryCall = true;
+        Why = PI.str() + ": replaces the kernel's launch with a library call, "
+                         "which the measurement worker cannot time yet (it "
+                         "replays kernels; see docs/program-mode-plan.md)";
+        break;
+      }
       if (PI.Pass->changesLaunchConfig(PI.Params)) {
         ChangesLaunch = true;
         if (!H.ProgramMode) {
@@ -297,7 +310,9 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     }
     CandidateRecord C;
     C.Pipeline = P;
-    C.Status = NeedsProgramMode ? "needs-program-mode" : "illegal";
+    C.Status = LibraryCall        ? "library-call"
+               : NeedsProgramMode ? "needs-program-mode"
+                                  : "illegal";
     C.Detail = Why;
     Record(C);
   }

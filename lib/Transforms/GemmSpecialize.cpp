@@ -179,6 +179,7 @@ public:
   /// The launch becomes a library call: there is no kernel variant whose
   /// cubin the tuner could replay, so spec mode must not time it as one.
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
+  bool replacesLaunch(const ParamValues &) const override { return true; }
 
   Error checkLegality(const KernelTarget &T,
                       const ParamValues &P) const override {

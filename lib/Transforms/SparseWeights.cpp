@@ -169,6 +169,7 @@ public:
   }
   /// The call becomes a library call: no kernel variant to replay.
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
+  bool replacesLaunch(const ParamValues &) const override { return true; }
 
   Error checkLegality(const KernelTarget &T,
                       const ParamValues &P) const override {

@@ -75,6 +75,14 @@ public:
     return false;
   }
 
+  /// True when the rewrite replaces the kernel's launch with a library call
+  /// (gemm-specialize, sparse-weights). The tuner's worker replays kernel
+  /// symbols, so it cannot measure such a variant yet and lists it as
+  /// "library-call" instead of mis-measuring it.
+  virtual bool replacesLaunch(const ParamValues &Params) const {
+    return false;
+  }
+
   /// Success if the transform may rewrite this kernel with these parameters;
   /// otherwise an error whose message is the reason, phrased for the user
   /// ("kernel 'k' has no counted loop to unroll").
