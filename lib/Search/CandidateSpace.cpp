@@ -32,6 +32,8 @@ static std::vector<int64_t> tuningValues(const ParamSpec &P) {
 static std::vector<std::string> paramGrid(ArrayRef<ParamSpec> Params) {
   std::vector<std::string> Out = {""};
   for (const ParamSpec &P : Params) {
+    if (P.IsText)
+      continue; // File names and such keep their defaults.
     std::vector<std::string> Next;
     for (const std::string &Prefix : Out)
       for (int64_t V : tuningValues(P))

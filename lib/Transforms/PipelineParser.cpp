@@ -13,8 +13,9 @@ namespace cuda_opt {
 
 std::string PassInvocation::str() const {
   std::string S = Pass->getName().str();
-  if (!Pass->getParams().empty())
-    S += "{" + Params.str(Pass->getParams()) + "}";
+  std::string P = Params.str(Pass->getParams());
+  if (!P.empty())
+    S += "{" + P + "}";
   return S;
 }
 
@@ -31,7 +32,10 @@ static std::string knownPassNames() {
 static Error parseParams(StringRef Body, const Transform &T,
                          ParamValues &Out) {
   for (const ParamSpec &P : T.getParams())
-    Out.set(P.Name, P.Default);
+    if (P.IsText)
+      Out.setText(P.Name, "");
+    else
+      Out.set(P.Name, P.Default);
   SmallVector<StringRef, 4> Items;
   // Parameters may be separated by commas or spaces.
   std::string Normalized = Body.str();
@@ -54,6 +58,17 @@ static Error parseParams(StringRef Body, const Transform &T,
           "pass '%s' has no parameter '%s' (valid: %s)",
           T.getName().str().c_str(), Key.str().c_str(),
           Valid.empty() ? "none" : Valid.c_str());
+    }
+    if (Spec->IsText) {
+      // A file name or identifier; quotes are optional.
+      if (Value.size() >= 2 && Value.front() == '"' && Value.back() == '"')
+        Value = Value.drop_front().drop_back();
+      if (Value.empty())
+        return createStringError(inconvertibleErrorCode(),
+                                 "parameter '%s' of pass '%s' needs a value",
+                                 Key.str().c_str(), T.getName().str().c_str());
+      Out.setText(Key, Value);
+      continue;
     }
     int64_t V;
     if (Value.empty() || Value.getAsInteger(10, V))

@@ -167,13 +167,26 @@ public:
            "`#pragma cuda_opt sparse(W)` on the three-layer sparse format "
            "(tlsSpmm)";
   }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"weight", 0, 0, 0,
+         "the weight variable, as if `#pragma cuda_opt sparse(NAME)` stood "
+         "above every marked-able call or launch that uses it",
+         false, {}, /*IsText=*/true},
+        {"file", 0, 0, 0,
+         "a .tls file (cuda-opt sparse-encode) to read instead of encoding "
+         "at load time, for marks that name none",
+         false, {}, /*IsText=*/true},
+    };
+    return Specs;
+  }
   /// The call becomes a library call: no kernel variant to replay.
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
   bool replacesLaunch(const ParamValues &) const override { return true; }
 
   Error checkLegality(const KernelTarget &T,
                       const ParamValues &P) const override {
-    Plan Pl = plan(T);
+    Plan Pl = plan(T, P);
     if (!Pl.Edits.empty())
       return Error::success();
     return refuse(join(Pl.Refusals, "\n    "));
@@ -181,7 +194,7 @@ public:
 
   Expected<tooling::Replacements> rewrite(const KernelTarget &T,
                                           const ParamValues &P) const override {
-    Plan Pl = plan(T);
+    Plan Pl = plan(T, P);
     const SourceManager &SM = T.getSourceManager();
     tooling::Replacements R;
     for (const auto &[Range, Text] : Pl.Edits)
@@ -205,7 +218,7 @@ public:
   }
 
 private:
-  Plan plan(const KernelTarget &T) const;
+  Plan plan(const KernelTarget &T, const ParamValues &P) const;
   /// The replacement of one marked kernel launch statement, or why not.
   Expected<std::string> rewriteLaunch(ASTContext &Ctx, const KernelInfo &K,
                                       const LaunchSite &L, const SparseMark &M,
@@ -342,15 +355,34 @@ unsigned statementLine(ASTContext &Ctx, const Expr *E) {
       SM.getExpansionLoc(Node.getSourceRange().getBegin()));
 }
 
-Plan SparseWeights::plan(const KernelTarget &T) const {
+Plan SparseWeights::plan(const KernelTarget &T, const ParamValues &P) const {
   Plan Pl;
   std::vector<SparseMark> Marks = findSparseMarks(T.Ctx);
-  for (const SparseMark &M : Marks)
+  for (SparseMark &M : Marks) {
     if (!M.Error.empty())
       Pl.Refusals.push_back("malformed pragma at " + M.Error);
+    else if (M.File.empty())
+      M.File = P.getText("file");
+  }
+  // weight=NAME marks every call or launch whose arguments name it.
+  SparseMark Option;
+  Option.Var = P.getText("weight");
+  Option.File = P.getText("file");
+  auto MarkOf = [&](const Expr *S, ArrayRef<const Expr *> Args) {
+    const SparseMark *M = markAbove(T.Ctx, Marks, statementLine(T.Ctx, S));
+    if (M || Option.Var.empty())
+      return M;
+    for (const Expr *A : Args)
+      if (const auto *DRE =
+              dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts()))
+        if (DRE->getDecl()->getName() == Option.Var)
+          return static_cast<const SparseMark *>(&Option);
+    return static_cast<const SparseMark *>(nullptr);
+  };
   std::vector<const SparseMark *> Used;
   for (const CublasGemmCall &C : findCublasGemmCalls(T.Ctx)) {
-    const SparseMark *M = markAbove(T.Ctx, Marks, statementLine(T.Ctx, C.Call));
+    const SparseMark *M = MarkOf(
+        C.Call, ArrayRef<const Expr *>(C.Call->getArgs(), C.Call->getNumArgs()));
     if (!M || !M->Error.empty())
       continue;
     Used.push_back(M);
@@ -368,8 +400,9 @@ Plan SparseWeights::plan(const KernelTarget &T) const {
   // kernel's step's business.
   for (const KernelInfo &K : findKernels(T.Ctx))
     for (const LaunchSite &L : K.Launches) {
-      const SparseMark *M =
-          markAbove(T.Ctx, Marks, statementLine(T.Ctx, L.Call));
+      const SparseMark *M = MarkOf(
+          L.Call,
+          ArrayRef<const Expr *>(L.Call->getArgs(), L.Call->getNumArgs()));
       if (!M || !M->Error.empty())
         continue;
       Used.push_back(M);
@@ -393,9 +426,14 @@ Plan SparseWeights::plan(const KernelTarget &T) const {
            " is not directly above a cublasGemmEx call or a kernel launch "
            "(cublasLtMatmul is not rewritten yet)")
               .str());
-  if (Marks.empty())
-    Pl.Refusals.push_back("no `#pragma cuda_opt sparse(W)` marks the weight "
-                          "of a cublasGemmEx call in this file");
+  if (!Option.Var.empty() && !is_contained(Used, &Option))
+    Pl.Refusals.push_back("weight=" + Option.Var +
+                          ": no cublasGemmEx call or kernel launch in this "
+                          "file passes '" + Option.Var + "'");
+  if (Marks.empty() && Option.Var.empty())
+    Pl.Refusals.push_back("no `#pragma cuda_opt sparse(W)` (or weight=W) "
+                          "marks the weight of a cublasGemmEx call in this "
+                          "file");
   return Pl;
 }
 

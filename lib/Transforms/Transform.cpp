@@ -22,9 +22,12 @@ int64_t ParamValues::get(StringRef Name) const {
 std::string ParamValues::str(ArrayRef<ParamSpec> Specs) const {
   std::string S;
   for (const ParamSpec &P : Specs) {
+    if (P.IsText && getText(P.Name).empty())
+      continue; // Not given.
     if (!S.empty())
       S += ",";
-    S += P.Name + "=" + std::to_string(get(P.Name));
+    S += P.Name + "=" +
+         (P.IsText ? getText(P.Name) : std::to_string(get(P.Name)));
   }
   return S;
 }

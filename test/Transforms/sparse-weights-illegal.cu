@@ -18,7 +18,7 @@
 // BROW: the launch of 'gemm_nn' at {{.*}}:{{[0-9]+}}:3 (marked sparse(B)): the kernel reads B as B[k * N + col]; tlsSpmm needs the weight stored N x K (B[col * K + k])
 // NOTB: the launch of 'linear' at {{.*}}:{{[0-9]+}}:3 (marked sparse(x)): 'x' is not the kernel's B operand; tlsSpmm's weight is B stored N x K (B[col * K + k], y = x * W^T)
 
-// NOMARK: no `#pragma cuda_opt sparse(W)` marks the weight of a cublasGemmEx call in this file
+// NOMARK: no `#pragma cuda_opt sparse(W)` (or weight=W) marks the weight of a cublasGemmEx call in this file
 
 #include <cublasLt.h>
 #include <cublas_v2.h>

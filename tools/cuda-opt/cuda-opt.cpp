@@ -179,9 +179,12 @@ static int listPasses() {
     outs().indent(std::max<int>(1, 16 - (int)T->getName().size()))
         << "- " << T->getSummary() << "\n";
     for (const ParamSpec &P : T->getParams())
-      outs() << "      " << P.Name << "=<int> [" << P.Min << ".." << P.Max
-             << (P.PowerOfTwo ? ", power of two" : "")
-             << "] default " << P.Default << ": " << P.Help << "\n";
+      if (P.IsText)
+        outs() << "      " << P.Name << "=<text>: " << P.Help << "\n";
+      else
+        outs() << "      " << P.Name << "=<int> [" << P.Min << ".." << P.Max
+               << (P.PowerOfTwo ? ", power of two" : "")
+               << "] default " << P.Default << ": " << P.Help << "\n";
   }
   return 0;
 }

@@ -21,7 +21,8 @@
 
 namespace cuda_opt {
 
-/// One integer parameter of a transform, with its inclusive range.
+/// One parameter of a transform: an integer with its inclusive range, or
+/// (IsText) a string such as a file name, which the tuner never varies.
 struct ParamSpec {
   std::string Name;
   int64_t Default;
@@ -33,6 +34,8 @@ struct ParamSpec {
   /// The values the tuner tries; empty = every power of two in range (for
   /// PowerOfTwo parameters) or just the default.
   std::vector<int64_t> TuneValues = {};
+  /// A text parameter (`file=w.tls`); Default/Min/Max are unused.
+  bool IsText = false;
 };
 
 /// Parameter values after validation against the specs (defaults filled in).
@@ -40,12 +43,20 @@ class ParamValues {
 public:
   int64_t get(llvm::StringRef Name) const;
   void set(llvm::StringRef Name, int64_t V) { Values[Name] = V; }
+  /// Text parameters ("" when not given).
+  std::string getText(llvm::StringRef Name) const {
+    return Texts.lookup(Name);
+  }
+  void setText(llvm::StringRef Name, llvm::StringRef V) {
+    Texts[Name] = V.str();
+  }
   bool has(llvm::StringRef Name) const { return Values.count(Name); }
   /// "a=1,b=2" in spec order, for reports.
   std::string str(llvm::ArrayRef<ParamSpec> Specs) const;
 
 private:
   llvm::StringMap<int64_t> Values;
+  llvm::StringMap<std::string> Texts;
 };
 
 /// What a transform sees: the parsed file and the kernel to rewrite.
