@@ -7,6 +7,7 @@
 #include "cuda-opt/Measure/Capture.h"
 #include "cuda-opt/Measure/TuneSpec.h"
 #include "cuda-opt/Support/GpuLock.h"
+#include "cuda-opt/Support/OutputFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -30,16 +31,6 @@ StringRef captureRuntimeHeader() {
 
 namespace {
 
-Error writeText(StringRef Path, StringRef Text) {
-  std::error_code EC;
-  raw_fd_ostream OS(Path, EC);
-  if (EC)
-    return createStringError(EC, "cannot write %s: %s", Path.str().c_str(),
-                             EC.message().c_str());
-  OS << Text;
-  return Error::success();
-}
-
 std::string tail(StringRef Path, size_t Bytes = 1500) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Path);
   if (!B)
@@ -54,12 +45,6 @@ int runLogged(ArrayRef<std::string> Argv, StringRef Log, unsigned Seconds,
   std::optional<StringRef> Redirects[] = {StringRef(""), Log, Log};
   return sys::ExecuteAndWait(Args[0], Args, Env, Redirects, Seconds, 0,
                              &ErrMsg);
-}
-
-bool sameFileContents(StringRef A, StringRef B) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> BA = MemoryBuffer::getFile(A);
-  ErrorOr<std::unique_ptr<MemoryBuffer>> BB = MemoryBuffer::getFile(B);
-  return BA && BB && (*BA)->getBuffer() == (*BB)->getBuffer();
 }
 
 } // namespace
@@ -118,7 +103,7 @@ Expected<CapturedLaunch> CapturedLaunch::load(StringRef Dir) {
     };
     CA.Before = InDir(A->getString("before").value_or(""));
     CA.After = InDir(A->getString("after").value_or(""));
-    CA.Changed = L.Full && !sameFileContents(CA.Before, CA.After);
+    CA.Changed = A->getBoolean("changed").value_or(false);
     L.Allocs.push_back(CA);
   }
   for (const json::Value &PV : *Params) {
@@ -179,9 +164,9 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
   sys::path::append(Program, "program");
   sys::path::append(BuildLog, "build.log");
   sys::path::append(RunLog, "run.log");
-  if (Error E = writeText(Header, captureRuntimeHeader()))
+  if (Error E = writeFileAtomically(Header, captureRuntimeHeader()))
     return std::move(E);
-  if (Error E = writeText(Source, Inst->Text))
+  if (Error E = writeFileAtomically(Source, Inst->Text))
     return std::move(E);
 
   SmallString<256> Nvcc(TC.CudaPath);

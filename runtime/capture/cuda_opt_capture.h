@@ -64,6 +64,8 @@ struct Param {
 struct Alloc {
   CUdeviceptr Base = 0;
   size_t Size = 0;
+  std::vector<unsigned char> Before; // Contents before the launch.
+  bool Changed = false;              // The launch changed them.
 };
 
 [[noreturn]] inline void fail(const char *What, const char *Detail) {
@@ -86,17 +88,26 @@ inline void writeFile(const std::string &Path, const void *Data, size_t Size) {
     fail("cannot write", Path.c_str());
 }
 
-/// Copy every allocation to $DIR/allocN.SUFFIX.bin.
-inline void snapshot(const char *Dir, const std::vector<Alloc> &Allocs,
-                     const char *Suffix) {
+/// Copy every allocation to $DIR/allocN.SUFFIX.bin. The "before" contents
+/// stay in memory so the "after" snapshot can say what the launch changed.
+inline void snapshot(const char *Dir, std::vector<Alloc> &Allocs,
+                     bool AfterLaunch) {
   check(cudaDeviceSynchronize(), "synchronising before a snapshot");
   for (size_t I = 0; I < Allocs.size(); ++I) {
-    std::vector<unsigned char> Host(Allocs[I].Size);
-    check(cudaMemcpy(Host.data(), reinterpret_cast<void *>(Allocs[I].Base),
-                     Allocs[I].Size, cudaMemcpyDefault),
+    Alloc &A = Allocs[I];
+    std::vector<unsigned char> Host(A.Size);
+    check(cudaMemcpy(Host.data(), reinterpret_cast<void *>(A.Base), A.Size,
+                     cudaMemcpyDefault),
           "reading an allocation");
-    writeFile(path(Dir, "alloc" + std::to_string(I) + "." + Suffix + ".bin"),
+    writeFile(path(Dir, "alloc" + std::to_string(I) +
+                            (AfterLaunch ? ".after.bin" : ".before.bin")),
               Host.data(), Host.size());
+    if (AfterLaunch) {
+      A.Changed = Host != A.Before;
+      A.Before = {};
+    } else {
+      A.Before = std::move(Host);
+    }
   }
 }
 
@@ -158,7 +169,7 @@ inline Param pointerParam(const void *Ptr, std::vector<Alloc> &Allocs) {
       P.Alloc = static_cast<int>(I);
       return P;
     }
-  Allocs.push_back({Base, Size});
+  Allocs.push_back({Base, Size, {}, false});
   P.Alloc = static_cast<int>(Allocs.size() - 1);
   return P;
 }
@@ -226,7 +237,8 @@ inline void writeManifest(const char *Dir, int Site, long Index,
     J += "{\"size\": " + std::to_string(Allocs[I].Size);
     if (Full)
       J += ", \"before\": \"" + N + ".before.bin\", \"after\": \"" + N +
-           ".after.bin\"";
+           ".after.bin\", \"changed\": " +
+           (Allocs[I].Changed ? "true" : "false");
     J += "}";
   }
   J += "\n  ]\n}\n";
@@ -273,11 +285,11 @@ void launch(int Site, const char *Name, void (*Kernel)(Params...), dim3 G,
     std::fflush(nullptr);
     std::_Exit(0);
   }
-  detail::snapshot(Dir, Allocs, "before");
+  detail::snapshot(Dir, Allocs, /*AfterLaunch=*/false);
   std::apply([&](auto &...P) { Kernel<<<G, B, Shmem, Stream>>>(P...); },
              Converted);
   detail::check(cudaGetLastError(), "launching the captured kernel");
-  detail::snapshot(Dir, Allocs, "after");
+  detail::snapshot(Dir, Allocs, /*AfterLaunch=*/true);
   detail::writeManifest(Dir, Site, Index, Name, G, B, Shmem, DefaultStream,
                         Described, Allocs, true);
 }
