@@ -12,12 +12,11 @@ using namespace llvm;
 namespace cuda_opt {
 
 std::optional<json::Object>
-gemmReferenceFor(clang::ASTContext &Ctx, const KernelInfo &K,
+gemmReferenceFor(const KernelModel &Model,
                  const StringMap<int64_t> &IntArgs,
                  const StringMap<int64_t> &BufferElements,
                  const std::array<int64_t, 3> &Grid,
                  const std::array<int64_t, 3> &Block, std::string &Why) {
-  KernelModel Model = buildKernelModel(Ctx, K);
   json::Object J = Model.toJSON();
   const json::Object *Idiom = J.getObject("idiom");
   if (!Idiom || Idiom->getString("kind") != "gemm") {

@@ -235,7 +235,8 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
 }
 
 Expected<json::Array> replayArgs(const CapturedLaunch &L,
-                                 clang::ASTContext &Ctx, const KernelInfo &K) {
+                                 clang::ASTContext &Ctx, const KernelInfo &K,
+                                 const KernelModel &Model) {
   const clang::FunctionDecl *FD = K.Decl;
   if (FD->getNumParams() != L.Params.size())
     return createStringError(inconvertibleErrorCode(),
@@ -246,7 +247,6 @@ Expected<json::Array> replayArgs(const CapturedLaunch &L,
   if (!L.Full)
     return createStringError(inconvertibleErrorCode(),
                              "a config-only capture has no buffer contents");
-  KernelModel Model = buildKernelModel(Ctx, K);
   json::Array Args;
   std::vector<int> OwnerOfAlloc(L.Allocs.size(), -1);
   for (unsigned I = 0; I < L.Params.size(); ++I) {

@@ -92,6 +92,9 @@ struct Harness {
   StringMap<int64_t> IntArgs, BufferElements;
   /// Every GPU the probe found (one measurement worker each).
   std::vector<int> Devices;
+  /// Program mode: the kernel's model, built once for the replay job and
+  /// the cuBLAS reference.
+  std::optional<KernelModel> Model;
 };
 
 std::vector<int> ordinals(const GpuProbeResult &Gpus) {
@@ -415,8 +418,10 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   MO.WorkDir = std::string(WD);
   MO.Progress = [&](unsigned D, unsigned T) { progress(Opts, "measure", D, T); };
   std::string ReferenceNote;
-  MO.Reference = gemmReferenceFor(Ctx, K, H.IntArgs, H.BufferElements, H.Grid,
-                                  H.Block, ReferenceNote);
+  if (!H.Model)
+    H.Model = buildKernelModel(Ctx, K); // Spec mode has not needed it yet.
+  MO.Reference = gemmReferenceFor(*H.Model, H.IntArgs, H.BufferElements,
+                                  H.Grid, H.Block, ReferenceNote);
   ReferenceMeasurement Ref;
   Expected<std::vector<Measurement>> Ms =
       measureVariants(Variants, Cubins, H.Args, MO, Result.Device, &Ref);
@@ -594,7 +599,9 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
       Skipped(L.takeError());
       continue;
     }
-    Expected<json::Array> Args = replayArgs(*L, (*P)->getASTContext(), *K);
+    H.Model = buildKernelModel((*P)->getASTContext(), *K);
+    Expected<json::Array> Args =
+        replayArgs(*L, (*P)->getASTContext(), *K, *H.Model);
     if (!Args) {
       Skipped(Args.takeError());
       continue;

@@ -14,6 +14,7 @@
 #define CUDA_OPT_MEASURE_CAPTURE_H
 
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -97,7 +98,8 @@ llvm::Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
 /// launch cannot be replayed (host memory, unknown pointers).
 llvm::Expected<llvm::json::Array> replayArgs(const CapturedLaunch &L,
                                              clang::ASTContext &Ctx,
-                                             const KernelInfo &K);
+                                             const KernelInfo &K,
+                                             const KernelModel &Model);
 
 /// True if the file defines `main` (program mode is the default then).
 bool definesMain(clang::ASTContext &Ctx);

@@ -15,7 +15,7 @@
 #ifndef CUDA_OPT_MEASURE_GEMMREFERENCE_H
 #define CUDA_OPT_MEASURE_GEMMREFERENCE_H
 
-#include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Analysis/KernelModel.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include <array>
@@ -27,7 +27,7 @@ namespace cuda_opt {
 /// \p IntArgs: the kernel's integer scalar arguments by parameter name;
 /// \p BufferElements: element count of each pointer parameter's buffer.
 std::optional<llvm::json::Object>
-gemmReferenceFor(clang::ASTContext &Ctx, const KernelInfo &K,
+gemmReferenceFor(const KernelModel &Model,
                  const llvm::StringMap<int64_t> &IntArgs,
                  const llvm::StringMap<int64_t> &BufferElements,
                  const std::array<int64_t, 3> &Grid,
