@@ -177,8 +177,7 @@ public:
     return Specs;
   }
   /// The launch becomes a library call: there is no kernel variant whose
-  /// cubin the tuner could replay, so spec mode must not time it as one.
-  bool changesLaunchConfig(const ParamValues &) const override { return true; }
+  /// cubin the tuner could replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
 
   Error checkLegality(const KernelTarget &T,
@@ -194,10 +193,10 @@ public:
                                           const ParamValues &P) const override {
     Plan Pl = plan(T, P);
     const SourceManager &SM = T.getSourceManager();
-    tooling::Replacements R;
-    for (const auto &[Range, Text] : Pl.Edits)
-      if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
-        return std::move(E);
+    Expected<tooling::Replacements> Edits = replacementsFor(SM, Pl.Edits);
+    if (!Edits)
+      return Edits.takeError();
+    tooling::Replacements R = std::move(*Edits);
     std::string Header;
     if (!mainFileIncludes(T.Ctx, "cudaopt/gemm.h"))
       Header += GemmInclude;

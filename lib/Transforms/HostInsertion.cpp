@@ -117,4 +117,14 @@ Expected<CharSourceRange> callRange(const ASTContext &Ctx, const Expr *E) {
   return R;
 }
 
+Expected<tooling::Replacements>
+replacementsFor(const SourceManager &SM,
+                ArrayRef<std::pair<CharSourceRange, std::string>> Edits) {
+  tooling::Replacements R;
+  for (const auto &[Range, Text] : Edits)
+    if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
+      return std::move(E);
+  return R;
+}
+
 } // namespace cuda_opt

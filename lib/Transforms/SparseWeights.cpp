@@ -181,7 +181,6 @@ public:
     return Specs;
   }
   /// The call becomes a library call: no kernel variant to replay.
-  bool changesLaunchConfig(const ParamValues &) const override { return true; }
   bool replacesLaunch(const ParamValues &) const override { return true; }
 
   Error checkLegality(const KernelTarget &T,
@@ -196,10 +195,10 @@ public:
                                           const ParamValues &P) const override {
     Plan Pl = plan(T, P);
     const SourceManager &SM = T.getSourceManager();
-    tooling::Replacements R;
-    for (const auto &[Range, Text] : Pl.Edits)
-      if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
-        return std::move(E);
+    Expected<tooling::Replacements> Edits = replacementsFor(SM, Pl.Edits);
+    if (!Edits)
+      return Edits.takeError();
+    tooling::Replacements R = std::move(*Edits);
     std::string Header;
     if (!mainFileIncludes(T.Ctx, "TlsSpmm.h"))
       Header += "#include \"TlsSpmm.h\"\n";

@@ -28,6 +28,11 @@ unsigned headerInsertionOffset(const clang::ASTContext &Ctx);
 
 /// Insert \p Text at headerInsertionOffset (once per rewrite: a second
 /// insertion at the same offset would conflict).
+/// The replacements for a plan's (range, new text) edits.
+llvm::Expected<clang::tooling::Replacements> replacementsFor(
+    const clang::SourceManager &SM,
+    llvm::ArrayRef<std::pair<clang::CharSourceRange, std::string>> Edits);
+
 llvm::Error insertAfterIncludes(const clang::ASTContext &Ctx,
                                 clang::tooling::Replacements &R,
                                 llvm::StringRef Text);
