@@ -486,12 +486,12 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
       for (int NT : {NT0, NT0 / 2})
         for (int Wp : {4, 8})
           for (int Waves : {1, 2})
-            for (bool Buf : {false, true}) {
+            for (int Stages : {2, 3}) {
               TlsSpmmOptions V;
               V.NTile = NT;
               V.Warps = Wp;
               V.WavesTarget = Waves;
-              V.Layer2Buffer = Buf;
+              V.Stages = Stages;
               if (NT >= 8 && tlsSpmmPlan(DM, N, V).Stages &&
                   tlsSpmmWorkspaceBytes(DM, N, V) <= WsBytes)
                 Cands.push_back(V);
@@ -556,13 +556,13 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     std::printf("%-6s %5d %5d %3d %-9s %2d%%  tls %8.2f us (%6.0f GB/s) cublas "
                 "%8.2f us (%6.0f GB/s) cslt %8.2f us  x%.3f vs cublas  x%.3f "
                 "vs cslt  err %.1e/%.1e/%.1e %s  plan nt%d w%d s%d k%d  tuned %.2f us "
-                "x%.3f (nt%d w%d k%d%s)\n",
+                "x%.3f (nt%d w%d s%d k%d)\n",
                 Ok ? "ok" : "FAIL", M, K, N, S.Pattern.c_str(), S.Sparsity,
                 T[0].Median, GBs, T[1].Median, DenseGBs,
                 HaveCslt ? T[2].Median : 0.0, SpBlas, SpCslt, ErrTls, ErrBlas,
                 ErrCslt, GuardTls ? "GUARD" : "", Plan.NTile, Plan.Warps,
                 Plan.Stages, Plan.SplitK, TTuned.Median, SpTuned, TPlan.NTile,
-                TPlan.Warps, TPlan.SplitK, Tuned.Layer2Buffer ? " buf" : "");
+                TPlan.Warps, TPlan.Stages, TPlan.SplitK);
     std::fflush(stdout);
     jsonRecord(
         C, fmt("\"M\": %d, \"K\": %d, \"N\": %d, \"model\": \"%s\", "
@@ -580,7 +580,7 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                "\"tuned_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": "
                "%.3f}, \"tuned_speedup_vs_cublas\": %.4f, \"err_tuned\": %.3e, "
                "\"tuned_plan\": {\"ntile\": %d, \"warps\": %d, \"stages\": "
-               "%d, \"splitk\": %d, \"l2buffer\": %s}",
+               "%d, \"splitk\": %d}",
                M, K, N, S.Sh->Model, S.Pattern.c_str(), S.Sparsity, Measured,
                St.bytesPerElement(), St.share(St.Layer1), St.share(St.Layer2),
                St.share(St.Layer3), Ok ? "true" : "false", ErrTls, ErrBlas,
@@ -594,7 +594,7 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                DenseGBs, Plan.NTile, Plan.Warps, Plan.Stages, Plan.SplitK,
                Plan.Ctas, Plan.ResidualCap, TTuned.Median, TTuned.Min, TTuned.Max,
                SpTuned, ErrTuned, TPlan.NTile, TPlan.Warps, TPlan.Stages,
-               TPlan.SplitK, Tuned.Layer2Buffer ? "true" : "false"));
+               TPlan.SplitK));
 
     if (O.Variants) {
       // Every kernel variant and split policy, timed together.

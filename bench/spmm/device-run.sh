@@ -27,6 +27,15 @@ echo "cuSPARSELt: ${CSLT:-not found}"
 C=${CSLT:+--cusparselt $CSLT}
 for PHASE in "${@:-smoke}"; do
   case $PHASE in
+  check)
+    CHK=build-spmm/tls-spmm-check
+    if ! [ -x "$CHK" ]; then
+      nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/sparse \
+        runtime/sparse/SpmmCheck.cu runtime/sparse/TlsSpmm.cu \
+        runtime/sparse/TlsEncoder.cpp -o "$CHK" || exit 1
+    fi
+    timeout 120 $CHK > "$OUT/check.log" 2>&1; echo "check rc=$?"
+    grep -E "FAIL|PASS" "$OUT/check.log" | head -20 ;;
   smoke)
     timeout 90 $BIN --shapes 1,7 --n 8,16,32,64,128,256 --reps 5 $C 2>&1 | tee "$OUT/smoke.log"
     if ! grep -q "^ok " "$OUT/smoke.log" || grep -q "FAIL" "$OUT/smoke.log"; then
@@ -39,9 +48,11 @@ for PHASE in "${@:-smoke}"; do
   ncu)
     timeout 90 ncu --clock-control none --section SpeedOfLight --section WarpStateStats \
       --section Occupancy --section LaunchStats --section SchedulerStats \
-      -k regex:tlsSpmm --launch-skip 6 --launch-count 1 \
-      $BIN --shapes 1 --n ${NCU_N:-8} --reps 3 > "$OUT/ncu.log" 2>&1
-    grep -E "Duration|Throughput|Achieved Occupancy|Theoretical Occupancy|Registers|Stall|Warp Cycles|Issued|Eligible|Block Limit|Shared Memory Configuration|One or More|No Eligible" "$OUT/ncu.log" | head -60 ;;
+      -k regex:tlsSpmm --launch-skip 1 --launch-count 1 \
+      --section InstructionStats --section MemoryWorkloadAnalysis \
+      --metrics smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio,smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio,smsp__average_warps_issue_stalled_mio_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio,smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio,smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_not_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_selected_per_issue_active.ratio,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio,smsp__average_warps_issue_stalled_dispatch_stall_per_issue_active.ratio,smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio \
+      $BIN --shapes ${NCU_SHAPE:-1} --n ${NCU_N:-8} --reps 3 > "$OUT/ncu.log" 2>&1
+    grep -E "Grid Size|Block Size|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Warp Cycles Per Issued|Issued Ipc|Eligible Warps|Active Warps|No Eligible|inst_executed|stalled|Dynamic Shared|Executed Instructions  " "$OUT/ncu.log" | head -60 ;;
   grid50)
     timeout ${GRID_TIMEOUT:-180} $BIN --shapes all --n 8,16,32,64,128,256 --sparsity 50 \
       --pattern iid,magnitude --reps 20 $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1

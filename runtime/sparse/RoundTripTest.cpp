@@ -96,8 +96,9 @@ std::vector<uint16_t> makeMatrix(uint32_t Rows, uint32_t Cols, double Sparsity,
 }
 
 /// Rebuilds W from the kernel's operands: layer-1 and layer-2 A fragments
-/// and metadata, per block, lane and k-step; then reads them back through
-/// the PTX mma.sp m16n8k32 (.f16, selector 0) operand layout.
+/// and metadata, per block, lane and k-step, computed the way TlsSpmm.cu
+/// computes them; then reads them back through the PTX mma.sp m16n8k32
+/// (.f16, selector 0) operand layout.
 std::string emulateKernelOperands(const TlsMatrix &M,
                                   const std::vector<uint16_t> &W) {
   std::vector<uint16_t> Out(uint64_t(M.Rows) * M.Cols, 0);
@@ -109,90 +110,53 @@ std::string emulateKernelOperands(const TlsMatrix &M,
     const uint16_t *Vals = M.Values.data() + B * BlockSlots;
     const uint32_t *Bits = M.Bitmap.data() + B * BlockBitmapWords;
     const uint16_t *Res = M.Residual.data() + M.ResidualOffsets[B];
-    // Per lane: masks and the residual base (an exclusive scan over lanes of
-    // each lane's two residual counts, as the kernel's warp scan computes).
-    // Then, as the kernel does: layer-1 fragments are read first, and the
-    // layer-2 values are gathered in place into a copy of the block's slots
-    // (a layer-2 position is never an empty slot), read back and masked by
-    // the need bits.
-    uint32_t Empty[32][2], Need[32][2];
+    // As the kernel: per lane and chain the masks; the residual base is an
+    // exclusive scan over lanes of each lane's two counts (the warp scan);
+    // each relocated value is read from its empty slot, which is then
+    // zeroed, and written to a zeroed layer-2 buffer in the same layout.
     std::vector<uint16_t> Scratch(Vals, Vals + BlockSlots);
-    uint32_t A1All[KStepsPerBlock][32][4];
-    for (int L = 0; L < 32; ++L) {
-      for (int RH = 0; RH < 2; ++RH)
-        laneRowMasks(Bits + ((L >> 2) + 8 * RH) * KStepsPerBlock, L & 3, Info,
-                     Empty[L][RH], Need[L][RH]);
-      for (int T = 0; T < KStepsPerBlock; ++T)
-        for (int Reg = 0; Reg < 4; ++Reg) {
-          int RH = Reg & 1, H = Reg >> 1;
-          int I0 = slotIndex(T, L, RH, H, 0);
-          uint32_t Raw = Vals[I0] | uint32_t(Vals[I0 + 1]) << 16;
-          A1All[T][L][Reg] =
-              Raw & keepMask((Empty[L][RH] >> (4 * T + 2 * H)) & 3);
-        }
-    }
+    std::vector<uint16_t> L2(BlockSlots, 0);
     int Base = 0;
     for (int L = 0; L < 32; ++L)
-      for (int RH = 0; RH < 2; ++RH) {
+      for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
+        uint32_t Empty, Need;
+        laneChainMasks(Bits + (L >> 2) * KStepsPerBlock,
+                       Bits + ((L >> 2) + 8) * KStepsPerBlock, L & 3, Ch,
+                       Info, Empty, Need);
         int MyBase = Base;
         decodeLayer2(
-            Empty[L][RH], Need[L][RH],
-            [&](int Y) { return Scratch[laneRowSlotIndex(L, RH, Y)]; },
+            Empty, Need,
+            [&](int Y) {
+              uint16_t V = Scratch[chainSlotIndex(L, Ch, Y)];
+              Scratch[chainSlotIndex(L, Ch, Y)] = 0;
+              return V;
+            },
             [&](int R) { return Res[MyBase + R]; },
-            [&](int X, uint16_t V) {
-              if (Empty[L][RH] >> X & 1)
-                std::printf("in-place write over an empty slot\n");
-              Scratch[laneRowSlotIndex(L, RH, X)] = V;
-            });
-        Base += residualCount(Empty[L][RH], Need[L][RH]);
+            [&](int X, uint16_t V) { L2[chainSlotIndex(L, Ch, X)] = V; });
+        Base += residualCount(Empty, Need);
       }
     if (Base != int(M.ResidualOffsets[B + 1] - M.ResidualOffsets[B]))
       return "residual count mismatch in block " + std::to_string(B);
-    // The kernel's buffered variant instead zeroes each empty slot it takes
-    // a value from and reads layer 1 unmasked: that must give the same
-    // operand as masking (the encoder leaves unused empty slots zero).
-    {
-      std::vector<uint16_t> Zeroed(Vals, Vals + BlockSlots);
-      for (int L = 0; L < 32; ++L)
-        for (int RH = 0; RH < 2; ++RH)
-          decodeLayer2(
-              Empty[L][RH], Need[L][RH],
-              [&](int Y) {
-                uint16_t V = Zeroed[laneRowSlotIndex(L, RH, Y)];
-                Zeroed[laneRowSlotIndex(L, RH, Y)] = 0;
-                return V;
-              },
-              [&](int) { return uint16_t(0); }, [&](int, uint16_t) {});
-      for (int T = 0; T < KStepsPerBlock; ++T)
-        for (int L = 0; L < 32; ++L)
-          for (int Reg = 0; Reg < 4; ++Reg) {
-            int I0 = slotIndex(T, L, Reg & 1, Reg >> 1, 0);
-            if ((Zeroed[I0] | uint32_t(Zeroed[I0 + 1]) << 16) !=
-                A1All[T][L][Reg])
-              return "zeroing consumed empty slots differs from masking";
-          }
-    }
 
     for (int T = 0; T < KStepsPerBlock; ++T) {
-      uint32_t A1[32][4], A2[32][4], Meta[32];
+      uint32_t A1[32][4], A2[32][4], Half[32], Meta[32];
       for (int L = 0; L < 32; ++L) {
-        int G = L >> 2, Tig = L & 3;
+        // One 16-byte load per operand gives {a0, a2, a1, a3}.
         for (int Reg = 0; Reg < 4; ++Reg) {
           int RH = Reg & 1, H = Reg >> 1;
           int I0 = slotIndex(T, L, RH, H, 0);
-          A1[L][Reg] = A1All[T][L][Reg];
-          uint32_t NBits = (Need[L][RH] >> (4 * T + 2 * H)) & 3;
-          A2[L][Reg] = (Scratch[I0] | uint32_t(Scratch[I0 + 1]) << 16) &
-                       ~keepMask(NBits);
+          A1[L][Reg] = Scratch[I0] | uint32_t(Scratch[I0 + 1]) << 16;
+          A2[L][Reg] = L2[I0] | uint32_t(L2[I0 + 1]) << 16;
         }
-        int Pair = Tig & 1;
-        uint32_t WG = Bits[G * KStepsPerBlock + T];
-        uint32_t WG8 = Bits[(G + 8) * KStepsPerBlock + T];
-        Meta[L] = metaByte((WG >> (16 * Pair)) & 0xFF) |
-                  metaByte((WG >> (16 * Pair + 8)) & 0xFF) << 8 |
-                  metaByte((WG8 >> (16 * Pair)) & 0xFF) << 16 |
-                  metaByte((WG8 >> (16 * Pair + 8)) & 0xFF) << 24;
+        // Lane (g, t) tabulates row g + 8 * (t >> 1), groups 4 * (t & 1) ..
+        // + 3; lanes t = 0, 1 take the row g + 8 half from lane t + 2.
+        int G = L >> 2, Tig = L & 3;
+        uint32_t Wd = Bits[(G + 8 * (Tig >> 1)) * KStepsPerBlock + T] >>
+                      (16 * (Tig & 1));
+        Half[L] = metaByte(Wd & 0xFF) | metaByte((Wd >> 8) & 0xFF) << 8;
       }
+      for (int L = 0; L < 32; ++L)
+        Meta[L] = Half[L] | (L + 2 < 32 ? Half[L + 2] : 0) << 16;
       // PTX: A (16x16 compressed) element (r, c) is held by lane
       // 4 * (r % 8) + (c % 8) / 2, register (r / 8) + 2 * (c / 8), half c % 2.
       // Metadata for row r, group j comes from lane 4 * (r % 8) + j / 4

@@ -76,12 +76,12 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
   std::vector<TlsSpmmOptions> Plans;
   for (int NT : {8, 16, 32, 64})
     for (int Warps : {4, 8})
-      for (bool Buf : {false, true})
+      for (int Stages : {2, 3})
         for (int Split : {0, 1, 3}) {
           TlsSpmmOptions O;
           O.NTile = NT;
           O.Warps = Warps;
-          O.Layer2Buffer = Buf;
+          O.Stages = Stages;
           O.SplitK = Split;
           if (tlsSpmmPlan(D, N, O).Stages)
             Plans.push_back(O);
@@ -123,8 +123,8 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
     double Err = Den > 0 ? std::sqrt(Num / Den) : std::sqrt(Num);
     TlsSpmmPlan Pl = tlsSpmmPlan(D, N, O);
     if (Bad || Err > 1e-2) {
-      std::printf("FAIL: M=%u K=%u N=%d s=%.1f nt%d w%d buf%d k%d: err %.2e%s\n",
-                  M, K, N, Sparsity, Pl.NTile, Pl.Warps, int(O.Layer2Buffer),
+      std::printf("FAIL: M=%u K=%u N=%d s=%.1f nt%d w%d s%d k%d: err %.2e%s\n",
+                  M, K, N, Sparsity, Pl.NTile, Pl.Warps, Pl.Stages,
                   Pl.SplitK, Err, Bad ? " (unwritten/guard/NaN)" : "");
       ++Failures;
     }

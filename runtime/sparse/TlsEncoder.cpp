@@ -1,7 +1,7 @@
 //===- TlsEncoder.cpp - Dense <-> three-layer format ----------------------===//
 //
-// The encoder fills one block at a time, one lane-row at a time, with the
-// rules of TlsLayout.h; the decoder runs the same rules backwards, with the
+// The encoder fills one block at a time, one relocation chain at a time,
+// with the rules of TlsLayout.h; the decoder runs the same rules backwards, with the
 // same decodeLayer2() the kernel uses.
 //
 //===----------------------------------------------------------------------===//
@@ -32,7 +32,7 @@ struct DenseView {
 };
 
 /// Encodes block (Tile, BlockCol): values and bitmap in place, the residual
-/// values appended to Res in lane-row order.
+/// values appended to Res in chain order (lane-major, chain 0 before 1).
 void encodeBlock(const DenseView &D, uint32_t Tile, uint32_t BlockCol,
                  uint16_t *Values, uint32_t *Bitmap,
                  std::vector<uint16_t> &Res) {
@@ -50,14 +50,12 @@ void encodeBlock(const DenseView &D, uint32_t Tile, uint32_t BlockCol,
 
   for (int L = 0; L < 32; ++L) {
     int Tig = L & 3;
-    for (int RH = 0; RH < 2; ++RH) {
-      int Row = (L >> 2) + 8 * RH;
-      uint32_t Empty = 0;
-      uint16_t NeedVal[LaneRowSlots];
-      uint32_t Need = 0;
-      for (int X = 0; X < LaneRowSlots; X += 2) {
-        int T = X >> 2, H = (X >> 1) & 1;
-        int Group = 4 * H + Tig;
+    for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
+      uint32_t Empty = 0, Need = 0;
+      uint16_t NeedVal[ChainSlots];
+      for (int X = 0; X < ChainSlots; X += 2) {
+        int T = 4 * Ch + (X >> 3), RH = (X >> 2) & 1, H = (X >> 1) & 1;
+        int Row = (L >> 2) + 8 * RH, Group = 4 * H + Tig;
         uint64_t C0 = Col0 + T * KStepCols + 4 * Group;
         uint32_t Nib = (Bitmap[Row * KStepsPerBlock + T] >> (4 * Group)) & 0xF;
         // Layer 1: slots named by the metadata.
@@ -77,20 +75,37 @@ void encodeBlock(const DenseView &D, uint32_t Tile, uint32_t BlockCol,
             NeedVal[X + S] = D.at(Row0 + Row, C0 + 2 + S);
           }
       }
-      // Slot filling: the j-th need goes to the j-th empty slot.
+      // Slot filling, the inverse of decodeLayer2: from the top down, the
+      // j-th need goes to the j-th empty slot, the rest to the residual.
       while (Need) {
-        int X = lowestBit(Need);
-        Need &= Need - 1;
+        int X = highestBit(Need);
+        Need ^= 1u << X;
         if (Empty) {
-          int Y = lowestBit(Empty);
-          Empty &= Empty - 1;
-          Values[laneRowSlotIndex(L, RH, Y)] = NeedVal[X];
+          int Y = highestBit(Empty);
+          Empty ^= 1u << Y;
+          Values[chainSlotIndex(L, Ch, Y)] = NeedVal[X];
         } else {
           Res.push_back(NeedVal[X]);
         }
       }
     }
   }
+}
+
+/// Where chain bit X of lane L lies: k-step, row half, group half, slot,
+/// the row inside the block and the first column of the group.
+struct ChainPos {
+  int T, RH, H, S, Row, GroupCol;
+};
+ChainPos chainPos(int L, int Ch, int X) {
+  ChainPos P;
+  P.T = 4 * Ch + (X >> 3);
+  P.RH = (X >> 2) & 1;
+  P.H = (X >> 1) & 1;
+  P.S = X & 1;
+  P.Row = (L >> 2) + 8 * P.RH;
+  P.GroupCol = P.T * KStepCols + 4 * (4 * P.H + (L & 3));
+  return P;
 }
 
 template <typename Fn> void parallelFor(uint64_t N, unsigned Threads, Fn F) {
@@ -161,29 +176,30 @@ void decode(const TlsMatrix &M, uint16_t *Dense) {
     const uint16_t *Res = M.Residual.data() + M.ResidualOffsets[B];
     int ResBase = 0;
     for (int L = 0; L < 32; ++L) {
-      int Tig = L & 3;
-      for (int RH = 0; RH < 2; ++RH) {
-        int Row = (L >> 2) + 8 * RH;
-        const uint32_t *Words = Bits + Row * KStepsPerBlock;
+      const uint32_t *RowG = Bits + (L >> 2) * KStepsPerBlock;
+      const uint32_t *RowG8 = Bits + ((L >> 2) + 8) * KStepsPerBlock;
+      for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
         uint32_t Empty, Need;
-        laneRowMasks(Words, Tig, infoLookup, Empty, Need);
-        auto ColOf = [&](int X) {
-          int T = X >> 2, H = (X >> 1) & 1;
-          return Col0 + T * KStepCols + 4 * (4 * H + Tig);
-        };
-        for (int X = 0; X < LaneRowSlots; ++X) {
+        laneChainMasks(RowG, RowG8, L & 3, Ch, infoLookup, Empty, Need);
+        for (int X = 0; X < ChainSlots; ++X) {
           if (Empty >> X & 1)
             continue;
-          uint32_t Nib = (Words[X >> 2] >> (4 * (4 * ((X >> 1) & 1) + Tig))) &
+          ChainPos P = chainPos(L, Ch, X);
+          uint32_t Nib = (Bits[P.Row * KStepsPerBlock + P.T] >>
+                          (4 * (4 * P.H + (L & 3)))) &
                          0xF;
-          uint32_t Idx = (layer1Meta(Nib) >> (2 * (X & 1))) & 3;
-          Put(Row0 + Row, ColOf(X) + Idx, Vals[laneRowSlotIndex(L, RH, X)]);
+          uint32_t Idx = (layer1Meta(Nib) >> (2 * P.S)) & 3;
+          Put(Row0 + P.Row, Col0 + P.GroupCol + Idx,
+              Vals[chainSlotIndex(L, Ch, X)]);
         }
         decodeLayer2(
             Empty, Need,
-            [&](int Y) { return Vals[laneRowSlotIndex(L, RH, Y)]; },
+            [&](int Y) { return Vals[chainSlotIndex(L, Ch, Y)]; },
             [&](int R) { return Res[ResBase + R]; },
-            [&](int X, uint16_t V) { Put(Row0 + Row, ColOf(X) + 2 + (X & 1), V); });
+            [&](int X, uint16_t V) {
+              ChainPos P = chainPos(L, Ch, X);
+              Put(Row0 + P.Row, Col0 + P.GroupCol + 2 + P.S, V);
+            });
         ResBase += residualCount(Empty, Need);
       }
     }
@@ -231,35 +247,31 @@ std::string verify(const TlsMatrix &M) {
       return "residual offsets decrease";
   if (M.ResidualOffsets[NB] != M.Residual.size())
     return "residual offsets do not match the residual list";
-  // Each block's residual count must be what its bitmap implies.
+  // Each block's residual count must be what its bitmap implies, and empty
+  // slots that receive no layer-2 value (the lowest ones: needs take them
+  // from the top) must hold zero, since the kernel feeds them to mma.sp
+  // unmasked.
   for (uint64_t B = 0; B < NB; ++B) {
     const uint32_t *Bits = M.Bitmap.data() + B * BlockBitmapWords;
+    const uint16_t *Vals = M.Values.data() + B * BlockSlots;
     uint32_t Count = 0;
     for (int L = 0; L < 32; ++L)
-      for (int RH = 0; RH < 2; ++RH) {
+      for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
         uint32_t Empty, Need;
-        laneRowMasks(Bits + ((L >> 2) + 8 * RH) * KStepsPerBlock, L & 3,
-                     infoLookup, Empty, Need);
+        laneChainMasks(Bits + (L >> 2) * KStepsPerBlock,
+                       Bits + ((L >> 2) + 8) * KStepsPerBlock, L & 3, Ch,
+                       infoLookup, Empty, Need);
         Count += residualCount(Empty, Need);
+        for (int Skip = popCount(Need); Skip > 0 && Empty; --Skip)
+          Empty ^= 1u << highestBit(Empty);
+        for (; Empty; Empty &= Empty - 1)
+          if (Vals[chainSlotIndex(L, Ch, lowestBit(Empty))])
+            return "block " + std::to_string(B) +
+                   " has a value in an unused empty slot";
       }
     if (Count != M.ResidualOffsets[B + 1] - M.ResidualOffsets[B])
       return "residual count of block " + std::to_string(B) +
              " does not match its bitmap";
-    // Empty slots that receive no layer-2 value must hold zero: the kernel
-    // feeds them to mma.sp unmasked in one of its variants.
-    const uint16_t *Vals = M.Values.data() + B * BlockSlots;
-    for (int L = 0; L < 32; ++L)
-      for (int RH = 0; RH < 2; ++RH) {
-        uint32_t Empty, Need;
-        laneRowMasks(Bits + ((L >> 2) + 8 * RH) * KStepsPerBlock, L & 3,
-                     infoLookup, Empty, Need);
-        for (int Skip = popCount(Need); Skip > 0 && Empty; --Skip)
-          Empty &= Empty - 1;
-        for (; Empty; Empty &= Empty - 1)
-          if (Vals[laneRowSlotIndex(L, RH, lowestBit(Empty))])
-            return "block " + std::to_string(B) +
-                   " has a value in an unused empty slot";
-      }
   }
   return "";
 }

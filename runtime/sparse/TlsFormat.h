@@ -82,10 +82,10 @@ TlsStats computeStats(const TlsMatrix &M);
 /// Returns an empty string when it is valid, else what is wrong.
 std::string verify(const TlsMatrix &M);
 
-/// The .tls file: a 64-byte header ("CUOPTTLS", version 1) followed by the
+/// The .tls file: a 64-byte header ("CUOPTTLS", version 2) followed by the
 /// four arrays, little-endian. Both return an empty string on success and a
 /// lower-case message otherwise.
-constexpr uint32_t TlsFileVersion = 1;
+constexpr uint32_t TlsFileVersion = 2;
 std::string writeTlsFile(const TlsMatrix &M, const std::string &Path);
 std::string readTlsFile(const std::string &Path, TlsMatrix &M);
 

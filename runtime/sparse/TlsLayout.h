@@ -8,11 +8,11 @@
 // Geometry (docs/sparse-format.md has the full description):
 //   - W (M x K) is cut into blocks of 16 rows x 256 columns (one warp's tile
 //     for eight mma.sp m16n8k32 k-steps).
-//   - A block stores 2048 16-bit value slots in mma.sp A-fragment order and a
-//     512-byte occupancy bitmap (one bit per element).
-//   - A "lane-row" is what one lane of the warp owns for one of its two rows:
-//     the two 4-column groups {tig, 4 + tig} of each of the 8 k-steps, i.e.
-//     16 groups and 32 slots. Slot x = 4 * kstep + 2 * half + slot.
+//   - A block stores 2048 16-bit value slots, lane-major, each lane's k-step
+//     being one mma.sp A fragment, and a 512-byte occupancy bitmap (one bit
+//     per element).
+//   - Layer-2 values are relocated inside a "chain": 32 slots of one lane,
+//     four k-steps x its two rows x its two groups {tig, 4 + tig} x 2 slots.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +38,6 @@ constexpr int KStepsPerBlock = 8;
 constexpr int BlockCols = KStepCols * KStepsPerBlock; // 256
 constexpr int BlockSlots = TileRows * BlockCols / 2;  // 2048 halves
 constexpr int BlockBitmapWords = TileRows * KStepsPerBlock; // 128
-constexpr int LaneRowSlots = 32;
 
 /// The mma.sp metadata for the layer-2 operand: every group uses indices
 /// (2, 3), because the overflow of a group is always among its last two
@@ -119,78 +118,89 @@ TLS_HD constexpr uint32_t infoByte(uint32_t B) {
   return E | N << 4;
 }
 
-/// Index of a value slot inside a block (in halves): k-step T, lane L
-/// (= 4 * groupID + tig), row half RH (0: row groupID, 1: row groupID + 8),
-/// group half H (0: group tig, 1: group 4 + tig), slot S. This is the order
-/// of the A-fragment registers a0..a3 of mma.sp m16n8k32, so one 16-byte load
-/// per lane and k-step yields the whole fragment.
+/// Index of a value slot inside a block (in halves), format version 2:
+/// lane-major. Lane L (= 4 * groupID + tig) owns 64 consecutive halves; its
+/// k-step T occupies halves 8T .. 8T + 7 in the order (row half RH, group
+/// half H, slot S): RH 0 is row groupID, RH 1 row groupID + 8; H 0 is group
+/// tig of the k-step, H 1 group 4 + tig. One 16-byte load per lane and k-step
+/// gives the whole mma.sp A fragment as {x, y, z, w} = {a0, a2, a1, a3}.
 TLS_HD constexpr int slotIndex(int T, int L, int RH, int H, int S) {
-  return (T * 32 + L) * 8 + (H * 2 + RH) * 2 + S;
+  return L * 64 + T * 8 + RH * 4 + H * 2 + S;
 }
 
-/// Index of lane-row slot X (= 4 * T + 2 * H + S) of lane L, row half RH.
-TLS_HD constexpr int laneRowSlotIndex(int L, int RH, int X) {
-  return slotIndex(X >> 2, L, RH, (X >> 1) & 1, X & 1);
+/// A lane's 64 slots per block form two relocation chains of 32: chain C
+/// holds k-steps 4C .. 4C + 3, and chain bit X = 8 * (T & 3) + 4 * RH +
+/// 2 * H + S. Slot index of chain bit X: lane base + 32 * C + X (the order
+/// above), so the kernel addresses a slot with one shift-add.
+constexpr int ChainSlots = 32;
+constexpr int ChainsPerLane = 2;
+TLS_HD constexpr int chainSlotIndex(int L, int C, int X) {
+  return L * 64 + C * 32 + X;
 }
 
 /// The bitmap byte holding groups tig and 4 + tig of one 32-column k-step
 /// word (group j is nibble j of the word, bit p = column 4 * j + p).
 TLS_HD uint32_t laneGroupsByte(uint32_t Word, int Tig) {
-  return ((Word >> (4 * Tig)) & 0xF) | ((Word >> (16 + 4 * Tig)) & 0xF) << 4;
+  return ((Word >> (4 * Tig)) & 0xF) | ((Word >> (12 + 4 * Tig)) & 0xF0);
 }
 
-/// The empty-slot and layer-2-need masks of one lane-row from the row's 8
-/// k-step bitmap words. InfoTable is infoByte() tabulated (or any callable).
+/// The empty-slot and layer-2-need masks of chain C of lane (G, Tig) from
+/// rows G and G + 8 of the block's bitmap (8 k-step words each). Info is
+/// infoByte() tabulated (or any callable).
 template <typename InfoFn>
-TLS_HD void laneRowMasks(const uint32_t *RowWords, int Tig, InfoFn Info,
-                         uint32_t &Empty, uint32_t &Need) {
+TLS_HD void laneChainMasks(const uint32_t *RowG, const uint32_t *RowG8,
+                           int Tig, int C, InfoFn Info, uint32_t &Empty,
+                           uint32_t &Need) {
   uint32_t E = 0, N = 0;
 TLS_UNROLL
-  for (int T = 0; T < KStepsPerBlock; ++T) {
-    uint32_t I = Info(laneGroupsByte(RowWords[T], Tig));
-    E |= (I & 0xF) << (4 * T);
-    N |= (I >> 4) << (4 * T);
+  for (int J = 0; J < 4; ++J) {
+    int T = 4 * C + J;
+    uint32_t I0 = Info(laneGroupsByte(RowG[T], Tig));
+    uint32_t I1 = Info(laneGroupsByte(RowG8[T], Tig));
+    E |= ((I0 & 0xF) | (I1 & 0xF) << 4) << (8 * J);
+    N |= ((I0 >> 4) | (I1 >> 4) << 4) << (8 * J);
   }
   Empty = E;
   Need = N;
 }
 
-/// Number of layer-2 values of a lane-row that find no empty slot.
+/// Number of layer-2 values of a chain that find no empty slot.
 TLS_HD int residualCount(uint32_t Empty, uint32_t Need) {
   int R = popCount(Need) - popCount(Empty);
   return R > 0 ? R : 0;
 }
 
-/// Layer-2 decode of one lane-row: the j-th needed position (in slot order)
-/// takes the value of the j-th empty slot; once the empty slots run out the
-/// rest come from the residual list, in order. Slot(y) reads lane-row slot y,
-/// Residual(r) the r-th residual value of the lane-row, Store(x, v) receives
-/// the layer-2 value of position x. Both lists are consumed front to back,
-/// so each value needs only a find-lowest-bit: the "differential distance"
-/// y - x is never stored, it follows from the two prefix counts.
+TLS_HD int highestBit(uint32_t V) {
+#if defined(__CUDA_ARCH__)
+  return 31 - __clz(V);
+#else
+  return 31 - __builtin_clz(V);
+#endif
+}
+
+/// Layer-2 decode of one chain: needed positions are taken from the highest
+/// bit down, and the j-th of them takes the value of the j-th empty slot
+/// (also from the highest down); once the empty slots run out the rest come
+/// from the residual list, in order. Slot(y) reads chain slot y,
+/// Residual(r) the r-th residual value of the chain, Store(x, v) receives
+/// the layer-2 value of position x. Each value needs one find-highest-bit
+/// per list (a single FLO on the GPU): the "differential distance" y - x is
+/// never stored, it follows from the two prefix counts.
 template <typename SlotFn, typename ResFn, typename StoreFn>
 TLS_HD void decodeLayer2(uint32_t Empty, uint32_t Need, SlotFn Slot,
                          ResFn Residual, StoreFn Store) {
   int R = 0;
   while (Need) {
-    int X = lowestBit(Need);
-    Need &= Need - 1;
+    int X = highestBit(Need);
+    Need ^= 1u << X;
     if (Empty) {
-      int Y = lowestBit(Empty);
-      Empty &= Empty - 1;
+      int Y = highestBit(Empty);
+      Empty ^= 1u << Y;
       Store(X, Slot(Y));
     } else {
       Store(X, Residual(R++));
     }
   }
-}
-
-/// The 32-bit keep-mask of one A register (two slots) given the two empty
-/// bits of its group: empty slots may carry relocated layer-2 values and
-/// must read as zero in the layer-1 operand.
-TLS_HD uint32_t keepMask(uint32_t EmptyBits) {
-  return ~(((EmptyBits & 1) ? 0x0000FFFFu : 0u) |
-           ((EmptyBits & 2) ? 0xFFFF0000u : 0u));
 }
 
 } // namespace sparse

@@ -1,18 +1,23 @@
 //===- TlsSpmm.cu - SpMM kernel for the three-layer sparse format ---------===//
 //
 // Each warp owns a 16-row tile of W and walks its K range 256 columns (one
-// format block, eight mma.sp k-steps) at a time. Per block a lane
-//   1. reads its two rows' occupancy words and derives, per lane-row, which
-//      of its 32 slots are empty and which layer-2 positions need a value;
-//   2. reads its eight layer-1 A fragments (one 16-byte load each, empty
-//      slots masked to zero), then gathers the layer-2 values (slot-filled
-//      ones from its own empty slots, the rest from the block's residual
-//      list) in place into the staged slots, in A-fragment order;
-//   3. per k-step: a byte-table lookup gives the layer-1 mma.sp metadata,
-//      one 16-byte load (masked by the need bits) the layer-2 fragment
-//      (metadata is constant), and each n8 tile of X (one ldmatrix.x4)
-//      feeds both mma.sp.
-// A variant (L2BUF) gathers into a separate buffer instead; see below.
+// format block, eight mma.sp k-steps) at a time. The format (version 2) is
+// laid out so the per-block decode is short and needs no lane-to-lane
+// communication but one shuffle per two k-steps:
+//   1. each lane's 64 value slots are contiguous (staged with a 16-byte pad
+//      per lane, so the per-k-step 16-byte fragment loads are conflict-free)
+//      and split into two relocation chains of 32 slots whose bit order is
+//      the slot order: a slot is addressed by one shift-add;
+//   2. a lane builds the empty/need masks of its two chains from its rows'
+//      bitmap words with one table lookup per row and k-step, and half of
+//      the layer-1 metadata of its quad (rows g or g + 8, one table lookup
+//      per byte), the other half coming from lane + 2 by a shuffle;
+//   3. the layer-2 gather walks the needed positions from the top (one FLO
+//      each), takes each value from the matching empty slot (zeroing it for
+//      layer 1) or from the staged residual list, and writes it into a
+//      zeroed per-warp layer-2 buffer with the same layout;
+//   4. per k-step: one 16-byte load each for the layer-1 and layer-2 A
+//      fragments (no masking), one ldmatrix.x4 per n8 tile of X, two mma.sp.
 // The CTA's warps share the X tile. Blocks of W, their residual values and
 // the X tile are staged with cp.async, STAGES deep. Split-K partial sums go
 // to a workspace; the last CTA of each output tile (an atomic counter) adds
@@ -31,7 +36,32 @@ namespace sparse {
 namespace {
 
 constexpr int XPitch = BlockCols + 8; // halves; 16-byte pad kills conflicts
-constexpr int WBlockBytes = BlockSlots * 2 + BlockBitmapWords * 4; // 4608
+constexpr int LanePitch = 72;         // halves per lane in shared memory
+constexpr int WValBytes = 32 * LanePitch * 2;          // 4608
+constexpr int WStageBytes = WValBytes + BlockBitmapWords * 4; // 5120
+
+/// Decode tables, shared memory: EN0/EN1 map a lane's bitmap byte of row g
+/// / g + 8 to its empty bits (byte 0) and need bits (byte 2), placed so that
+/// EN0[b0] | EN1[b1] is one k-step of a chain; Meta maps a bitmap byte (two
+/// groups) to their layer-1 mma.sp metadata.
+struct Tables {
+  uint32_t EN0[256];
+  uint32_t EN1[256];
+  uint8_t Meta[256];
+};
+constexpr int TableBytes = int(sizeof(Tables)); // 2304
+
+constexpr Tables makeTables() {
+  Tables T{};
+  for (uint32_t B = 0; B < 256; ++B) {
+    uint32_t I = infoByte(B);
+    T.EN0[B] = (I & 0xF) | (I >> 4) << 16;
+    T.EN1[B] = T.EN0[B] << 4;
+    T.Meta[B] = uint8_t(metaByte(B));
+  }
+  return T;
+}
+__device__ const Tables DecodeTables = makeTables();
 
 struct Params {
   const uint16_t *Values;
@@ -79,6 +109,7 @@ __device__ __forceinline__ void ldmatrixX4(uint32_t (&B)[4], const void *P) {
       : "r"(smemAddr(P)));
 }
 
+/// A holds the fragment as stored, {a0, a2, a1, a3}.
 __device__ __forceinline__ void mmaSp(float (&C)[4], const uint4 &A,
                                       const uint32_t (&B)[4], uint32_t Meta) {
   asm volatile(
@@ -86,28 +117,27 @@ __device__ __forceinline__ void mmaSp(float (&C)[4], const uint4 &A,
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "
       "{%0, %1, %2, %3}, %12, 0x0;\n"
       : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-      : "r"(A.x), "r"(A.y), "r"(A.z), "r"(A.w), "r"(B[0]), "r"(B[1]),
+      : "r"(A.x), "r"(A.z), "r"(A.y), "r"(A.w), "r"(B[0]), "r"(B[1]),
         "r"(B[2]), "r"(B[3]), "r"(Meta));
-}
-
-/// Keeps the halves of a register whose bit in Bits (bit 0: low half) is set.
-__device__ __forceinline__ uint32_t keepBits(uint32_t Bits) {
-  return ((Bits & 1) ? 0x0000FFFFu : 0u) | ((Bits & 2) ? 0xFFFF0000u : 0u);
 }
 
 template <int NT, int WARPS> struct Layout {
   static constexpr int XBytes = NT * XPitch * 2;
   __host__ __device__ static int stageBytes(int RCap) {
-    return XBytes + WARPS * WBlockBytes + WARPS * RCap * 2;
+    return XBytes + WARPS * WStageBytes + WARPS * RCap * 2;
   }
-  __host__ __device__ static int totalBytes(int Stages, int RCap, int MaxWin,
-                                            bool L2Buffer) {
-    return Stages * stageBytes(RCap) + WARPS * (MaxWin + 1) * 4 + 512 +
-           (L2Buffer ? WARPS * BlockSlots * 2 : 0);
+  __host__ __device__ static int offsetsBytes(int MaxWin) {
+    return (WARPS * (MaxWin + 1) * 4 + 15) / 16 * 16;
+  }
+  __host__ __device__ static int totalBytes(int Stages, int RCap,
+                                            int MaxWin) {
+    return Stages * stageBytes(RCap) + offsetsBytes(MaxWin) +
+           WARPS * WValBytes + TableBytes;
   }
 };
 
-/// Stage loads: the X tile by the whole CTA, each warp its own W block.
+/// Stage loads: the X tile by the whole CTA, each warp its own W block
+/// (values to the lane-padded layout, then the bitmap).
 template <int NT, int WARPS>
 __device__ __forceinline__ void loadXW(const Params &P, unsigned char *Stage,
                                        int Nc, int Win, int Tile, int Warp,
@@ -127,16 +157,18 @@ __device__ __forceinline__ void loadXW(const Params &P, unsigned char *Stage,
   }
   if (Tile >= P.Tiles)
     return;
-  unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes + Warp * WBlockBytes;
+  unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes + Warp * WStageBytes;
   size_t Block = size_t(Tile) * P.BlockColumns + Win;
   const unsigned char *V =
-      reinterpret_cast<const unsigned char *>(P.Values + Block * BlockSlots);
+      reinterpret_cast<const unsigned char *>(P.Values + Block * BlockSlots) +
+      Lane * 16;
   const unsigned char *B = reinterpret_cast<const unsigned char *>(
       P.Bitmap + Block * BlockBitmapWords);
+  unsigned char *D = Ws + (Lane >> 3) * (LanePitch * 2) + (Lane & 7) * 16;
 #pragma unroll
-  for (int C = Lane; C < 256; C += 32)
-    cpAsync16(Ws + C * 16, V + C * 16);
-  cpAsync16(Ws + 4096 + Lane * 16, B + Lane * 16);
+  for (int I = 0; I < 8; ++I)
+    cpAsync16(D + I * 4 * (LanePitch * 2), V + I * 512);
+  cpAsync16(Ws + WValBytes + Lane * 16, B + Lane * 16);
 }
 
 /// The chunks covering this warp's residual values of one block.
@@ -148,7 +180,7 @@ __device__ __forceinline__ void loadResidual(const Params &P,
   if (Tile >= P.Tiles || P.RCap == 0)
     return;
   uint16_t *Rs = reinterpret_cast<uint16_t *>(
-                     Stage + Layout<NT, WARPS>::XBytes + WARPS * WBlockBytes) +
+                     Stage + Layout<NT, WARPS>::XBytes + WARPS * WStageBytes) +
                  Warp * P.RCap;
   uint32_t Start = RO[J], End = RO[J + 1];
   uint32_t Aligned = Start & ~7u;
@@ -157,28 +189,30 @@ __device__ __forceinline__ void loadResidual(const Params &P,
     cpAsync16(Rs + C * 8, P.Residual + Aligned + C * 8);
 }
 
-/// L2BUF = false: layer-2 values are gathered in place into the staged slots
-/// and both operands are masked per k-step. L2BUF = true: they go to a
-/// separate zeroed per-warp buffer and the empty slots they came from are
-/// zeroed, so neither operand needs masking (more shared memory, fewer
-/// instructions).
-template <int NT, int WARPS, int STAGES, bool L2BUF>
+/// The lane's bitmap byte of one k-step word: groups Tig and 4 + Tig.
+__device__ __forceinline__ uint32_t laneByte(uint32_t W, int Sh) {
+  return ((W >> Sh) & 0xF) | ((W >> (Sh + 12)) & 0xF0);
+}
+
+template <int NT, int WARPS, int STAGES>
 __global__ void __launch_bounds__(WARPS * 32)
     tlsSpmmKernel(const Params P) {
   extern __shared__ __align__(16) unsigned char Smem[];
+  using Lay = Layout<NT, WARPS>;
   constexpr int NTiles8 = NT / 8;
   // Two accumulator sets (layer 1, layer 2) halve the mma dependency chain
   // when there are few n-tiles to interleave.
   constexpr int Sets = NTiles8 <= 2 ? 2 : 1;
-  const int StageBytes = Layout<NT, WARPS>::stageBytes(P.RCap);
+  const int StageBytes = Lay::stageBytes(P.RCap);
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
   const int G = Lane >> 2, Tig = Lane & 3;
-  uint32_t *RO = reinterpret_cast<uint32_t *>(Smem + STAGES * StageBytes) +
-                 Warp * (P.MaxWin + 1);
-  uint8_t *LutMeta = Smem + STAGES * StageBytes + WARPS * (P.MaxWin + 1) * 4;
-  uint8_t *LutInfo = LutMeta + 256;
-  uint16_t *L2Buf = reinterpret_cast<uint16_t *>(LutInfo + 256) +
-                    Warp * BlockSlots;
+  unsigned char *Rest = Smem + STAGES * StageBytes;
+  uint32_t *RO = reinterpret_cast<uint32_t *>(Rest) + Warp * (P.MaxWin + 1);
+  unsigned char *A2Area = Rest + Lay::offsetsBytes(P.MaxWin);
+  uint16_t *LaneA2 =
+      reinterpret_cast<uint16_t *>(A2Area + Warp * WValBytes) +
+      Lane * LanePitch;
+  Tables *Tab = reinterpret_cast<Tables *>(A2Area + WARPS * WValBytes);
 
   int Id = blockIdx.x;
   const int Nc = Id % P.NChunks;
@@ -190,17 +224,19 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int NumWin = Base + (Split < Rem ? 1 : 0);
   const int Tile = Mb * WARPS + Warp;
 
-  // Start the first stages' X and W copies, then fetch the residual offsets
-  // this warp will need (one small global read per CTA instead of one per
-  // block on the critical path).
+  // Start the first stages' X and W copies, copy the decode tables, then
+  // fetch the residual offsets this warp will need (one small global read
+  // per CTA instead of one per block on the critical path).
 #pragma unroll
   for (int S = 0; S < STAGES - 1; ++S)
     if (S < NumWin)
       loadXW<NT, WARPS>(P, Smem + S * StageBytes, Nc, Win0 + S, Tile, Warp,
                         Lane);
-  for (int I = Tid; I < 256; I += WARPS * 32) {
-    LutMeta[I] = uint8_t(metaByte(I));
-    LutInfo[I] = uint8_t(infoByte(I));
+  {
+    const uint4 *Src = reinterpret_cast<const uint4 *>(&DecodeTables);
+    uint4 *Dst = reinterpret_cast<uint4 *>(Tab);
+    for (int I = Tid; I < TableBytes / 16; I += WARPS * 32)
+      Dst[I] = Src[I];
   }
   if (Tile < P.Tiles)
     for (int J = Lane; J <= NumWin; J += 32)
@@ -221,7 +257,12 @@ __global__ void __launch_bounds__(WARPS * 32)
     for (int J = 0; J < NTiles8; ++J)
       Acc[S][J][0] = Acc[S][J][1] = Acc[S][J][2] = Acc[S][J][3] = 0.f;
 
-  auto Info = [&](uint32_t B) { return uint32_t(LutInfo[B]); };
+  const int Sh = 4 * Tig;
+  // This lane tabulates the metadata of row G + 8 * MetaRow, groups
+  // 4 * (Tig & 1) .. + 3 (bytes SelLo, SelLo + 1 of the k-step word).
+  const bool MetaRow = Tig >> 1;
+  const uint32_t SelLo = 0x4440u | uint32_t(2 * (Tig & 1));
+  const uint32_t SelHi = SelLo + 1;
 
   for (int I = 0; I < NumWin; ++I) {
     cpAsyncWait<STAGES - 2>();
@@ -239,134 +280,120 @@ __global__ void __launch_bounds__(WARPS * 32)
       continue;
     unsigned char *Stage = Smem + (I % STAGES) * StageBytes;
     const __half *Xs = reinterpret_cast<const __half *>(Stage);
-    unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes + Warp * WBlockBytes;
-    uint16_t *Vals = reinterpret_cast<uint16_t *>(Ws);
-    const uint32_t *Bits = reinterpret_cast<const uint32_t *>(Ws + BlockSlots * 2);
-    const uint16_t *Rs =
-        reinterpret_cast<const uint16_t *>(Stage + Layout<NT, WARPS>::XBytes +
-                                           WARPS * WBlockBytes) +
-        Warp * P.RCap;
+    unsigned char *Ws = Stage + Lay::XBytes + Warp * WStageBytes;
+    uint16_t *LaneV = reinterpret_cast<uint16_t *>(Ws) + Lane * LanePitch;
+    const uint4 *Bits4 = reinterpret_cast<const uint4 *>(Ws + WValBytes);
+    const uint16_t *Rs = reinterpret_cast<const uint16_t *>(
+                             Stage + Lay::XBytes + WARPS * WStageBytes) +
+                         Warp * P.RCap;
+
+    // The layer-2 buffer starts at zero (only needed positions get values).
+#pragma unroll
+    for (int T = 0; T < KStepsPerBlock; ++T)
+      *reinterpret_cast<uint4 *>(LaneA2 + T * 8) = make_uint4(0, 0, 0, 0);
 
     uint32_t WG[8], WG8[8];
     {
-      const uint4 *B0 = reinterpret_cast<const uint4 *>(Bits + G * 8);
-      const uint4 *B1 = reinterpret_cast<const uint4 *>(Bits + (G + 8) * 8);
-      uint4 V0 = B0[0], V1 = B0[1], V2 = B1[0], V3 = B1[1];
+      uint4 V0 = Bits4[G * 2], V1 = Bits4[G * 2 + 1];
+      uint4 V2 = Bits4[(G + 8) * 2], V3 = Bits4[(G + 8) * 2 + 1];
       WG[0] = V0.x, WG[1] = V0.y, WG[2] = V0.z, WG[3] = V0.w;
       WG[4] = V1.x, WG[5] = V1.y, WG[6] = V1.z, WG[7] = V1.w;
       WG8[0] = V2.x, WG8[1] = V2.y, WG8[2] = V2.z, WG8[3] = V2.w;
       WG8[4] = V3.x, WG8[5] = V3.y, WG8[6] = V3.z, WG8[7] = V3.w;
     }
-    uint32_t E0, N0, E1, N1;
-    laneRowMasks(WG, Tig, Info, E0, N0);
-    laneRowMasks(WG8, Tig, Info, E1, N1);
-
-    // Layer 1 fragments for all eight k-steps, empty slots zeroed (in-place
-    // variant: read before the gather overwrites layer-2 positions).
-    uint4 A1[KStepsPerBlock];
-    if (!L2BUF) {
+    // Empty and need masks of the two chains: one lookup per row and k-step,
+    // bytes gathered with byte permutes.
+    uint32_t E[2], Nd[2];
 #pragma unroll
-      for (int T = 0; T < KStepsPerBlock; ++T) {
-        uint4 A = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
-        A.x &= keepMask((E0 >> (4 * T)) & 3);
-        A.y &= keepMask((E1 >> (4 * T)) & 3);
-        A.z &= keepMask((E0 >> (4 * T + 2)) & 3);
-        A.w &= keepMask((E1 >> (4 * T + 2)) & 3);
-        A1[T] = A;
-      }
-    } else {
-      uint4 Zero = make_uint4(0, 0, 0, 0);
+    for (int C = 0; C < 2; ++C) {
+      uint32_t V[4];
 #pragma unroll
-      for (int T = 0; T < KStepsPerBlock; ++T)
-        *reinterpret_cast<uint4 *>(L2Buf + slotIndex(T, Lane, 0, 0, 0)) = Zero;
+      for (int J = 0; J < 4; ++J)
+        V[J] = Tab->EN0[laneByte(WG[4 * C + J], Sh)] |
+               Tab->EN1[laneByte(WG8[4 * C + J], Sh)];
+      uint32_t X01 = __byte_perm(V[0], V[1], 0x6240);
+      uint32_t X23 = __byte_perm(V[2], V[3], 0x6240);
+      E[C] = __byte_perm(X01, X23, 0x5410);
+      Nd[C] = __byte_perm(X01, X23, 0x7632);
     }
-    __syncwarp();
-
-    // Layers 2 and 3. In place: a layer-2 position is never an empty slot
-    // (its group has three or more nonzeros), and its layer-1 value is
-    // already in A1, so the gathered values overwrite nothing still needed.
-    // With the buffer: each consumed empty slot is zeroed for layer 1.
-    uint16_t *Dst = L2BUF ? L2Buf : Vals;
-    {
-      int R0 = residualCount(E0, N0), R1 = residualCount(E1, N1);
-      int Incl = R0 + R1;
+    // Layer-1 metadata: this lane's half, the row g + 8 half from lane + 2.
+    uint32_t Meta[KStepsPerBlock];
 #pragma unroll
-      for (int D = 1; D < 32; D <<= 1) {
-        int V = __shfl_up_sync(0xffffffffu, Incl, D);
-        if (Lane >= D)
-          Incl += V;
-      }
-      uint32_t RStart = RO[I];
-      int Q0 = int(RStart & 7u) + Incl - R0 - R1, Q1 = Q0 + R0;
-      const uint16_t *GRes = P.Residual + (RStart & ~7u);
-      uint32_t E0r = E0, N0r = N0, E1r = E1, N1r = N1;
-      while (N0r | N1r) {
-        if (N0r) {
-          int X = lowestBit(N0r);
-          N0r &= N0r - 1;
+    for (int T = 0; T < KStepsPerBlock; ++T) {
+      uint32_t W = MetaRow ? WG8[T] : WG[T];
+      Meta[T] = uint32_t(Tab->Meta[__byte_perm(W, 0, SelLo)]) |
+                uint32_t(Tab->Meta[__byte_perm(W, 0, SelHi)]) << 8;
+    }
+#pragma unroll
+    for (int T = 0; T < KStepsPerBlock; T += 2) {
+      uint32_t Other =
+          __shfl_down_sync(0xffffffffu, Meta[T] | Meta[T + 1] << 16, 2);
+      Meta[T] |= Other << 16;
+      Meta[T + 1] |= Other & 0xFFFF0000u;
+    }
+
+    // Layers 2 and 3: the residual values of this lane start after those of
+    // the lanes below it (warp scan of the per-lane counts).
+    int R0 = residualCount(E[0], Nd[0]), R1 = residualCount(E[1], Nd[1]);
+    int Incl = R0 + R1;
+#pragma unroll
+    for (int D = 1; D < 32; D <<= 1) {
+      int V = __shfl_up_sync(0xffffffffu, Incl, D);
+      if (Lane >= D)
+        Incl += V;
+    }
+    const uint32_t RStart = RO[I];
+    int Q0 = int(RStart & 7u) + Incl - R0 - R1, Q1 = Q0 + R0;
+    const uint16_t *GRes = P.Residual + (RStart & ~7u);
+    {
+      uint32_t N0 = Nd[0], E0 = E[0], N1 = Nd[1], E1 = E[1];
+      uint16_t *V0 = LaneV, *V1 = LaneV + ChainSlots;
+      uint16_t *D0 = LaneA2, *D1 = LaneA2 + ChainSlots;
+      while (N0 | N1) {
+        if (N0) {
+          int X = highestBit(N0);
+          N0 ^= 1u << X;
           uint16_t V;
-          if (E0r) {
-            int Y = laneRowSlotIndex(Lane, 0, lowestBit(E0r));
-            V = Vals[Y];
-            if (L2BUF)
-              Vals[Y] = 0;
-            E0r &= E0r - 1;
+          if (E0) {
+            int Y = highestBit(E0);
+            E0 ^= 1u << Y;
+            V = V0[Y];
+            V0[Y] = 0;
           } else {
             V = Q0 < P.RCap ? Rs[Q0] : __ldg(GRes + Q0);
             ++Q0;
           }
-          Dst[laneRowSlotIndex(Lane, 0, X)] = V;
+          D0[X] = V;
         }
-        if (N1r) {
-          int X = lowestBit(N1r);
-          N1r &= N1r - 1;
+        if (N1) {
+          int X = highestBit(N1);
+          N1 ^= 1u << X;
           uint16_t V;
-          if (E1r) {
-            int Y = laneRowSlotIndex(Lane, 1, lowestBit(E1r));
-            V = Vals[Y];
-            if (L2BUF)
-              Vals[Y] = 0;
-            E1r &= E1r - 1;
+          if (E1) {
+            int Y = highestBit(E1);
+            E1 ^= 1u << Y;
+            V = V1[Y];
+            V1[Y] = 0;
           } else {
             V = Q1 < P.RCap ? Rs[Q1] : __ldg(GRes + Q1);
             ++Q1;
           }
-          Dst[laneRowSlotIndex(Lane, 1, X)] = V;
+          D1[X] = V;
         }
       }
     }
-    __syncwarp();
 
-    const int Pair = Tig & 1;
 #pragma unroll
     for (int T = 0; T < KStepsPerBlock; ++T) {
-      uint32_t Wg = WG[T] >> (16 * Pair), Wg8 = WG8[T] >> (16 * Pair);
-      uint32_t Meta = uint32_t(LutMeta[Wg & 0xFF]) |
-                      uint32_t(LutMeta[(Wg >> 8) & 0xFF]) << 8 |
-                      uint32_t(LutMeta[Wg8 & 0xFF]) << 16 |
-                      uint32_t(LutMeta[(Wg8 >> 8) & 0xFF]) << 24;
-      uint32_t NT0 = N0 >> (4 * T), NT1 = N1 >> (4 * T);
-      bool AnyL2 = __any_sync(0xffffffffu, (NT0 | NT1) & 0xF);
-      uint4 A2 = make_uint4(0, 0, 0, 0);
-      if (L2BUF) {
-        A1[T] = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
-        if (AnyL2)
-          A2 = *reinterpret_cast<const uint4 *>(L2Buf + slotIndex(T, Lane, 0, 0, 0));
-      } else if (AnyL2) {
-        A2 = *reinterpret_cast<const uint4 *>(Vals + slotIndex(T, Lane, 0, 0, 0));
-        A2.x &= keepBits(NT0 & 3);
-        A2.y &= keepBits(NT1 & 3);
-        A2.z &= keepBits((NT0 >> 2) & 3);
-        A2.w &= keepBits((NT1 >> 2) & 3);
-      }
+      uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + T * 8);
+      uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + T * 8);
 #pragma unroll
       for (int J = 0; J < NTiles8; ++J) {
         uint32_t B[4];
         ldmatrixX4(B, Xs + (J * 8 + (Lane & 7)) * XPitch + T * 32 +
                           (Lane >> 3) * 8);
-        mmaSp(Acc[0][J], A1[T], B, Meta);
-        if (AnyL2)
-          mmaSp(Acc[Sets - 1][J], A2, B, Layer2Meta);
+        mmaSp(Acc[0][J], A1, B, Meta[T]);
+        mmaSp(Acc[Sets - 1][J], A2, B, Layer2Meta);
       }
     }
   }
@@ -427,39 +454,33 @@ __global__ void __launch_bounds__(WARPS * 32)
 
 struct Variant {
   int NT, Warps, Stages;
-  bool L2Buffer;
   void (*Kernel)(Params);
   int (*TotalBytes)(int, int, int);
 };
 
-template <int NT, int WARPS, int STAGES, bool L2BUF = false>
-Variant variant() {
-  return {NT, WARPS, STAGES, L2BUF, tlsSpmmKernel<NT, WARPS, STAGES, L2BUF>,
+template <int NT, int WARPS, int STAGES> Variant variant() {
+  return {NT, WARPS, STAGES, tlsSpmmKernel<NT, WARPS, STAGES>,
           [](int S, int R, int W) {
-            return Layout<NT, WARPS>::totalBytes(S, R, W, L2BUF);
+            return Layout<NT, WARPS>::totalBytes(S, R, W);
           }};
 }
 
 const Variant *allVariants(size_t &Count) {
   static const Variant All[] = {
-      variant<8, 4, 2>(),        variant<8, 4, 3>(),
-      variant<8, 8, 2>(),        variant<16, 4, 2>(),
-      variant<16, 4, 3>(),       variant<16, 8, 2>(),
-      variant<32, 4, 2>(),       variant<32, 8, 2>(),
-      variant<64, 4, 2>(),       variant<64, 8, 2>(),
-      variant<8, 4, 2, true>(),  variant<8, 8, 2, true>(),
-      variant<16, 4, 2, true>(), variant<16, 8, 2, true>(),
-      variant<32, 4, 2, true>(), variant<32, 8, 2, true>()};
+      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 8, 2>(),
+      variant<16, 4, 2>(), variant<16, 4, 3>(), variant<16, 8, 2>(),
+      variant<32, 4, 2>(), variant<32, 8, 2>(), variant<64, 4, 2>(),
+      variant<64, 8, 2>()};
   Count = sizeof(All) / sizeof(All[0]);
   return All;
 }
 
-const Variant *findVariant(int NT, int Warps, int Stages, bool L2Buffer) {
+const Variant *findVariant(int NT, int Warps, int Stages) {
   size_t Count;
   const Variant *All = allVariants(Count);
   for (size_t I = 0; I < Count; ++I)
     if (All[I].NT == NT && All[I].Warps == Warps &&
-        (!Stages || All[I].Stages == Stages) && All[I].L2Buffer == L2Buffer)
+        (!Stages || All[I].Stages == Stages))
       return &All[I];
   return nullptr;
 }
@@ -506,9 +527,8 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                : N <= 16  ? 16
                : N <= 32  ? 32
                           : 64;
-  Plan.Warps = Opts.Warps ? Opts.Warps : (Plan.NTile >= 16 ? 8 : 4);
-  const Variant *V =
-      findVariant(Plan.NTile, Plan.Warps, Opts.Stages, Opts.Layer2Buffer);
+  Plan.Warps = Opts.Warps ? Opts.Warps : 4;
+  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Opts.Stages);
   if (!V)
     return Plan;
   Plan.Stages = V->Stages;
@@ -580,8 +600,7 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
       reinterpret_cast<uintptr_t>(X) % 16)
     return cudaErrorInvalidValue;
   TlsSpmmPlan Plan = tlsSpmmPlan(W, N, Opts);
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Plan.Stages,
-                                 Opts.Layer2Buffer);
+  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Plan.Stages);
   if (!V || WorkspaceBytes < tlsSpmmWorkspaceBytes(W, N, Opts))
     return cudaErrorInvalidValue;
   Params P{};

@@ -8,7 +8,8 @@
 // One kernel: mma.sp (m16n8k32, f16 in, f32 accumulate) for layer 1, a second
 // mma.sp for the slot-filled layer 2 and the residual layer 3 whose values the
 // CUDA cores of each lane gather on chip; cp.async pipelining; split-K with an
-// in-kernel reduction by the last CTA of each output tile.
+// in-kernel reduction by the last CTA of each output tile. Needs the .tls
+// format version 2 layout (TlsLayout.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,8 +45,6 @@ struct TlsSpmmOptions {
   int Stages = 0;     // cp.async pipeline depth (2 or 3 where built)
   int SplitK = 0;     // number of K splits
   int WavesTarget = 0; // aim for this many waves of CTAs when choosing SplitK
-  bool Layer2Buffer = false; // gather layer 2 into a separate buffer instead
-                             // of in place (no operand masking, more smem)
 };
 
 /// Bytes of workspace tlsSpmm needs for this shape and these options.
