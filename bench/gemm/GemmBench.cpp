@@ -76,6 +76,12 @@ const char *layoutName(cudaoptGemmBLayout L) {
   return L == CUDAOPT_GEMM_B_ROW ? "row" : "col";
 }
 
+/// The register-direct mma.sync kernels: no raster order, only K splits.
+bool isMmaSync(const cudaoptGemmPlan &P) {
+  const char *Name = cudaoptGemmKernelName(P.Kernel);
+  return Name && std::strstr(Name, "_sync") != nullptr;
+}
+
 std::string planName(const cudaoptGemmPlan &P) {
   std::ostringstream S;
   S << cudaoptGemmKernelName(P.Kernel) << "/g" << P.Group << "/r" << P.RasterN
@@ -287,7 +293,22 @@ public:
     cudaoptGemmProblem P0 = B.problem(0);
     std::vector<cudaoptGemmPlan> Plans(Opt.Ours);
     Plans.resize(cudaoptGemmCandidates(&P0, Plans.data(), Opt.Ours));
-    if (!Plans.empty()) {
+    auto Has = [&](const cudaoptGemmPlan &Q) {
+      for (const cudaoptGemmPlan &X : Plans)
+        if (X.Kernel == Q.Kernel && X.Group == Q.Group &&
+            X.RasterN == Q.RasterN && X.Splits == Q.Splits)
+          return true;
+      return false;
+    };
+    if (!Plans.empty() && isMmaSync(Plans[0])) {
+      // No raster order to vary: try the neighbouring K splits instead.
+      for (int F : {2, -2}) {
+        cudaoptGemmPlan V = Plans[0];
+        V.Splits = F > 0 ? V.Splits * F : std::max(1, V.Splits / -F);
+        if (!Has(V))
+          Plans.push_back(V);
+      }
+    } else if (!Plans.empty()) {
       cudaoptGemmPlan First = Plans[0];
       cudaoptGemmPlan Flip = First, G4 = First, G16 = First;
       Flip.RasterN ^= 1;
@@ -296,6 +317,14 @@ public:
       Plans.push_back(Flip);
       Plans.push_back(G4);
       Plans.push_back(G16);
+      // A split plan: also its neighbouring split counts.
+      for (int F : {2, -2}) {
+        cudaoptGemmPlan V = First;
+        V.Splits = F > 0 ? V.Splits * F : std::max(1, V.Splits / -F);
+        if (First.Splits > 1 && !Has(V) &&
+            cudaoptGemmPlanValid(&P0, &V))
+          Plans.push_back(V);
+      }
     } else {
       Plans.push_back({-1, 1, 0, 1});
     }
@@ -418,12 +447,42 @@ public:
             Report(Name, Chk.check(E, Cold, 0.75f, 0.5f), true);
           }
       }
+    // The mma.sync kernels: M = 1, 7, 16 (rows of the mma left empty) and
+    // 100 (partial 64-row tile, two 16-row tiles' worth of M tiling), a
+    // partial 64-column group (N = 776), a partial 32-wide K chunk
+    // (K = 1000), K splits 1, 3, 8, alpha/beta.
+    for (cudaoptGemmType T : {CUDAOPT_GEMM_F16, CUDAOPT_GEMM_BF16})
+      for (cudaoptGemmBLayout L : {CUDAOPT_GEMM_B_COL, CUDAOPT_GEMM_B_ROW})
+        for (int M : {1, 7, 16, 100}) {
+          Shape S{M, 776, 1000, "special"};
+          ShapeBuffers B = layout(S, T, L, 1);
+          Checker Chk(B, Ref, RefBytes, Rows, Stream);
+          fillNormal(Cold, size_t(S.M) * S.N, T == CUDAOPT_GEMM_BF16, 78, 0, 1,
+                     Stream);
+          for (int Id = 0; Id < cudaoptGemmNumKernels(); ++Id)
+            for (int Splits : {1, 3, 8}) {
+              cudaoptGemmPlan Pl{Id, 1, 0, Splits};
+              cudaoptGemmProblem Probe = B.problem(0);
+              if (!isMmaSync(Pl) || !cudaoptGemmPlanValid(&Probe, &Pl))
+                continue;
+              Enqueue E = [&, Pl](cudaStream_t St, int) {
+                cudaoptGemmProblem P = B.problem(0, 0.75f, 0.5f);
+                return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) == cudaSuccess;
+              };
+              std::string Name = std::string(typeName(T)) + "/" +
+                                 layoutName(L) + " " + std::to_string(M) +
+                                 "x776x1000 a=.75 b=.5 " + planName(Pl);
+              Report(Name, Chk.check(E, Cold, 0.75f, 0.5f), true);
+            }
+        }
     // fp32 accumulation: K = 16384 products of U(2, 4) values sum to ~147000,
     // past the fp16 maximum (65504), so an fp16 accumulator overflows;
     // alpha = 1/64 brings C back into fp16 range. cuBLAS with
     // CUBLAS_COMPUTE_16F must fail it (the control shows the test bites).
+    // M = 16 runs the same test on the skinny-M kernel's plans.
+    for (int M : {256, 16})
     for (cudaoptGemmBLayout L : {CUDAOPT_GEMM_B_COL, CUDAOPT_GEMM_B_ROW}) {
-      Shape S{256, 256, 16384, "fp32acc"};
+      Shape S{M, 256, 16384, "fp32acc"};
       const float Alpha = 1.0f / 64;
       ShapeBuffers B = layout(S, CUDAOPT_GEMM_F16, L, 1, /*Uniform=*/true);
       Checker Chk(B, Ref, RefBytes, Rows, Stream);
@@ -432,8 +491,8 @@ public:
       Plans.resize(cudaoptGemmCandidates(&P0, Plans.data(), 4));
       Plans.push_back({0, 8, 0, 1});
       for (const cudaoptGemmPlan &Pl : Plans)
-        Report(std::string("fp32-accumulation f16/") + layoutName(L) + " " +
-                   planName(Pl),
+        Report(std::string("fp32-accumulation M=") + std::to_string(M) +
+                   " f16/" + layoutName(L) + " " + planName(Pl),
                Chk.check(
                    [&, Pl](cudaStream_t St, int) {
                      cudaoptGemmProblem P = B.problem(0, Alpha);
@@ -442,8 +501,8 @@ public:
                    },
                    nullptr, Alpha),
                true);
-      Report(std::string("fp32-accumulation f16/") + layoutName(L) +
-                 " cuBLAS COMPUTE_16F (must fail)",
+      Report(std::string("fp32-accumulation M=") + std::to_string(M) +
+                 " f16/" + layoutName(L) + " cuBLAS COMPUTE_16F (must fail)",
              Chk.check(
                  [&](cudaStream_t St, int) {
                    return Base->gemmEx16(B.problem(0, Alpha), St);
@@ -608,8 +667,6 @@ int main(int Argc, char **Argv) {
   BENCH_CHECK(cudaGetDeviceProperties(&Prop, 0));
   std::printf("device %s, %d SMs, table %s\n", Prop.name,
               Prop.multiProcessorCount, cudaoptGemmTableVersion());
-  if (O.Special)
-    B.special(Out);
   if (O.Special && Started.count("special") == 0) {
     StartLog << "special" << std::endl;
     B.special(Out);

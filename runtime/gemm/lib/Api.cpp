@@ -17,6 +17,8 @@ bool planRunnable(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan) {
   const KernelInfo *K = kernelInfo(Plan.Kernel);
   if (!K || !sm90Supports(P))
     return false;
+  if (mmaSyncRows(Plan.Kernel))
+    return true; // any shape sm90Supports allows; M is tiled over the grid
   return Plan.Splits <= 1 || splitKAllowed(K->BM, K->BN);
 }
 

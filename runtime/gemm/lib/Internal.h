@@ -27,13 +27,33 @@ cudaError_t multiProcessorCount(int *Count);
 /// True when the sm_90a kernels can run this problem on this device.
 bool sm90Supports(const cudaoptGemmProblem &P);
 
-/// Split-K workspace: a fixed region of per-tile counters (which must be
-/// zero; kernels leave them zero), then Splits x M x N fp32 partial tiles.
+/// Split-K workspace: a fixed region of per-tile counters, then one M x N
+/// fp32 accumulator that the splits add into. Both must be zero before the
+/// first use (cudaMemset after allocation); the kernels leave them zero.
 /// The counter region has a fixed size so plans with different tile counts
-/// can share one workspace.
+/// can share one workspace. Splits does not change the size (kept for the
+/// callers; older builds kept one slice per split).
 constexpr int MaxSplitTiles = 16384;
 constexpr size_t SplitCounterBytes = MaxSplitTiles * 4;
 size_t splitWorkspaceBytes(int M, int N, int Splits);
+
+/// The register-direct mma.sync kernels (lib/Gemv.cu): 16 x 64 (skinny M,
+/// decode) and 64 x 64 (small shapes) output tiles per CTA, M tiled over the
+/// grid. Their configuration ids follow the sm_90a ones; a plan's Splits is
+/// the K split, Group and RasterN are ignored.
+constexpr int GemvMaxM = 16;        // the model offers the 16-row one up to here
+constexpr int MmaSync16KernelId = 7;
+constexpr int MmaSync64KernelId = 8;
+constexpr int GemvKernelId = MmaSync16KernelId;
+/// Rows per CTA of an mma.sync kernel id, 0 for any other id.
+constexpr int mmaSyncRows(int Id) {
+  return Id == MmaSync16KernelId ? 16 : Id == MmaSync64KernelId ? 64 : 0;
+}
+cudaError_t launchMmaSync(const cudaoptGemmProblem &P,
+                          const cudaoptGemmPlan &Plan, void *Workspace,
+                          size_t WorkspaceBytes, cudaStream_t Stream);
+/// The K splits launchMmaSync really uses for a requested count.
+int gemvSplits(int K, int Splits);
 
 /// The portable fallback (any alignment, any device).
 cudaError_t launchFallback(const cudaoptGemmProblem &P, cudaStream_t Stream);

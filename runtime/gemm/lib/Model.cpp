@@ -25,14 +25,52 @@ constexpr double PeakFlops = 989e12; // dense fp16/bf16, datasheet
 constexpr double HbmBytesPerSec = 3.3e12;
 constexpr double LaunchSeconds = 2e-6;
 constexpr double SmLoadBytesPerSec = 45e9; // one SM's TMA stream (measured)
-constexpr int SplitChoices[] = {1, 2, 3, 4, 6, 8, 12, 16};
+constexpr double SplitRedBytesPerSec = 400e9; // fp32 RED into L2 (a guess)
+constexpr int SplitChoices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+// The mma.sync kernels' CTAs are cheap: long K on few tiles splits further.
+constexpr int SyncSplitChoices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 
 long long ceilDiv(long long A, long long B) { return (A + B - 1) / B; }
 
 } // namespace
 
+/// The mma.sync kernels: ceil(M / BM) x ceil(N / 64) x Splits CTAs of 128
+/// threads. Each CTA reads its A rows and B columns over its K range from
+/// L2/HBM in rounds of 32 x 4 x Unroll K values, one loaded round trip
+/// (~0.7 us) each, then reduces in shared memory (~1 us with the store).
+/// The bytes: each operand once from HBM, (BM + 64) x K per CTA from L2;
+/// ~20 GB/s per CTA for the 16-row one's B stream (~32 KB in flight).
+double mmaSyncSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
+                      int Sms) {
+  const int Rows = mmaSyncRows(Plan.Kernel);
+  const int PerSm = Rows == 16 ? 3 : 2, Unroll = Rows == 16 ? 2 : 1;
+  long long Splits = gemvSplits(P.K, Plan.Splits);
+  long long Tiles = ceilDiv(P.M, Rows) * ceilDiv(P.N, 64);
+  long long Ctas = Tiles * Splits;
+  long long Chunks = ceilDiv(ceilDiv(P.K, 32), Splits);
+  long long Rounds = ceilDiv(Chunks, 4 * Unroll);
+  double Waves = double(ceilDiv(Ctas, static_cast<long long>(PerSm) * Sms));
+  double Serial = Waves * (Rounds * 0.7e-6 + 1.0e-6);
+  double Dram = 2.0 * (double(P.M) * P.K + double(P.N) * P.K +
+                       double(P.M) * P.N * (P.Beta != 0.0f ? 2 : 1));
+  double L2 = 2.0 * double(Ctas) * (Rows + 64) * Chunks * 32;
+  double Active = std::min<double>(Ctas, double(PerSm) * Sms);
+  double Memory = std::max(Dram / std::min(HbmBytesPerSec, Active * 20e9),
+                           L2 / 8e12);
+  // mma.sync at ~half the wgmma rate on the padded tile.
+  double Math = 2.0 * double(Tiles) * Rows * 64 * P.K /
+                (PeakFlops * 0.5 * std::min<double>(1.0, Active / (PerSm * Sms)));
+  double Seconds = std::max({Serial, Memory, Math}) +
+                   0.2 * std::min(Serial, Memory) + LaunchSeconds;
+  if (Splits > 1) // fp32 atomics into one tile, a handshake, one read back
+    Seconds += 1.0e-6 + Splits * 4.0 * P.M * P.N / SplitRedBytesPerSec;
+  return Seconds;
+}
+
 double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
                     int Sms) {
+  if (mmaSyncRows(Plan.Kernel))
+    return mmaSyncSeconds(P, Plan, Sms);
   const KernelInfo *K = kernelInfo(Plan.Kernel);
   if (!K)
     return 1e9;
@@ -61,8 +99,11 @@ double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   // that are equally memory-bound (less wasted tile work wins).
   double Seconds = std::max(Compute, Memory) + 0.1 * std::min(Compute, Memory) +
                    LaunchSeconds;
-  if (Splits > 1) // partial tiles written and read back once, one more sync
-    Seconds += 2.0 * Splits * 4.0 * P.M * P.N / HbmBytesPerSec + 1e-6;
+  if (Splits > 1) { // partial tiles written and read back once, one more sync
+    // Each split adds its fp32 partial tile into one workspace tile with
+    // vector atomics (performed in L2); the last one reads it back.
+    Seconds += 1.5e-6 + Splits * 4.0 * P.M * P.N / SplitRedBytesPerSec;
+  }
   return Seconds;
 }
 
@@ -76,6 +117,25 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
   long long KBlocks = ceilDiv(P.K, 64);
   for (int Id = 0; Id < numKernels(); ++Id) {
     const KernelInfo *K = kernelInfo(Id);
+    if (mmaSyncRows(Id)) {
+      // Only the 16-row one is offered, for skinny M. The 64-row one lost to
+      // the 64x64 TMA kernel on every small shape measured (run 12: 64^3
+      // 3.7 vs 2.8 us, 256^3 6.0 vs 3.5 us), so the model does not offer it;
+      // it stays runnable as an explicit plan.
+      if (Id != MmaSync16KernelId || P.M > GemvMaxM)
+        continue;
+      int Last = 0;
+      for (int Splits : SyncSplitChoices) {
+        int Real = gemvSplits(P.K, Splits);
+        if (Real == Last ||
+            ceilDiv(P.M, K->BM) * ceilDiv(P.N, 64) * Real > 8LL * Sms)
+          continue;
+        Last = Real;
+        cudaoptGemmPlan Plan{Id, 1, 0, Real};
+        All.push_back({modelSeconds(P, Plan, Sms), Plan});
+      }
+      continue;
+    }
     long long Tiles = ceilDiv(P.M, K->BM) * ceilDiv(P.N, K->BN);
     for (int Splits : SplitChoices) {
       if (Splits > 1 && (Splits > KBlocks / 2 || Tiles >= Sms ||
@@ -89,6 +149,21 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
       All.begin(), All.end(),
       [](const Scored &A, const Scored &B) { return A.Seconds < B.Seconds; });
   int N = std::min<int>(MaxPlans, All.size());
+  // Where both families (TMA + wgmma, mma.sync) are offered the model is
+  // not to be trusted across them, so the last slot goes to the other
+  // family's best plan when the first N are all of one.
+  if (N >= 3) {
+    auto Sync = [&](size_t I) { return mmaSyncRows(All[I].Plan.Kernel) != 0; };
+    bool First = Sync(0), Mixed = false;
+    for (int I = 1; I < N; ++I)
+      Mixed |= Sync(I) != First;
+    if (!Mixed)
+      for (size_t I = N; I < All.size(); ++I)
+        if (Sync(I) != First) {
+          All[N - 1] = All[I];
+          break;
+        }
+  }
   for (int I = 0; I < N; ++I)
     Plans[I] = All[I].Plan;
   return N;

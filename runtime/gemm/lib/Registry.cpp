@@ -18,9 +18,18 @@ namespace {
   {Id, BM, BN, NC, ST, EFF, launchSm90Config##Id,                              \
    #BM "x" #BN "x64_c" #NC "_s" #ST},
 // clang-format on
-const KernelInfo Kernels[] = {CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_ENTRY)};
+const KernelInfo Kernels[] = {
+    CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_ENTRY)
+    // Not sm_90a tile configurations: BM x BN is the output tile of a CTA,
+    // Consumers/Stages/Efficiency are unused (Model.cpp models them by
+    // bandwidth and round trips).
+    {MmaSync16KernelId, 16, 64, 0, 0, 0.0, launchMmaSync, "mma16x64_sync"},
+    {MmaSync64KernelId, 64, 64, 0, 0, 0.0, launchMmaSync, "mma64x64_sync"}};
 #undef CUDAOPT_ENTRY
 } // namespace
+
+static_assert(sizeof(Kernels) / sizeof(Kernels[0]) == MmaSync64KernelId + 1,
+              "the mma.sync kernels' ids follow the sm_90a configurations");
 
 int numKernels() { return sizeof(Kernels) / sizeof(Kernels[0]); }
 

@@ -14,8 +14,9 @@
 // running tiles share A rows / B columns in L2. When Beta == 0 the epilogue
 // writes 64x64 swizzled chunks to shared memory (two buffers per consumer)
 // and TMA stores them, so consumers return to the main loop while the
-// stores drain. Split-K partial tiles go to per-split fp32 workspace
-// slices; the last split of a tile to finish sums them and writes C.
+// stores drain. Split-K partial tiles are added (fp32 vector atomics) into
+// one fp32 workspace tile; the last split of a tile to finish writes C from
+// it and zeroes it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -300,11 +301,14 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       }
       if constexpr (!splitKAllowed(BM, BN))
         continue; // the launcher never asks these configurations to split
-      // Split-K: each split parks its fp32 partial tile in its own
-      // workspace slice; the last split of the tile to finish adds the other
-      // slices to its registers and writes C. Only the per-tile counter is
-      // shared (and reset by the last split), so no atomics on data.
-      const long long Slice = static_cast<long long>(P.M) * P.N;
+      // Split-K: every split adds its fp32 partial tile into one fp32
+      // accumulator tile in the workspace with vector atomics whose result
+      // is unused (RED: fire-and-forget, performed in L2), so the splits
+      // reduce in parallel. The last split to arrive (per-tile counter)
+      // reads the sum, writes C and zeroes the accumulator for the next
+      // launch. (Run 11: when the last split instead read Splits - 1
+      // partial slices itself, one SM's ~64 GB/s from L2 cost ~0.3 us per
+      // split, 14.6 us on 64x64x16384.)
       const bool Vec = (P.N & 1) == 0;
 #pragma unroll
       for (int Mi = 0; Mi < MI; ++Mi)
@@ -316,23 +320,22 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
             int Col = ColBase + J * 8;
             if (Row >= P.M || Col >= P.N)
               continue;
-            float *Wp = P.Workspace + W.Split * Slice +
-                        static_cast<long long>(Row) * P.N + Col;
+            float *Wp = P.Workspace + static_cast<long long>(Row) * P.N + Col;
             float V0 = Acc[Mi][J * 4 + H * 2], V1 = Acc[Mi][J * 4 + H * 2 + 1];
             if (Vec) {
-              __stcg(reinterpret_cast<float2 *>(Wp), make_float2(V0, V1));
+              atomicAdd(reinterpret_cast<float2 *>(Wp), make_float2(V0, V1));
             } else {
-              __stcg(Wp, V0);
+              atomicAdd(Wp, V0);
               if (Col + 1 < P.N)
-                __stcg(Wp + 1, V1);
+                atomicAdd(Wp + 1, V1);
             }
           }
       // One fence per CTA, not per thread: __threadfence() is a
-      // sequentially consistent fence (MEMBAR.SC.GPU), and 128-256 of them per
-      // unit cost ~3.6 us per split. The barrier orders the other threads'
-      // slice stores before thread 128's release fence (fences are
-      // cumulative); its fence after the counter update acquires the other
-      // splits' slices for the whole CTA through the second barrier.
+      // sequentially consistent fence (MEMBAR.SC.GPU). The barrier orders
+      // the other threads' atomics before thread 128's release fence
+      // (fences are cumulative); its fence after the counter update
+      // acquires the other splits' sums for the whole CTA through the
+      // second barrier.
       namedBarrierSync(1, NumConsumers * 128);
       if (threadIdx.x == 128) {
         __threadfence();
@@ -343,45 +346,52 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       namedBarrierSync(1, NumConsumers * 128);
       if (!IsLastSplit)
         continue;
-      // Slice-outer so each thread has all its loads of one slice in flight
-      // at once (element-outer order serialised ~Splits x elements L2 round
-      // trips: 60 us on 64x64x16384).
-#pragma unroll 1
-      for (int S = 0; S < P.Splits; ++S) {
-        if (S == W.Split)
-          continue;
-        const float *Base = P.Workspace + S * Slice;
-#pragma unroll
-        for (int Mi = 0; Mi < MI; ++Mi)
-#pragma unroll
-          for (int J = 0; J < BN / 8; ++J)
-#pragma unroll
-            for (int H = 0; H < 2; ++H) {
-              int Row = RowBase + Mi * 64 + H * 8;
-              int Col = ColBase + J * 8;
-              if (Row >= P.M || Col >= P.N)
-                continue;
-              const float *Wp = Base + static_cast<long long>(Row) * P.N + Col;
-              int I = J * 4 + H * 2;
-              if (Vec) {
-                float2 V = __ldcg(reinterpret_cast<const float2 *>(Wp));
-                Acc[Mi][I] += V.x;
-                Acc[Mi][I + 1] += V.y;
-              } else {
-                Acc[Mi][I] += __ldcg(Wp);
-                if (Col + 1 < P.N)
-                  Acc[Mi][I + 1] += __ldcg(Wp + 1);
-              }
-            }
-      }
+      // All loads first, from clamped addresses with no branch between
+      // them (a guarded load right before its use kept one L2 round trip
+      // in flight per thread), straight into the accumulators: the sum
+      // already holds this split's share. Out-of-range elements get a
+      // neighbour's value, which storePair drops.
 #pragma unroll
       for (int Mi = 0; Mi < MI; ++Mi)
 #pragma unroll
         for (int J = 0; J < BN / 8; ++J)
 #pragma unroll
-          for (int H = 0; H < 2; ++H)
-            storePair<T>(P, RowBase + Mi * 64 + H * 8, ColBase + J * 8,
-                         Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
+          for (int H = 0; H < 2; ++H) {
+            const int Row = min(RowBase + Mi * 64 + H * 8, P.M - 1);
+            const int Col = ColBase + J * 8;
+            const float *Rp = P.Workspace + static_cast<long long>(Row) * P.N;
+            const int I = J * 4 + H * 2;
+            if (Vec) {
+              float2 V = __ldcg(
+                  reinterpret_cast<const float2 *>(Rp + min(Col, P.N - 2)));
+              Acc[Mi][I] = V.x;
+              Acc[Mi][I + 1] = V.y;
+            } else {
+              Acc[Mi][I] = __ldcg(Rp + min(Col, P.N - 1));
+              Acc[Mi][I + 1] = __ldcg(Rp + min(Col + 1, P.N - 1));
+            }
+          }
+#pragma unroll
+      for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+        for (int J = 0; J < BN / 8; ++J)
+#pragma unroll
+          for (int H = 0; H < 2; ++H) {
+            const int Row = RowBase + Mi * 64 + H * 8;
+            const int Col = ColBase + J * 8;
+            storePair<T>(P, Row, Col, Acc[Mi][J * 4 + H * 2],
+                         Acc[Mi][J * 4 + H * 2 + 1]);
+            if (Row >= P.M || Col >= P.N)
+              continue;
+            float *Wp = P.Workspace + static_cast<long long>(Row) * P.N + Col;
+            if (Vec) {
+              __stcg(reinterpret_cast<float2 *>(Wp), make_float2(0.0f, 0.0f));
+            } else {
+              __stcg(Wp, 0.0f);
+              if (Col + 1 < P.N)
+                __stcg(Wp + 1, 0.0f);
+            }
+          }
       if (threadIdx.x == 128)
         P.Counters[W.Tile] = 0;
     }

@@ -32,7 +32,7 @@ struct Sm90Params {
   int Group;           // tiles per raster group
   int RasterN;         // 0: group along M, 1: group along N
   int TmaStore;        // 1: epilogue through shared memory + TMA stores
-  float *Workspace;    // Splits x M x N fp32 partial tiles (Splits > 1)
+  float *Workspace;    // M x N fp32 accumulator, zero between launches
   unsigned *Counters;  // one per tile, zero between launches (Splits > 1)
 };
 
