@@ -26,6 +26,11 @@
 #   FORCE_TUNE=1      tune even when the original program did not print ok
 #   MODE              program | spec                               [program]
 #   JOBS              programs processed concurrently                      [4]
+#   CO_GEMM_INCLUDE,  the runtime GEMM library's include directory and static
+#   CO_GEMM_ARCHIVE   archive (scripts/gpu-setup.sh sets them with
+#                     CO_GEMM_LIB=1): cuda-opt then sees cudaopt/gemm.h when
+#                     it checks a gemm-specialize rewrite, and an optimised
+#                     program that calls cudaoptGemm is linked with it.
 #
 # One program failing never stops the others. Runs of different subsets into
 # the same OUT add up: status.tsv keeps other programs' rows, and the summary
@@ -133,6 +138,9 @@ process() {
   fi
   mode_args=
   [ "$MODE" = spec ] && mode_args="--spec=$spec"
+  # Compiler flags for cuda-opt's parses (after --): the runtime GEMM header.
+  local tune_flags=
+  [ -n "${CO_GEMM_INCLUDE:-}" ] && tune_flags="-- -I$CO_GEMM_INCLUDE"
   rm -f "$OUT/$name.opt.cu" "$OUT/$name.opt.cu.report.json" \
     "$OUT/$name.opt.cu.report.md" "$OUT/bin/$name" "$OUT/bin/$name.opt"
 
@@ -158,7 +166,8 @@ process() {
     # shellcheck disable=SC2086
     if timeout "$TUNE_TIMEOUT" "$CUDA_OPT" tune "$src" $mode_args \
         --measure-worker="$CUDA_OPT_MEASURE" --work-dir="$OUT/work/$name" \
-        $TUNE_ARGS -o "$OUT/$name.opt.cu" >"$OUT/logs/$name.tune.log" 2>&1 &&
+        $TUNE_ARGS -o "$OUT/$name.opt.cu" $tune_flags \
+        >"$OUT/logs/$name.tune.log" 2>&1 &&
        [ -f "$OUT/$name.opt.cu" ]; then
       t=ok
       grep -q "not measured" "$OUT/logs/$name.tune.log" && t=unmeasured
@@ -171,9 +180,14 @@ process() {
 
   # 3. The optimised program.
   if [ "$t" = ok ] || [ "$t" = unmeasured ]; then
-    # NAME.opt.cu lies outside corpus/; -I finds its corpus_common.h.
+    # NAME.opt.cu lies outside corpus/; -I finds its corpus_common.h. A
+    # gemm-specialize rewrite calls the runtime GEMM library (sm_90a).
+    local link=
+    if grep -q '"cudaopt/gemm.h"' "$OUT/$name.opt.cu" 2>/dev/null; then
+      link="-gencode=arch=compute_90a,code=sm_90a -I ${CO_GEMM_INCLUDE:-} ${CO_GEMM_ARCHIVE:-} -lcuda"
+    fi
     # shellcheck disable=SC2086
-    if "$NVCC" $NVCC_FLAGS -I "$corpus" "$OUT/$name.opt.cu" \
+    if "$NVCC" $NVCC_FLAGS -I "$corpus" "$OUT/$name.opt.cu" $link \
         -o "$OUT/bin/$name.opt" >"$OUT/logs/$name.opt.build.log" 2>&1; then
       ob=ok
       if run_program "$name" "$OUT/bin/$name.opt" "$OUT/logs/$name.opt.run.log"; then
@@ -191,11 +205,17 @@ process() {
     "$tsec" >>"$status"
 }
 
+run_start=$(date +%s)
 for name in "${names[@]}"; do
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
   process "$name" &
 done
 wait
+# The whole run's wall time: the tuner's throughput on this machine counts
+# it, not the sum of the per-program tune times (which overlap).
+printf '{"programs": [%s], "wall_s": %d, "jobs": %d}\n' \
+  "$(printf '"%s",' "${names[@]}" | sed 's/,$//')" \
+  $(( $(date +%s) - run_start )) "$JOBS" >"$OUT/last-run.json"
 failures=$(tail -n +2 "$status" | awk -F'\t' -v names=" ${names[*]} " \
   'index(names, " " $1 " ") && !($2=="ok" && $3=="ok" && $4=="ok" && $5=="ok" && $6=="ok")' | wc -l)
 

@@ -217,10 +217,17 @@ def markdown(rows, totals, generated, out_dir):
     if totals.get("geomean_speedup") is not None:
         lines.append("- geometric-mean speedup over measured programs: %.3fx" %
                      totals["geomean_speedup"])
-    lines.append("- variants measured: %d in %.1f s of tuning: **%.1f variants "
-                 "per minute**" % (totals["variants_measured"],
-                                   totals["tune_seconds"],
-                                   totals["variants_per_minute"] or 0))
+    lines.append("- variants measured: %d in %.1f s of tuning summed over "
+                 "programs: %.1f variants per minute per program" %
+                 (totals["variants_measured"], totals["tune_seconds"],
+                  totals["variants_per_minute"] or 0))
+    wall = totals.get("last_run")
+    if wall:
+        lines.append("- last run: %d programs, %d at a time, %d variants in "
+                     "%d s of wall time on one GPU: **%.1f variants per "
+                     "minute**" % (wall["programs"], wall["jobs"],
+                                   wall["variants"], wall["wall_s"],
+                                   wall["variants_per_minute"]))
     phases = {}
     for r in rows:
         for k, v in (r.get("phase_seconds") or {}).items():
@@ -233,6 +240,25 @@ def markdown(rows, totals, generated, out_dir):
                      "optimised run): %s" % ", ".join(totals["checks_failed"]))
     lines.append("")
     return "\n".join(lines)
+
+
+def last_run_throughput(out, rows):
+    """Variants per minute of wall time in run.sh's last run (last-run.json):
+    the machine's throughput with JOBS programs tuned at once."""
+    try:
+        with open(os.path.join(out, "last-run.json")) as f:
+            run = json.load(f)
+    except (OSError, ValueError):
+        return None
+    names = set(run.get("programs", []))
+    variants = sum(r.get("variants_measured") or 0 for r in rows
+                   if r["program"] in names and r.get("measured"))
+    wall = run.get("wall_s") or 0
+    if not wall:
+        return None
+    return {"programs": len(names), "jobs": run.get("jobs", 1),
+            "variants": variants, "wall_s": wall,
+            "variants_per_minute": variants / wall * 60.0}
 
 
 def main(argv=None):
@@ -293,6 +319,7 @@ def main(argv=None):
         "tune_seconds": seconds,
         "variants_per_minute": variants / seconds * 60.0 if seconds else None,
         "checks_failed": failed,
+        "last_run": last_run_throughput(args.out, rows),
     }
     generated = datetime.datetime.now(datetime.timezone.utc).strftime(
         "%Y-%m-%d %H:%M UTC")
@@ -322,8 +349,15 @@ def main(argv=None):
                 r["program"], st, "-", "-", "-",
                 r.get("not_measured_reason") or r.get("problem", "")))
     if totals["variants_per_minute"]:
-        print("tuner throughput: %d variants in %.0f s = %.1f variants/minute" %
+        print("tuner throughput: %d variants in %.0f s of per-program tuning "
+              "= %.1f variants/minute per program" %
               (variants, seconds, totals["variants_per_minute"]))
+    if totals["last_run"]:
+        lr = totals["last_run"]
+        print("last run: %d variants in %d s wall (%d programs, %d at a time) "
+              "= %.1f variants/minute" % (lr["variants"], lr["wall_s"],
+                                          lr["programs"], lr["jobs"],
+                                          lr["variants_per_minute"]))
     print("wrote %s.{md,json} in %s" % (args.name, args.results))
     return 0
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # One GPU-machine call for program mode: the GPU lit subset (or the tests
 # matching $1), then the corpus in program mode for the programs named after
-# it, with BENCH_CAP seconds for the corpus. Logs and results go to $OUT.
+# it, with BENCH_CAP seconds for the corpus, then spec mode for the programs
+# in $SPEC_PROGRAMS (SPEC_CAP seconds). Logs and results go to $OUT.
 #   scripts/gpu-program-mode.sh 'GPU/' relu saxpy ...
+# CO_GEMM_LIB=1 builds the runtime GEMM library so gemm-specialize variants
+# are measured (scripts/gpu-setup.sh).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/gpu-program-mode}
@@ -33,5 +36,16 @@ if [ $# -gt 0 ]; then
     *.opt.cu status.tsv run.log logs 2>/dev/null)
   tail -45 "$OUT/bench.log"
   cat "$OUT/summary.log"
+fi
+if [ -n "${SPEC_PROGRAMS:-}" ]; then
+  # shellcheck disable=SC2086
+  MODE=spec OUT_BENCH=/tmp/bench-spec RESULTS="$OUT/results-spec" \
+    RESULTS_NAME=h200-spec TUNE_ARGS=${SPEC_TUNE_ARGS:---budget=32} \
+    timeout "${SPEC_CAP:-120}" "$root/scripts/gpu-bench.sh" $SPEC_PROGRAMS \
+    > "$OUT/bench-spec.log" 2>&1
+  echo "spec-mode bench exit $?"
+  (cd /tmp/bench-spec && tar -czf "$OUT/reports-spec.tgz" *.report.json \
+    *.report.md status.tsv run.log logs 2>/dev/null)
+  tail -12 "$OUT/bench-spec.log"
 fi
 echo "total $(( $(date +%s) - start )) s"

@@ -15,8 +15,32 @@ export CO_BIN=$co_work/cuda-opt/bin
 co_cuda=${CUDA_PATH:-/usr/local/cuda}
 echo "== building the measurement worker (runtime/measure)"
 g++ -O2 -std=c++17 -I "$co_cuda/include" \
-  "$co_root"/runtime/measure/{Worker,Json,DType,Compare,CublasReference}.cpp -ldl \
-  -L "$co_cuda/lib64/stubs" -lcuda -o "$CO_BIN/cuda-opt-measure" || return 1
+  -I "$co_root/runtime/gemm/include" \
+  "$co_root"/runtime/measure/{Worker,Json,DType,Compare,CublasReference,DeviceCheck,LibraryCall}.cpp \
+  -ldl -L "$co_cuda/lib64" -lnvrtc -L "$co_cuda/lib64/stubs" -lcuda \
+  -Wl,-rpath,"$co_cuda/lib64" -o "$CO_BIN/cuda-opt-measure" || return 1
 export CUDA_OPT=$CO_BIN/cuda-opt
 export CUDA_OPT_MEASURE=$CO_BIN/cuda-opt-measure
 nvidia-smi -L
+# CO_GEMM_LIB=1: also build the shared runtime GEMM library next to the
+# worker, so tune measures gemm-specialize variants (the worker dlopens it).
+# Built from .carry/gemm-src.tar (`git archive HEAD runtime/gemm`, committed
+# sources only), cached in build-gpu/ across calls to a warm machine.
+if [ "${CO_GEMM_LIB:-0}" = 1 ]; then
+  co_gemm=$co_root/build-gpu/gemm
+  if [ ! -f "$co_gemm/libcudaopt_gemm.so" ] ||
+     ! cmp -s "$co_carry/gemm-src.tar" "$co_gemm/src.tar"; then
+    echo "== building libcudaopt_gemm.so (runtime/gemm, -fPIC)"
+    rm -rf "$co_gemm" && mkdir -p "$co_gemm/src"
+    tar -C "$co_gemm/src" -xf "$co_carry/gemm-src.tar" || return 1
+    make -C "$co_gemm/src/runtime/gemm" -j"$(nproc)" BUILD="$co_gemm/obj" \
+      FLAGS="-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude -Ilib -Xcompiler -fPIC" \
+      > "$co_gemm/build.log" 2>&1 || { tail -20 "$co_gemm/build.log"; return 1; }
+    "$co_cuda/bin/nvcc" -shared -o "$co_gemm/libcudaopt_gemm.so" \
+      "$co_gemm"/obj/*.o -L "$co_cuda/lib64/stubs" -lcuda || return 1
+    cp "$co_carry/gemm-src.tar" "$co_gemm/src.tar"
+  fi
+  cp "$co_gemm/libcudaopt_gemm.so" "$CO_BIN/"
+  export CO_GEMM_INCLUDE=$co_gemm/src/runtime/gemm/include
+  export CO_GEMM_ARCHIVE=$co_gemm/obj/libcudaopt_gemm.a
+fi

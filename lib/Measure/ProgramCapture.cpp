@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Measure/Capture.h"
+#include "cuda-opt/Measure/ShadowTree.h"
 #include "cuda-opt/Measure/TuneSpec.h"
 #include "cuda-opt/Support/GpuLock.h"
 #include "cuda-opt/Support/OutputFile.h"
@@ -157,42 +158,11 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
   if (std::error_code EC = sys::fs::create_directories(Dir))
     return createStringError(EC, "cannot create %s: %s", Dir.c_str(),
                              EC.message().c_str());
-  SmallString<256> Header(Dir), Source(Dir), Program(Dir), BuildLog(Dir),
-      RunLog(Dir);
-  sys::path::append(Header, "cuda_opt_capture.h");
-  sys::path::append(Source, sys::path::filename(Input.Path));
-  sys::path::append(Program, "program");
+  SmallString<256> BuildLog(Dir), RunLog(Dir);
   sys::path::append(BuildLog, "build.log");
   sys::path::append(RunLog, "run.log");
-  if (Error E = writeFileAtomically(Header, captureRuntimeHeader()))
-    return std::move(E);
-  if (Error E = writeFileAtomically(Source, Inst->Text))
-    return std::move(E);
 
-  SmallString<256> Nvcc(TC.CudaPath);
-  sys::path::append(Nvcc, "bin", "nvcc");
-  std::vector<std::string> Build = {std::string(Nvcc), "-O3",
-                                    "-arch=" + Opts.Arch, "-w", "-I",
-                                    std::string(Dir), "-I",
-                                    sys::path::parent_path(Input.Path).str()};
-  bool HasStd = llvm::any_of(Opts.Flags, [](const std::string &F) {
-    return StringRef(F).starts_with("-std");
-  });
-  if (!HasStd)
-    Build.push_back("-std=c++17"); // The capture runtime needs C++17.
-  Build.insert(Build.end(), Opts.Flags.begin(), Opts.Flags.end());
-  Build.push_back(std::string(Source));
-  Build.push_back("-o");
-  Build.push_back(std::string(Program));
-  std::string ErrMsg;
-  if (runLogged(Build, BuildLog, 900, std::nullopt, ErrMsg) != 0)
-    return createStringError(inconvertibleErrorCode(),
-                             "nvcc could not build the instrumented program "
-                             "(%s): %s",
-                             BuildLog.c_str(), tail(BuildLog).c_str());
-
-  // The program runs in the user's working directory with its own
-  // environment plus the capture settings.
+  // The program runs with the user's environment plus the capture settings.
   std::vector<std::string> EnvStore;
   for (char **E = environ; *E; ++E) {
     StringRef S(*E);
@@ -205,11 +175,62 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
   EnvStore.push_back(std::string("CUDA_OPT_CAPTURE_MODE=") +
                      (Opts.ConfigOnly ? "config" : "full"));
   std::vector<StringRef> Env(EnvStore.begin(), EnvStore.end());
-  std::vector<std::string> Run = {std::string(Program)};
-  Run.insert(Run.end(), Opts.ProgramArgs.begin(), Opts.ProgramArgs.end());
+  std::vector<std::string> Run;
+  std::string ErrMsg;
+
+  if (!Opts.RunCommand.empty()) {
+    // --run: the user's command builds and runs the program in a copy of
+    // the tree it runs in, with this file instrumented.
+    SmallString<256> Tree(Dir);
+    sys::path::append(Tree, "tree");
+    Expected<std::string> Copy = makeShadowTree(Opts.RunRoot, Tree, Input.Path,
+                                                Inst->Text, Opts.WorkDir);
+    if (!Copy)
+      return Copy.takeError();
+    SmallString<256> Header(sys::path::parent_path(*Copy));
+    sys::path::append(Header, "cuda_opt_capture.h");
+    if (Error E = writeFileAtomically(Header, captureRuntimeHeader()))
+      return std::move(E);
+    Run = {"/bin/sh", "-c",
+           "cd '" + std::string(Tree) + "' && " + Opts.RunCommand};
+  } else {
+    SmallString<256> Header(Dir), Source(Dir), Program(Dir);
+    sys::path::append(Header, "cuda_opt_capture.h");
+    sys::path::append(Source, sys::path::filename(Input.Path));
+    sys::path::append(Program, "program");
+    if (Error E = writeFileAtomically(Header, captureRuntimeHeader()))
+      return std::move(E);
+    if (Error E = writeFileAtomically(Source, Inst->Text))
+      return std::move(E);
+
+    SmallString<256> Nvcc(TC.CudaPath);
+    sys::path::append(Nvcc, "bin", "nvcc");
+    std::vector<std::string> Build = {std::string(Nvcc), "-O3",
+                                      "-arch=" + Opts.Arch, "-w", "-I",
+                                      std::string(Dir), "-I",
+                                      sys::path::parent_path(Input.Path).str()};
+    bool HasStd = llvm::any_of(Opts.Flags, [](const std::string &F) {
+      return StringRef(F).starts_with("-std");
+    });
+    if (!HasStd)
+      Build.push_back("-std=c++17"); // The capture runtime needs C++17.
+    Build.insert(Build.end(), Opts.Flags.begin(), Opts.Flags.end());
+    Build.push_back(std::string(Source));
+    Build.push_back("-o");
+    Build.push_back(std::string(Program));
+    if (runLogged(Build, BuildLog, 900, std::nullopt, ErrMsg) != 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "nvcc could not build the instrumented program "
+                               "(%s): %s",
+                               BuildLog.c_str(), tail(BuildLog).c_str());
+    Run = {std::string(Program)};
+    Run.insert(Run.end(), Opts.ProgramArgs.begin(), Opts.ProgramArgs.end());
+  }
   int RC;
   {
-    GpuLock Lock; // The program must not disturb another process's timing.
+    // The program must not disturb another process's timing; other captures
+    // may run beside it.
+    GpuLock Lock(0, GpuLock::Shared);
     RC = runLogged(Run, RunLog, Opts.TimeoutSeconds, ArrayRef<StringRef>(Env),
                    ErrMsg);
   }

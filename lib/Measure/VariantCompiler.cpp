@@ -57,6 +57,8 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
   DefaultThreadPool Pool(Opts.Jobs ? hardware_concurrency(Opts.Jobs)
                                    : hardware_concurrency());
   for (size_t I = 0; I < Vs.size(); ++I) {
+    if (Vs[I].Library)
+      continue; // A library call: nothing of the variant's own to build.
     Pool.async([&, I] {
       SHA256 H;
       H.update(Vs[I].Text);

@@ -25,6 +25,8 @@ std::string findMeasureWorker(StringRef ExecutablePath) {
 }
 
 static json::Object variantJob(const VariantSource &V, StringRef Cubin) {
+  if (V.Library)
+    return json::Object{{"id", V.Id}, {"library", json::Object(*V.Library)}};
   auto Dims = [](const std::array<int64_t, 3> &D) {
     return json::Array{D[0], D[1], D[2]};
   };
@@ -55,7 +57,7 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
   std::map<std::string, Measurement> Done;
   std::vector<size_t> Pending;
   for (size_t I = 1; I < Vs.size(); ++I) {
-    if (Cubins[I].empty()) {
+    if (Cubins[I].empty() && !Vs[I].Library) {
       Measurement M;
       M.Id = Vs[I].Id;
       M.Error = "did not compile";
@@ -85,6 +87,12 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
                      {"rtol", Opts.RelTol}};
     if (Opts.Reference)
       Job["reference"] = json::Object(*Opts.Reference);
+    if (Opts.TimeBudgetEnd) {
+      double Left = std::chrono::duration<double>(
+                        *Opts.TimeBudgetEnd - std::chrono::steady_clock::now())
+                        .count();
+      Job["time_limit_s"] = std::max(0.0, Left);
+    }
     SmallString<256> JobPath(Opts.WorkDir), ResultPath(Opts.WorkDir),
         LogPath(Opts.WorkDir);
     sys::path::append(JobPath, "job" + std::to_string(Attempt) + ".json");
@@ -196,6 +204,7 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
       M.Error = O.getString("error").value_or("").str();
       M.Speedup = O.getNumber("speedup").value_or(0);
       M.MaxRelError = O.getNumber("max_rel_error").value_or(0);
+      M.Skipped = O.getBoolean("skipped").value_or(false);
       if (const json::Object *T = O.getObject("timing")) {
         M.MedianMs = T->getNumber("median_ms").value_or(0);
         M.MinMs = T->getNumber("min_ms").value_or(0);

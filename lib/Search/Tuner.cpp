@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Measure/Capture.h"
 #include "cuda-opt/Measure/GemmReference.h"
 #include "cuda-opt/Measure/TuneSpec.h"
@@ -29,6 +30,14 @@ using namespace llvm;
 namespace cuda_opt {
 
 namespace {
+
+/// When the --time budget ends, if there is one.
+std::optional<std::chrono::steady_clock::time_point>
+timeBudgetEnd(const TuneOptions &Opts) {
+  if (!Opts.TimeSeconds)
+    return std::nullopt;
+  return Opts.StartedAt + std::chrono::seconds(Opts.TimeSeconds);
+}
 void progress(const TuneOptions &Opts, StringRef Phase, unsigned Done,
               unsigned Total) {
   if (!Opts.ShowProgress || Total == 0)
@@ -137,6 +146,28 @@ int64_t capturedMinBytes(const json::Array &Args, const CapturedLaunch &L) {
     Bytes += Output ? (Input ? 2 * Size : Size) : Size;
   }
   return Bytes;
+}
+
+/// The measurement of a pass that replaces the kernel's launch with a
+/// library call (LibraryVariant.h), or why it cannot be measured.
+Expected<json::Object> libraryCallFor(clang::ASTContext &Ctx,
+                                      const KernelInfo &K,
+                                      const PassInvocation &PI,
+                                      const Harness &H,
+                                      const TuneOptions &Opts) {
+  if (PI.Pass->getName() != "gemm-specialize")
+    return createStringError(inconvertibleErrorCode(),
+                             "the worker calls only cudaoptGemm so far");
+  if (!H.ProgramMode)
+    return createStringError(inconvertibleErrorCode(),
+                             "spec mode has no captured launch to take the "
+                             "GEMM's sizes from");
+  if (Opts.GemmLibraryPath.empty() || !sys::fs::exists(Opts.GemmLibraryPath))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "the runtime GEMM library (libcudaopt_gemm.so) was not found next to "
+        "the worker; build it from runtime/gemm and pass --gemm-library=PATH");
+  return gemmLibraryCall(Ctx, K, H.Original, Opts.GemmLibraryPath);
 }
 
 /// Learn the launch of each launch-changing variant by running its own
@@ -266,6 +297,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   std::vector<std::string> Legal;
   std::vector<std::vector<PassInvocation>> LegalPipelines;
   std::vector<bool> LegalChangesLaunch;
+  std::vector<std::optional<json::Object>> LegalLibrary;
   for (const std::string &P : Candidates) {
     Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(P);
     if (!Pipeline) {
@@ -275,6 +307,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     std::string Why;
     bool ChangesLaunch = false, NeedsProgramMode = false;
     bool LibraryCall = false;
+    std::optional<json::Object> Library;
     for (const PassInvocation &PI : *Pipeline) {
       if (PI.Pass->replacesLaunch(PI.Params)) {
         if (Error E =
@@ -283,9 +316,14 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
           break;
         }
         LibraryCall = true;
-        Why = PI.str() + ": replaces the kernel's launch with a library call, "
-                         "which the measurement worker cannot time yet (it "
-                         "replays kernels; see docs/program-mode-plan.md)";
+        Expected<json::Object> Call = libraryCallFor(Ctx, K, PI, H, Opts);
+        if (Call) {
+          Library = std::move(*Call);
+          continue; // Measured by calling the library on the replay.
+        }
+        Why = PI.str() + ": replaces the kernel's launch with a library call "
+                         "that cannot be measured here: " +
+              toString(Call.takeError());
         break;
       }
       if (PI.Pass->changesLaunchConfig(PI.Params)) {
@@ -308,7 +346,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     if (Why.empty()) {
       Legal.push_back(P);
       LegalPipelines.push_back(std::move(*Pipeline));
-      LegalChangesLaunch.push_back(ChangesLaunch);
+      LegalChangesLaunch.push_back(ChangesLaunch && !Library);
+      LegalLibrary.push_back(std::move(Library));
       continue;
     }
     CandidateRecord C;
@@ -331,6 +370,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
         PipelineOptions PO;
         PO.KernelName = Kernel;
         PO.Format = Opts.Format;
+        PO.CheckFinalText = false; // nvcc compiles every variant next.
         Expected<PipelineResult> R =
             runPipeline(TC, Input, LegalPipelines[I], PO);
         if (!R) {
@@ -357,6 +397,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     V.Id = "v" + std::to_string(Variants.size());
     V.Pipeline = Legal[I];
     V.Text = std::move(*Texts[I]);
+    V.Library = LegalLibrary[I];
     Variants.push_back(V);
     NeedLaunch.push_back(LegalChangesLaunch[I]);
   }
@@ -417,6 +458,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   sys::path::append(WD, "measure-" + Kernel);
   MO.WorkDir = std::string(WD);
   MO.Progress = [&](unsigned D, unsigned T) { progress(Opts, "measure", D, T); };
+  MO.TimeBudgetEnd = timeBudgetEnd(Opts);
   std::string ReferenceNote;
   if (!H.Model)
     H.Model = buildKernelModel(Ctx, K); // Spec mode has not needed it yet.
@@ -452,6 +494,9 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     if (!CompileErrors[I].empty()) {
       C.Status = "compile-error";
       C.Detail = CompileErrors[I];
+    } else if (M.Skipped) {
+      C.Status = "skipped";
+      C.Detail = M.Error;
     } else if (!M.Verified) {
       C.Status = "rejected";
       C.Detail = M.Error;
@@ -459,6 +504,12 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
       C.Status = I == Best ? "fastest" : "verified";
       if (I == 0 && !M.ReplayWarning.empty())
         C.Detail = "warning: " + M.ReplayWarning;
+      if (Variants[I].Library)
+        C.Detail = "calls " +
+                   Variants[I].Library->getString("kind").value_or("").str() +
+                   " (" +
+                   Variants[I].Library->getString("path").value_or("").str() +
+                   "); build the output with that runtime library";
       if (Variants[I].Grid != H.Grid || Variants[I].Block != H.Block)
         C.Detail = formatv("launch {0}x{1}x{2} blocks of {3}x{4}x{5}",
                            Variants[I].Grid[0], Variants[I].Grid[1],
@@ -559,6 +610,8 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
   Result.Mode = "program";
   Result.Device = Gpus.Devices.front().Name;
   SourceInput Current = Input;
+  std::optional<std::chrono::steady_clock::time_point> Deadline =
+      timeBudgetEnd(Opts);
   for (const std::string &Name : KernelNames) {
     Result.Kernel += (Result.Kernel.empty() ? "" : ", ") + Name;
     KernelOutcome Skip;
@@ -573,6 +626,13 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
       C.Detail = Skip.Detail;
       Result.Candidates.push_back(C);
     };
+    if (Deadline && std::chrono::steady_clock::now() >= *Deadline) {
+      Skipped(createStringError(inconvertibleErrorCode(),
+                                "not measured: the time budget (--time=%u) "
+                                "ran out before this kernel",
+                                Opts.TimeSeconds));
+      continue;
+    }
     Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, Current);
     if (!P)
       return P.takeError();
@@ -588,6 +648,12 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
     H.Capture.ProgramArgs = Opts.ProgramArgs;
     H.Capture.LaunchIndex = Opts.LaunchIndex;
     H.Capture.TimeoutSeconds = Opts.ProgramTimeoutSeconds;
+    H.Capture.RunCommand = Opts.RunCommand;
+    if (!Opts.RunCommand.empty()) {
+      SmallString<256> Cwd;
+      sys::fs::current_path(Cwd);
+      H.Capture.RunRoot = std::string(Cwd);
+    }
     H.Capture.Tag = Name + "-original";
     progress(Opts, "capture " + Name, 0, 1);
     auto CaptureStart = std::chrono::steady_clock::now();
@@ -653,8 +719,10 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
 } // namespace
 
 Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
-                          const TuneOptions &Opts) {
+                          const TuneOptions &OptsIn) {
   auto Start = std::chrono::steady_clock::now();
+  TuneOptions Opts = OptsIn;
+  Opts.StartedAt = Start;
   Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, Input);
   if (!P)
     return P.takeError();
@@ -669,10 +737,11 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
     GpuProbeResult Gpus = probeGpus();
     if (Gpus.Devices.empty())
       return rewriteOnly(TC, Input, Opts, "no CUDA GPU: " + Gpus.Reason);
-    if (!definesMain((*P)->getASTContext()))
+    if (!definesMain((*P)->getASTContext()) && Opts.RunCommand.empty())
       return rewriteOnly(TC, Input, Opts,
-                         "the file has no main() to run and no --spec=FILE "
-                         "describes the kernel's inputs");
+                         "the file has no main() to run, and neither --run "
+                         "'CMD' (a program built from several files) nor "
+                         "--spec=FILE describes the kernel's inputs");
     // Program mode: the named kernel, or every kernel the file launches.
     std::vector<std::string> Names;
     for (const KernelInfo &K : Kernels)
@@ -681,7 +750,11 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
         Names.push_back(K.name());
     if (Names.empty())
       return rewriteOnly(TC, Input, Opts,
-                         "main() launches no kernel defined in this file");
+                         Opts.RunCommand.empty()
+                             ? "main() launches no kernel defined in this file"
+                             : "this file launches none of its kernels (with "
+                               "--run, the launches to capture must be in "
+                               "FILE)");
     if (Opts.WorkerPath.empty())
       return rewriteOnly(TC, Input, Opts,
                          "the measurement worker cuda-opt-measure is not "

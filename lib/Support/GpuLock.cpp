@@ -16,7 +16,7 @@ using namespace llvm;
 
 namespace cuda_opt {
 
-GpuLock::GpuLock(int Device) {
+GpuLock::GpuLock(int Device, Mode M) {
   SmallString<256> Path;
   if (std::optional<std::string> Dir = sys::Process::GetEnv("CUDA_OPT_LOCK_DIR"))
     Path = *Dir;
@@ -27,7 +27,8 @@ GpuLock::GpuLock(int Device) {
   // Without a lock file (read-only temp dir) we run unserialised rather than
   // not at all.
   if (FD >= 0)
-    while (::flock(FD, LOCK_EX) != 0 && errno == EINTR) {
+    while (::flock(FD, M == Shared ? LOCK_SH : LOCK_EX) != 0 &&
+           errno == EINTR) {
     }
 }
 

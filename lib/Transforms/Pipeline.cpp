@@ -92,6 +92,10 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
     }
   }
 
+  // The last (pass, kernel) step: only it may skip the re-parse.
+  auto IsLastStep = [&](const PassInvocation *PI, const std::string *Name) {
+    return PI == &Passes.back() && *Name == KernelNames.back();
+  };
   for (const PassInvocation &PI : Passes) {
     unsigned AppliedForPass = 0;
     std::string Reasons;
@@ -127,6 +131,14 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
         return NewText.takeError();
       SourceInput Candidate = Current;
       Candidate.Text = *NewText;
+      if (!Opts.CheckFinalText && IsLastStep(&PI, &Name)) {
+        Current = std::move(Candidate);
+        Step.Applied = true;
+        Step.Edits = Edits->size();
+        Result.Steps.push_back(Step);
+        ++AppliedForPass;
+        continue;
+      }
       Expected<std::unique_ptr<ParsedSource>> Checked =
           parseCheckingBothSides(TC, Candidate);
       if (!Checked)

@@ -16,9 +16,12 @@
 //                        parameter: the bytes of a by-value argument, or the
 //                        allocation a pointer points into and its offset;
 //   allocN.before.bin    every such allocation before the launch;
-//   allocN.after.bin     and after it (the reference outputs).
+//   allocN.after.bin     after it, for the allocations the launch changed
+//                        (the reference outputs).
 // The device is synchronised (not only the launch's stream) before each
-// snapshot, so work the program left on other streams is included.
+// snapshot, so work the program left on other streams is included. Once the
+// launch is recorded the program exits with status 0: the rest of its run
+// (often a slow CPU check) is not needed.
 //
 // Environment:
 //   CUDA_OPT_CAPTURE_DIR     where to write; unset: launch() only launches.
@@ -99,15 +102,17 @@ inline void snapshot(const char *Dir, std::vector<Alloc> &Allocs,
     check(cudaMemcpy(Host.data(), reinterpret_cast<void *>(A.Base), A.Size,
                      cudaMemcpyDefault),
           "reading an allocation");
-    writeFile(path(Dir, "alloc" + std::to_string(I) +
-                            (AfterLaunch ? ".after.bin" : ".before.bin")),
-              Host.data(), Host.size());
     if (AfterLaunch) {
       A.Changed = Host != A.Before;
       A.Before = {};
-    } else {
-      A.Before = std::move(Host);
+      if (!A.Changed)
+        continue; // Its contents are the "before" file's.
     }
+    writeFile(path(Dir, "alloc" + std::to_string(I) +
+                            (AfterLaunch ? ".after.bin" : ".before.bin")),
+              Host.data(), Host.size());
+    if (!AfterLaunch)
+      A.Before = std::move(Host);
   }
 }
 
@@ -237,8 +242,8 @@ inline void writeManifest(const char *Dir, int Site, long Index,
     J += "{\"size\": " + std::to_string(Allocs[I].Size);
     if (Full)
       J += ", \"before\": \"" + N + ".before.bin\", \"after\": \"" + N +
-           ".after.bin\", \"changed\": " +
-           (Allocs[I].Changed ? "true" : "false");
+           (Allocs[I].Changed ? ".after" : ".before") +
+           ".bin\", \"changed\": " + (Allocs[I].Changed ? "true" : "false");
     J += "}";
   }
   J += "\n  ]\n}\n";
@@ -292,6 +297,8 @@ void launch(int Site, const char *Name, void (*Kernel)(Params...), dim3 G,
   detail::snapshot(Dir, Allocs, /*AfterLaunch=*/true);
   detail::writeManifest(Dir, Site, Index, Name, G, B, Shmem, DefaultStream,
                         Described, Allocs, true);
+  std::fflush(nullptr);
+  std::_Exit(0);
 }
 
 } // namespace cuda_opt_capture

@@ -22,12 +22,15 @@
 #include "Compare.h"
 #include "CublasReference.h"
 #include "DType.h"
+#include "DeviceCheck.h"
 #include "Json.h"
+#include "LibraryCall.h"
 #include "Stats.h"
 
 #include <cuda.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -42,6 +45,12 @@ using namespace co_runtime;
 namespace {
 
 const size_t GuardBytes = 4096;
+/// Before each timed call the GPU spins this long (DeviceChecks::spin), so
+/// the call's host-side cost (launch, cuBLAS's or cudaoptGemm's per-call
+/// work) overlaps the spin instead of counting as GPU time. Without it the
+/// worker timed cublasGemmEx at 0.137 ms on a 4096x4096x1024 fp16 GEMM that
+/// bench/gemm's graph-replay timing puts at 0.054 ms.
+const unsigned SpinMicroseconds = 200;
 const unsigned char GuardByte = 0xA5;
 const unsigned char PoisonByte = 0xFF; // NaN for every float type.
 
@@ -58,7 +67,8 @@ struct Arg {
   /// Program mode: for seeds after the first, floating-point contents of a
   /// file-initialised buffer are redrawn within the captured value range.
   bool Perturb = false;
-  std::vector<unsigned char> Captured; // The file's contents, once read.
+  /// The file's contents, read once per job (pinned: uploaded every seed).
+  unsigned char *Captured = nullptr;
   /// Program mode: the buffer's contents after the captured launch. The
   /// baseline's output on the captured inputs (the first seed) must match
   /// it, or the replay does not reproduce the program's launch.
@@ -68,8 +78,17 @@ struct Arg {
   /// Program mode: this pointer points into the buffer of argument SameAs.
   int SameAs = -1;
   CUdeviceptr Alloc = 0; // Start of the guarded allocation.
-  unsigned char *Host = nullptr;     // Initial contents for this seed (pinned).
-  unsigned char *Expected = nullptr; // Baseline's output for this seed (pinned).
+  unsigned char *Host = nullptr; // Generated contents for this seed (pinned).
+  /// This seed's initial contents, on the device: every run starts from a
+  /// device-to-device copy of it, and inputs are checked against it.
+  CUdeviceptr Pristine = 0;
+  /// The baseline's output for this seed, on the device, and the absolute
+  /// floor of the relative comparison derived from its scale.
+  CUdeviceptr Expected = 0;
+  double Floor = 0;
+  /// The baseline's output on the captured inputs, on the host, for the
+  /// replay-fidelity check (program mode, first seed only).
+  std::vector<unsigned char> ExpectedHost;
   // Scalars: the bytes passed to the kernel.
   std::vector<unsigned char> Scalar = std::vector<unsigned char>(8, 0);
   size_t bytes() const { return Count * dtypeSize(Type); }
@@ -82,10 +101,14 @@ struct Variant {
   unsigned Shmem = 0;
   CUmodule Mod = nullptr;
   CUfunction Fn = nullptr;
+  /// A library call in place of the kernel launch (LibraryCall.h).
+  bool IsLibrary = false;
+  LibraryCall Lib;
   bool Ok = true;
   std::string Error;
   std::vector<double> Times;
   double MaxRelError = 0;
+  bool Skipped = false; // The job's time limit ran out before its turn.
 };
 
 struct Job {
@@ -96,6 +119,9 @@ struct Job {
   int Runs = 20, Warmup = 3;
   bool FlushL2 = true;
   double RelTol = -1; // <0: per-dtype default.
+  /// Seconds after the worker starts when verification stops taking new
+  /// variants (<0: none); the ones verified by then are still timed.
+  double TimeLimit = -1;
   /// GEMM-like kernels: cuBLAS on the same problem, timed alongside.
   bool HasGemmRef = false;
   GemmReference GemmRef;
@@ -177,6 +203,16 @@ Job parseJob(const Json &J) {
         Var.Block[D] = static_cast<unsigned>(V["block"].items()[D].integer(1));
     }
     Var.Shmem = static_cast<unsigned>(V["shmem"].integer(0));
+    if (!V["library"].isNull()) {
+      std::string Why;
+      Var.IsLibrary = true;
+      if (!Var.Lib.parse(V["library"], J["args"].items().size(), Why))
+        fatal("variant '" + Var.Id + "': " + Why);
+      if (Jb.Variants.empty())
+        fatal("the baseline must be a kernel, not a library call");
+      Jb.Variants.push_back(Var);
+      continue;
+    }
     if (Var.Id.empty() || Var.Module.empty() || Var.Entry.empty())
       fatal("each variant needs id, module and entry");
     Jb.Variants.push_back(Var);
@@ -240,6 +276,7 @@ Job parseJob(const Json &J) {
   Jb.Warmup = static_cast<int>(J["timing"]["warmup"].integer(3));
   Jb.FlushL2 = J["timing"]["flush_l2"].boolean(true);
   Jb.RelTol = J["rtol"].number(-1);
+  Jb.TimeLimit = J["time_limit_s"].number(-1);
   const Json &Ref = J["reference"];
   if (!Ref.isNull() && Ref["kind"].string() == "cublas_gemm") {
     Jb.HasGemmRef = true;
@@ -262,7 +299,6 @@ uint32_t xorshift(uint32_t &S) {
   return S;
 }
 
-/// The initial contents of a buffer for one seed.
 /// Pinned host memory: transfers of the large buffers tuning uses run at
 /// full PCIe speed instead of through a pageable bounce buffer.
 unsigned char *pinned(size_t Bytes) {
@@ -271,50 +307,17 @@ unsigned char *pinned(size_t Bytes) {
   return static_cast<unsigned char *>(P);
 }
 
-/// Redraw the finite floating-point values of a captured buffer uniformly
-/// within their captured range (integers, often indices, stay as captured).
-void perturbWithinRange(Arg &A, uint32_t S) {
-  if (!isFloating(A.Type))
-    return;
-  double Lo = INFINITY, Hi = -INFINITY;
-  for (size_t I = 0; I < A.Count; ++I) {
-    double V = loadAsDouble(A.Host, I, A.Type);
-    if (std::isfinite(V)) {
-      Lo = std::min(Lo, V);
-      Hi = std::max(Hi, V);
-    }
-  }
-  if (!(Lo < Hi))
-    return;
-  for (size_t I = 0; I < A.Count; ++I)
-    if (std::isfinite(loadAsDouble(A.Host, I, A.Type)))
-      storeFromDouble(A.Host, I, A.Type,
-                      Lo + (Hi - Lo) * (xorshift(S) / 4294967296.0));
+DeviceChecks Checks;
+
+void checkDevice(CUresult R, const std::string &What) {
+  check(R, "on-GPU check (" + What + ")");
 }
 
-void fillHost(Arg &A, unsigned Seed, size_t ArgIndex, bool FirstSeed) {
+/// Generate a buffer's contents for one seed on the host (spec mode).
+void generateHost(Arg &A, unsigned Seed, size_t ArgIndex) {
   if (!A.Host)
     A.Host = pinned(A.bytes());
   std::memset(A.Host, 0, A.bytes());
-  if (A.Init == "file") {
-    // Read once per job (captures reach 1 GiB); later seeds copy.
-    if (A.Captured.empty()) {
-      std::ifstream IS(A.File, std::ios::binary);
-      if (!IS)
-        fatal("cannot read captured contents of '" + A.Name + "' from " +
-              A.File);
-      A.Captured.resize(A.bytes());
-      IS.read(reinterpret_cast<char *>(A.Captured.data()),
-              static_cast<std::streamsize>(A.bytes()));
-      if (static_cast<size_t>(IS.gcount()) != A.bytes())
-        fatal("captured file " + A.File + " is shorter than buffer '" +
-              A.Name + "'");
-    }
-    std::memcpy(A.Host, A.Captured.data(), A.bytes());
-    if (A.Perturb && !FirstSeed)
-      perturbWithinRange(A, Seed * 2654435761u + static_cast<uint32_t>(ArgIndex) + 1u);
-    return;
-  }
   if (A.Init == "zero")
     return;
   uint32_t S = Seed * 2654435761u + static_cast<uint32_t>(ArgIndex) * 40503u + 1u;
@@ -347,8 +350,42 @@ void fillHost(Arg &A, unsigned Seed, size_t ArgIndex, bool FirstSeed) {
   }
 }
 
-/// Reset every buffer before a verification run: inputs get their initial
-/// contents, pure outputs the poison, guard bands the guard pattern.
+/// Put one seed's initial contents of a buffer into its pristine device
+/// copy. Captured buffers are read from their file once per job; for seeds
+/// after the first their floating-point values are redrawn on the GPU within
+/// the captured range (integers, often indices, stay as captured).
+void prepareSeed(Arg &A, unsigned Seed, size_t ArgIndex, bool FirstSeed) {
+  if (A.Output && !A.Input)
+    return; // Poisoned before every run.
+  if (!A.Pristine)
+    check(cuMemAlloc(&A.Pristine, A.bytes()), "cuMemAlloc (pristine copy)");
+  if (A.Init != "file") {
+    generateHost(A, Seed, ArgIndex);
+    check(cuMemcpyHtoD(A.Pristine, A.Host, A.bytes()), "upload");
+    return;
+  }
+  if (!A.Captured) {
+    std::ifstream IS(A.File, std::ios::binary);
+    if (!IS)
+      fatal("cannot read captured contents of '" + A.Name + "' from " + A.File);
+    A.Captured = pinned(A.bytes());
+    IS.read(reinterpret_cast<char *>(A.Captured),
+            static_cast<std::streamsize>(A.bytes()));
+    if (static_cast<size_t>(IS.gcount()) != A.bytes())
+      fatal("captured file " + A.File + " is shorter than buffer '" + A.Name +
+            "'");
+  }
+  check(cuMemcpyHtoD(A.Pristine, A.Captured, A.bytes()), "upload");
+  if (A.Perturb && !FirstSeed)
+    checkDevice(Checks.redrawWithinRange(
+                    A.Pristine, A.Count, A.Type,
+                    Seed * 2654435761u + static_cast<uint32_t>(ArgIndex) + 1u),
+                "redraw inputs");
+}
+
+/// Reset every buffer before a run: inputs get this seed's initial contents
+/// (a copy on the GPU), pure outputs the poison, guard bands the guard
+/// pattern.
 void resetBuffers(Job &Jb) {
   for (Arg &A : Jb.Args) {
     if (!A.IsBuffer || A.SameAs >= 0)
@@ -358,7 +395,7 @@ void resetBuffers(Job &Jb) {
     if (A.Output && !A.Input)
       check(cuMemsetD8(A.data(), PoisonByte, A.bytes()), "poison");
     else
-      check(cuMemcpyHtoD(A.data(), A.Host, A.bytes()), "upload");
+      check(cuMemcpyDtoD(A.data(), A.Pristine, A.bytes()), "reset");
   }
 }
 
@@ -377,63 +414,88 @@ std::vector<void *> kernelParams(Job &Jb, std::vector<CUdeviceptr> &Ptrs) {
   return Params;
 }
 
-CUresult launch(Variant &V, std::vector<void *> &Params, CUstream Stream) {
+CUresult launch(Variant &V, std::vector<void *> &Params,
+                const std::vector<CUdeviceptr> &Ptrs, CUstream Stream) {
+  if (V.IsLibrary) {
+    std::string Why;
+    CUresult R = V.Lib.run(Ptrs, Stream, Why);
+    if (R != CUDA_SUCCESS && V.Ok) {
+      V.Ok = false;
+      V.Error = Why;
+    }
+    return R;
+  }
   return cuLaunchKernel(V.Fn, V.Grid[0], V.Grid[1], V.Grid[2], V.Block[0],
                         V.Block[1], V.Block[2], V.Shmem, Stream, Params.data(),
                         nullptr);
 }
 
-/// Run one variant on the current inputs and check it: guard bands intact,
-/// inputs the baseline does not write unchanged, and (for a variant) every
-/// output equal to the baseline's within tolerance. The baseline's outputs
-/// are kept in each argument's Expected buffer.
+/// Run one variant on the current seed's inputs and check it on the GPU:
+/// guard bands intact, inputs the baseline does not write unchanged, and
+/// (for a variant) every output equal to the baseline's within tolerance.
+/// The baseline's outputs are kept in each argument's Expected buffer.
 void runAndCheck(Job &Jb, Variant &V, bool IsBaseline, unsigned Seed,
-                 unsigned char *Scratch) {
+                 bool FirstSeed) {
   resetBuffers(Jb);
   std::vector<CUdeviceptr> Ptrs;
   std::vector<void *> Params = kernelParams(Jb, Ptrs);
-  CUresult R = launch(V, Params, nullptr);
+  CUresult R = launch(V, Params, Ptrs, nullptr);
+  if (R != CUDA_SUCCESS && V.IsLibrary)
+    return; // The library refused the problem (V.Error says why).
   if (R != CUDA_SUCCESS)
     variantFault(V, "launch", R);
   R = cuCtxSynchronize();
   if (R != CUDA_SUCCESS)
     variantFault(V, "run", R);
-  std::vector<unsigned char> Guard(GuardBytes);
+  auto Fail = [&](const std::string &Why) {
+    if (V.Ok) {
+      V.Ok = false;
+      V.Error = Why;
+    }
+  };
   for (Arg &A : Jb.Args) {
     if (!A.IsBuffer || A.SameAs >= 0 || !V.Ok)
       continue;
     for (CUdeviceptr G : {A.Alloc, A.data() + A.bytes()}) {
-      check(cuMemcpyDtoH(Guard.data(), G, GuardBytes), "guard readback");
-      for (unsigned char C : Guard)
-        if (C != GuardByte) {
-          V.Ok = false;
-          V.Error = "wrote outside buffer '" + A.Name + "' (guard band changed)";
-          break;
-        }
+      uint64_t Bad = 0;
+      checkDevice(Checks.bytesNotEqual(G, GuardBytes, GuardByte, Bad), "guard");
+      if (Bad)
+        Fail("wrote outside buffer '" + A.Name + "' (guard band changed)");
     }
     if (!A.Output) {
       // An input the baseline does not write must stay unchanged.
-      check(cuMemcpyDtoH(Scratch, A.data(), A.bytes()), "readback");
-      if (std::memcmp(Scratch, A.Host, A.bytes()) != 0 && V.Ok) {
-        V.Ok = false;
-        V.Error = "modified input buffer '" + A.Name + "'";
+      uint64_t Bad = 0;
+      checkDevice(Checks.bytesDiffer(A.data(), A.Pristine, A.bytes(), Bad),
+                  "input");
+      if (Bad)
+        Fail("modified input buffer '" + A.Name + "'");
+      continue;
+    }
+    double Tol = Jb.RelTol >= 0 ? Jb.RelTol : defaultRelTol(A.Type);
+    if (IsBaseline) {
+      if (!A.Expected)
+        check(cuMemAlloc(&A.Expected, A.bytes()), "cuMemAlloc (expected)");
+      check(cuMemcpyDtoD(A.Expected, A.data(), A.bytes()), "keep output");
+      double Scale = 0;
+      checkDevice(Checks.absMax(A.Expected, A.Count, A.Type, Scale), "scale");
+      // Values far below the output's magnitude are compared absolutely: a
+      // reordered sum that lands near zero has a large relative but tiny
+      // absolute error (Compare.h).
+      A.Floor = isFloating(A.Type) ? 1e-3 * (Scale > 0 ? Scale : 1.0) : 0.0;
+      if (FirstSeed && !A.ExpectFile.empty()) {
+        A.ExpectedHost.resize(A.bytes());
+        check(cuMemcpyDtoH(A.ExpectedHost.data(), A.Expected, A.bytes()),
+              "readback");
       }
       continue;
     }
-    if (IsBaseline) {
-      if (!A.Expected)
-        A.Expected = pinned(A.bytes());
-      check(cuMemcpyDtoH(A.Expected, A.data(), A.bytes()), "readback");
-      continue;
-    }
-    check(cuMemcpyDtoH(Scratch, A.data(), A.bytes()), "readback");
-    double Tol = Jb.RelTol >= 0 ? Jb.RelTol : defaultRelTol(A.Type);
-    CompareResult C = compareBuffers(A.Expected, Scratch, A.Count, A.Type, Tol);
+    CompareResult C;
+    checkDevice(Checks.compare(A.Expected, A.data(), A.Count, A.Type, Tol,
+                               A.Floor, C),
+                "compare");
     V.MaxRelError = std::max(V.MaxRelError, C.MaxRelError);
-    if (!C.Equal) {
-      V.Ok = false;
-      V.Error = "seed " + std::to_string(Seed) + ": " + C.describe(A.Name);
-    }
+    if (!C.Equal)
+      Fail("seed " + std::to_string(Seed) + ": " + C.describe(A.Name));
   }
 }
 
@@ -446,7 +508,7 @@ void checkReplayFidelity(Job &Jb) {
   Json Warnings = Json::array();
   for (Arg &A : Jb.Args) {
     if (!A.IsBuffer || A.SameAs >= 0 || !A.Output || A.ExpectFile.empty() ||
-        !A.Expected)
+        A.ExpectedHost.empty())
       continue;
     std::ifstream IS(A.ExpectFile, std::ios::binary);
     std::vector<unsigned char> After(A.bytes());
@@ -459,17 +521,18 @@ void checkReplayFidelity(Job &Jb) {
     // Parts of a poisoned output the kernel does not write keep the poison
     // in the replay but the program's contents in the capture: skip them.
     const size_t E = dtypeSize(A.Type);
+    const unsigned char *Replay = A.ExpectedHost.data();
     for (size_t I = 0; I < A.Count; ++I) {
-      const unsigned char *X = A.Expected + I * E;
+      const unsigned char *X = Replay + I * E;
       if (std::all_of(X, X + E, [](unsigned char C) { return C == PoisonByte; }))
         std::memcpy(After.data() + I * E, X, E);
     }
     double Tol = Jb.RelTol >= 0 ? Jb.RelTol : defaultRelTol(A.Type);
-    CompareResult C =
-        compareBuffers(After.data(), A.Expected, A.Count, A.Type, Tol);
+    CompareResult C = compareBuffers(After.data(), Replay, A.Count, A.Type, Tol);
     if (!C.Equal)
       Warnings.push("replay differs from the program's own launch: " +
                     C.describe(A.Name));
+    A.ExpectedHost = {};
   }
   Result.set("replay_warnings", Warnings);
 }
@@ -503,6 +566,7 @@ int main(int argc, char **argv) {
   if (J.isNull())
     fatal("job file is not valid JSON: " + ParseError, 64);
   Job Jb = parseJob(J);
+  const auto Started = std::chrono::steady_clock::now();
 
   check(cuInit(0), "cuInit");
   CUdevice Dev;
@@ -515,6 +579,11 @@ int main(int argc, char **argv) {
   Result.set("device", std::string(Name));
 
   for (Variant &V : Jb.Variants) {
+    if (V.IsLibrary) {
+      if (!V.Lib.load(V.Error))
+        V.Ok = false;
+      continue;
+    }
     CUresult R = cuModuleLoad(&V.Mod, V.Module.c_str());
     if (R == CUDA_SUCCESS)
       R = cuModuleGetFunction(&V.Fn, V.Mod, V.Entry.c_str());
@@ -535,21 +604,20 @@ int main(int argc, char **argv) {
     if (A.IsBuffer && A.SameAs < 0)
       check(cuMemAlloc(&A.Alloc, A.bytes() + 2 * GuardBytes), "cuMemAlloc");
 
+  std::string ChecksError;
+  if (!Checks.load(Dev, ChecksError))
+    fatal(ChecksError);
+
   // Verification on every seed.
-  size_t Largest = 0;
-  for (Arg &A : Jb.Args)
-    if (A.IsBuffer && A.SameAs < 0)
-      Largest = std::max(Largest, A.bytes());
-  unsigned char *Scratch = pinned(Largest);
   Json VerifyFailures = Json::object();
   for (size_t SI = 0; SI < Jb.Seeds.size(); ++SI) {
     unsigned Seed = Jb.Seeds[SI];
     for (size_t I = 0; I < Jb.Args.size(); ++I)
       if (Jb.Args[I].IsBuffer && Jb.Args[I].SameAs < 0)
-        fillHost(Jb.Args[I], Seed, I, SI == 0);
+        prepareSeed(Jb.Args[I], Seed, I, SI == 0);
     Result.set("in_progress", Base.Id);
     writeResult();
-    runAndCheck(Jb, Base, /*IsBaseline=*/true, Seed, Scratch);
+    runAndCheck(Jb, Base, /*IsBaseline=*/true, Seed, SI == 0);
     if (!Base.Ok)
       fatal("baseline: " + Base.Error);
     if (SI == 0)
@@ -558,9 +626,18 @@ int main(int argc, char **argv) {
       Variant &V = Jb.Variants[VI];
       if (!V.Ok)
         continue;
+      if (Jb.TimeLimit >= 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                        Started)
+                  .count() > Jb.TimeLimit) {
+        V.Ok = false;
+        V.Skipped = true;
+        V.Error = "not measured: the time budget (--time) ran out";
+        continue;
+      }
       Result.set("in_progress", V.Id);
       writeResult();
-      runAndCheck(Jb, V, /*IsBaseline=*/false, Seed, Scratch);
+      runAndCheck(Jb, V, /*IsBaseline=*/false, Seed, SI == 0);
       if (!V.Ok) {
         // Final: a restarted worker (after another variant's fault) need
         // not verify this one again.
@@ -598,8 +675,13 @@ int main(int argc, char **argv) {
         check(cuMemsetD8Async(Flush, static_cast<unsigned char>(Round), FlushBytes,
                               Stream),
               "flush");
+      check(Checks.spin(Stream, SpinMicroseconds), "spin");
       check(cuEventRecord(Start, Stream), "event");
-      CUresult R = launch(V, Params, Stream);
+      CUresult R = launch(V, Params, Ptrs, Stream);
+      if (R != CUDA_SUCCESS && V.IsLibrary) {
+        check(cuStreamSynchronize(Stream), "stream");
+        continue;
+      }
       if (R != CUDA_SUCCESS)
         variantFault(V, "timed launch", R);
       check(cuEventRecord(Stop, Stream), "event");
@@ -616,6 +698,7 @@ int main(int argc, char **argv) {
         check(cuMemsetD8Async(Flush, static_cast<unsigned char>(Round),
                               FlushBytes, Stream),
               "flush");
+      check(Checks.spin(Stream, SpinMicroseconds), "spin");
       check(cuEventRecord(Start, Stream), "event");
       bool Ok = Jb.GemmRef.run();
       check(cuEventRecord(Stop, Stream), "event");
@@ -635,6 +718,8 @@ int main(int argc, char **argv) {
     O.set("verified", V.Ok);
     if (!V.Ok) {
       O.set("error", V.Error);
+      if (V.Skipped)
+        O.set("skipped", true);
     } else {
       TimingStats S = summarize(V.Times);
       O.set("timing", statsJson(S));

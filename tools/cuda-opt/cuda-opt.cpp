@@ -73,6 +73,24 @@ static cl::opt<std::string>
 static cl::opt<unsigned> Budget("budget",
                                 cl::desc("tune: most variants to measure"),
                                 cl::init(64), cl::cat(Category));
+static cl::opt<unsigned> TimeBudget(
+    "time",
+    cl::desc("tune: seconds for the whole tune; kernels and variants not "
+             "reached by then are reported as skipped (default: no limit)"),
+    cl::value_desc("S"), cl::init(0), cl::cat(Category));
+static cl::opt<std::string> RunCommand(
+    "run",
+    cl::desc("tune, program mode: shell command that builds and runs the "
+             "program (e.g. 'make && ./app'), for programs built from several "
+             "files; it runs in a copy of the current directory in which FILE "
+             "is instrumented"),
+    cl::value_desc("CMD"), cl::cat(Category));
+static cl::opt<std::string> GemmLibrary(
+    "gemm-library",
+    cl::desc("tune: the shared runtime GEMM library (libcudaopt_gemm.so) the "
+             "worker calls to measure gemm-specialize variants (default: next "
+             "to the worker)"),
+    cl::value_desc("path"), cl::cat(Category));
 static cl::opt<std::string>
     MeasureWorker("measure-worker",
                   cl::desc("tune: the cuda-opt-measure worker (default: next "
@@ -358,6 +376,12 @@ static int transform(const Toolchain &TC, const SourceInput &In,
 /// and say that nothing was measured.
 static int tuneFile(const Toolchain &TC, const SourceInput &In,
                     StringRef Output, StringRef ExecutablePath) {
+  if (!RunCommand.empty() && !RunArgs.empty())
+    return fail("--run-args passes arguments to the program cuda-opt builds "
+                "from FILE; with --run, put them in the command");
+  if (!RunCommand.empty() && !SpecPath.empty())
+    return fail("--run (program mode) and --spec (spec mode) exclude each "
+                "other");
   TuneOptions Opts;
   Opts.KernelName = KernelName;
   Opts.SpecPath = SpecPath;
@@ -375,6 +399,21 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
   Opts.Devices.assign(Gpus.begin(), Gpus.end());
   Opts.RelTol = RelTol;
   Opts.ProgramTimeoutSeconds = ProgramTimeout;
+  Opts.RunCommand = RunCommand;
+  if (!GemmLibrary.empty()) {
+    Opts.GemmLibraryPath = GemmLibrary;
+  } else if (!Opts.WorkerPath.empty()) {
+    SmallString<256> Lib(sys::path::parent_path(Opts.WorkerPath));
+    sys::path::append(Lib, "libcudaopt_gemm.so");
+    if (sys::fs::exists(Lib))
+      Opts.GemmLibraryPath = std::string(Lib);
+  }
+  if (!Opts.GemmLibraryPath.empty()) {
+    SmallString<256> Abs(Opts.GemmLibraryPath);
+    sys::fs::make_absolute(Abs); // The worker dlopens it from anywhere.
+    Opts.GemmLibraryPath = std::string(Abs);
+  }
+  Opts.TimeSeconds = TimeBudget;
   SmallString<256> Work;
   if (WorkDir.empty()) {
     if (std::error_code EC = sys::fs::createUniqueDirectory("cuda-opt-tune", Work))

@@ -80,6 +80,11 @@ struct CaptureOptions {
   int64_t LaunchIndex = 0;        ///< Which launch of the sites to record.
   bool ConfigOnly = false;        ///< Record the launch shape and stop.
   unsigned TimeoutSeconds = 600;
+  /// --run: a shell command that builds and runs the program (several
+  /// files, the user's build). It runs in a copy of RunRoot in which the
+  /// file is instrumented; ProgramArgs, Flags and Arch are then unused.
+  std::string RunCommand;
+  std::string RunRoot;
 };
 
 /// Instrument \p Input (already parsed as \p Parsed), build it with nvcc and

@@ -17,6 +17,7 @@
 #include "llvm/Support/JSON.h"
 #include <array>
 #include <functional>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,9 @@ struct VariantSource {
   std::string Entry;    ///< Kernel symbol (mangled).
   std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
   int64_t Shmem = 0;
+  /// A library call replaces the launch (runtime/measure/LibraryCall.h):
+  /// the job's "library" object; nothing to compile.
+  std::optional<llvm::json::Object> Library;
 };
 
 struct CompileOptions {
@@ -59,6 +63,8 @@ struct Measurement {
   int Runs = 0;
   double Speedup = 0; ///< Baseline median / this median.
   double MaxRelError = 0;
+  /// Not measured because the time budget (--time) ran out first.
+  bool Skipped = false;
   /// The original only: the replay did not reproduce the program's own
   /// launch (program mode), with the differences.
   std::string ReplayWarning;
@@ -74,6 +80,9 @@ struct MeasureOptions {
   int64_t Runs = 20;
   double RelTol = -1;
   unsigned DeadlineSeconds = 120; ///< Per worker process.
+  /// The tuning's time budget (--time): variants not verified by then are
+  /// skipped (the worker still times those it verified).
+  std::optional<std::chrono::steady_clock::time_point> TimeBudgetEnd;
   std::string WorkDir;
   /// Called after each worker process ends, with (done, total).
   std::function<void(unsigned, unsigned)> Progress;  /// A library baseline timed beside the variants (job "reference"), e.g.

@@ -35,6 +35,16 @@ struct TuneOptions {
   /// GPUs to measure on (one worker each); empty: GPU 0.
   std::vector<int> Devices;
   unsigned ProgramTimeoutSeconds = 600;
+  /// --run: shell command that builds and runs the program (program mode
+  /// for a program built from several files; see ShadowTree.h).
+  std::string RunCommand;
+  /// --time: seconds for the whole tune (0: no limit). Kernels not reached
+  /// and variants not verified by then are reported as skipped.
+  unsigned TimeSeconds = 0;
+  /// libcudaopt_gemm.so, for measuring gemm-specialize (empty: not found).
+  std::string GemmLibraryPath;
+  /// Set by tune(): when tuning began (the --time budget counts from it).
+  std::chrono::steady_clock::time_point StartedAt;
 };
 
 /// One candidate in the report.

@@ -1,11 +1,13 @@
 //===- GpuLock.h - One timing user of a GPU at a time --------*- C++ -*-===//
 //
 // Part of cuda-opt. Several `cuda-opt tune` processes may run at once (the
-// benchmark tunes programs in parallel so compiles overlap), but only one may
-// use a GPU while something is timed on it: captures and measurement workers
-// hold this lock, compiles do not. An advisory flock(2) on
-// $CUDA_OPT_LOCK_DIR (default: the system temp dir)/cuda-opt-gpuN.lock;
-// released when the object dies or the process exits.
+// benchmark tunes programs in parallel so compiles overlap), but nothing may
+// run on a GPU while something is timed on it: measurement workers hold this
+// lock exclusively; program runs that only capture (nothing is timed) hold it
+// shared, so they overlap each other but never a measurement; compiles do not
+// take it. An advisory flock(2) on $CUDA_OPT_LOCK_DIR (default: the system
+// temp dir)/cuda-opt-gpuN.lock; released when the object dies or the process
+// exits.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_SUPPORT_GPULOCK_H
@@ -15,7 +17,8 @@ namespace cuda_opt {
 
 class GpuLock {
 public:
-  explicit GpuLock(int Device = 0);
+  enum Mode { Exclusive, Shared };
+  explicit GpuLock(int Device = 0, Mode M = Exclusive);
   ~GpuLock();
   GpuLock(const GpuLock &) = delete;
   GpuLock &operator=(const GpuLock &) = delete;

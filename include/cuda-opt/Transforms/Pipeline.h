@@ -51,6 +51,13 @@ struct PipelineOptions {
   /// Best effort: a pass that is legal for no kernel is recorded as skipped
   /// instead of failing the run (used by the default pipeline).
   bool SkipIllegal = false;
+  /// Re-parse the final text (host and device side) to prove it compiles.
+  /// The tuner turns this off: it compiles every variant with nvcc anyway
+  /// and keeps only variants that compiled and verified, so the extra two
+  /// parses per candidate (most of the rewrite phase) buy nothing there.
+  /// Steps followed by another step are always re-parsed (the next step
+  /// needs the AST).
+  bool CheckFinalText = true;
 };
 
 /// The pipeline `cuda-opt tune` applies when it cannot measure: rewrites that

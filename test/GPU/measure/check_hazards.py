@@ -14,15 +14,20 @@ EXPECT = {
     "clobbers_input": ("rejected", "modified input buffer"),
     "faults": ("crashed", "faulted"),
     "hangs": ("timeout", None),
+    # --time: a variant whose turn comes after the job's time limit is
+    # skipped, not verified or rejected.
+    "good@time0": ("skipped", "time budget"),
 }
 
 
 def job(cubin, variant):
     launch = {"grid": [(N + 255) // 256], "block": [256]}
-    return {
+    entry, _, option = variant.partition("@")
+    extra = {"time_limit_s": 0} if option == "time0" else {}
+    return {**extra,
         "variants": [
             dict(id="original", module=cubin, entry="original", **launch),
-            dict(id=variant, module=cubin, entry=variant, **launch),
+            dict(id=variant, module=cubin, entry=entry, **launch),
         ],
         "args": [
             {"name": "out", "kind": "buffer", "dtype": "f32", "count": N,
@@ -63,7 +68,8 @@ def main():
                 result.get("crashed_variant"), result.get("crash_error"))
         elif status == 0:
             v = [x for x in result["variants"] if x["id"] == variant][0]
-            got = "verified" if v["verified"] else "rejected"
+            got = ("verified" if v["verified"] else
+                   "skipped" if v.get("skipped") else "rejected")
             msg = v.get("error", "speedup %.3f" % v.get("speedup", 0))
         else:
             got, msg = "error", result.get("error", "exit %s" % status)

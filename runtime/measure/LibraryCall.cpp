@@ -1,0 +1,88 @@
+//===- LibraryCall.cpp - Variants that call a library instead of a kernel -===//
+//
+// Part of cuda-opt's runtime.
+//
+//===----------------------------------------------------------------------===//
+#include "LibraryCall.h"
+
+#include "cudaopt/gemm.h"
+
+#include <dlfcn.h>
+
+namespace co_runtime {
+
+bool LibraryCall::parse(const Json &J, size_t NumArgs, std::string &Error) {
+  Kind = J["kind"].string();
+  Path = J["path"].string();
+  if (Kind != "cudaopt_gemm") {
+    Error = "unknown library kind '" + Kind + "'";
+    return false;
+  }
+  if (Path.empty()) {
+    Error = "library variant without a path";
+    return false;
+  }
+  M = J["m"].integer(0);
+  N = J["n"].integer(0);
+  K = J["k"].integer(0);
+  Lda = J["lda"].integer(0);
+  Ldb = J["ldb"].integer(0);
+  Ldc = J["ldc"].integer(0);
+  BF16 = J["dtype"].string() == "bf16";
+  BRowMajor = J["b_layout"].string() != "col";
+  A = static_cast<int>(J["a"].integer(-1));
+  B = static_cast<int>(J["b"].integer(-1));
+  C = static_cast<int>(J["c"].integer(-1));
+  Alpha = J["alpha"].number(1);
+  Beta = J["beta"].number(0);
+  auto Bad = [&](int I) { return I < 0 || static_cast<size_t>(I) >= NumArgs; };
+  if (M <= 0 || N <= 0 || K <= 0 || Bad(A) || Bad(B) || Bad(C)) {
+    Error = "cudaopt_gemm variant needs positive m, n, k and buffer "
+            "arguments a, b, c";
+    return false;
+  }
+  return true;
+}
+
+bool LibraryCall::load(std::string &Error) {
+  void *Lib = dlopen(Path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!Lib) {
+    const char *Why = dlerror();
+    Error = "cannot load " + Path + ": " + (Why ? Why : "?");
+    return false;
+  }
+  Entry = dlsym(Lib, "cudaoptGemm");
+  if (!Entry) {
+    Error = Path + " has no cudaoptGemm";
+    return false;
+  }
+  return true;
+}
+
+CUresult LibraryCall::run(const std::vector<CUdeviceptr> &Ptrs,
+                          CUstream Stream, std::string &Error) {
+  cudaoptGemmProblem P;
+  P.M = static_cast<int>(M);
+  P.N = static_cast<int>(N);
+  P.K = static_cast<int>(K);
+  P.Type = BF16 ? CUDAOPT_GEMM_BF16 : CUDAOPT_GEMM_F16;
+  P.LayoutB = BRowMajor ? CUDAOPT_GEMM_B_ROW : CUDAOPT_GEMM_B_COL;
+  P.A = reinterpret_cast<const void *>(Ptrs[A]);
+  P.Lda = Lda;
+  P.B = reinterpret_cast<const void *>(Ptrs[B]);
+  P.Ldb = Ldb;
+  P.C = reinterpret_cast<void *>(Ptrs[C]);
+  P.Ldc = Ldc;
+  P.Alpha = static_cast<float>(Alpha);
+  P.Beta = static_cast<float>(Beta);
+  using GemmFn = cudaError_t (*)(const cudaoptGemmProblem *, void *, size_t,
+                                 cudaStream_t);
+  cudaError_t E = reinterpret_cast<GemmFn>(Entry)(
+      &P, nullptr, 0, reinterpret_cast<cudaStream_t>(Stream));
+  if (E == cudaSuccess)
+    return CUDA_SUCCESS;
+  Error = "cudaoptGemm returned error " + std::to_string(static_cast<int>(E));
+  return CUDA_ERROR_LAUNCH_FAILED;
+}
+
+} // namespace co_runtime
