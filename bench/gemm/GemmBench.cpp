@@ -317,10 +317,12 @@ public:
       Plans.push_back(Flip);
       Plans.push_back(G4);
       Plans.push_back(G16);
-      // A split plan: also its neighbouring split counts.
-      for (int F : {2, -2}) {
+      // A split plan: also its neighbouring split counts and no split.
+      for (int F : {2, -2, 0}) {
         cudaoptGemmPlan V = First;
-        V.Splits = F > 0 ? V.Splits * F : std::max(1, V.Splits / -F);
+        V.Splits = F > 0    ? V.Splits * F
+                   : F == 0 ? 1
+                            : std::max(1, V.Splits / -F);
         if (First.Splits > 1 && !Has(V) &&
             cudaoptGemmPlanValid(&P0, &V))
           Plans.push_back(V);

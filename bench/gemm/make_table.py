@@ -27,11 +27,17 @@ def kernel_ids():
                          open(CONFIGS).read()):
         i, bm, bn, nc, st = m.groups()
         ids[f"{bm}x{bn}x64_c{nc}_s{st}"] = (int(i), int(bm), int(bn))
+    # The register-direct mma.sync kernels (lib/Gemv.cu, Registry.cpp):
+    # ids right after the sm_90a configurations; they split K at any size.
+    last = max(i for i, _, _ in ids.values())
+    ids["mma16x64_sync"] = (last + 1, 0, 0)
+    ids["mma64x64_sync"] = (last + 2, 0, 0)
     return ids
 
 
 def split_allowed(bm, bn):
-    """Mirror of splitKAllowed() in runtime/gemm/lib/Sm90Params.h."""
+    """Mirror of splitKAllowed() in runtime/gemm/lib/Sm90Params.h (the
+    mma.sync kernels, listed with bm = bn = 0, always may)."""
     return bm * bn <= 128 * 128 and bn <= 128
 
 
