@@ -486,7 +486,7 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
       for (int NT : {NT0, NT0 / 2})
         for (int Wp : {4, 8})
           for (int Waves : {1, 2})
-            for (int Stages : {2, 3}) {
+            for (int Stages : {2, 4}) {
               TlsSpmmOptions V;
               V.NTile = NT;
               V.Warps = Wp;
@@ -600,8 +600,8 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
       // Every kernel variant and split policy, timed together.
       std::vector<TlsSpmmOptions> Vs;
       for (int NT : {8, 16, 32, 64})
-        for (int Wp : {4, 8})
-          for (int Stages : {2, 3})
+        for (int Wp : {2, 4, 8})
+          for (int Stages : {2, 3, 4, 6})
             for (int Waves : {1, 2}) {
               if ((NT > 2 * N && NT > 8) || (NT < N / 2 && NT < 32))
                 continue;

@@ -44,7 +44,11 @@ for PHASE in "${@:-smoke}"; do
   quick)
     timeout 60 $BIN --shapes ${QUICK_SHAPES:-1,7,8,15} --n 8,32,128 --reps 10 $C --json "$OUT/quick.json" 2>&1 | tee "$OUT/quick.log" | grep -v "^#" | cut -c1-40,56-75,88-110,136-160,210-300 ;;
   variants)
-    timeout 60 $BIN --shapes 1,15,29 --n 8,32,128 --reps 10 --variants $C 2>&1 | tee "$OUT/variants.log" | grep -v "^  variant" ;;
+    timeout ${VAR_TIMEOUT:-60} $BIN --shapes ${VAR_SHAPES:-1,15,29} --n ${VAR_NS:-8,32,128} --reps 10 --variants $C > "$OUT/variants.log" 2>&1
+    # Per case: the default's speedup, then the best variant.
+    awk '/^(ok|FAIL) /{if(b)print b; split($0,f," "); c=f[2]"x"f[3]" N="f[4]; match($0,/x[0-9.]+ vs cublas/); d=substr($0,RSTART,RLENGTH); b=""; bv=0}
+         /^  variant/{match($0,/x[0-9.]+ vs cublas/); v=substr($0,RSTART+1,RLENGTH-11)+0; if(v>bv){bv=v; b=c" default "d" best "$0}}
+         END{if(b)print b}' "$OUT/variants.log" | sed 's/  */ /g' ;;
   ncu)
     timeout 90 ncu --clock-control none --section SpeedOfLight --section WarpStateStats \
       --section Occupancy --section LaunchStats --section SchedulerStats \
@@ -55,7 +59,7 @@ for PHASE in "${@:-smoke}"; do
     grep -E "Grid Size|Block Size|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Warp Cycles Per Issued|Issued Ipc|Eligible Warps|Active Warps|No Eligible|inst_executed|stalled|Dynamic Shared|Executed Instructions  " "$OUT/ncu.log" | head -60 ;;
   grid50)
     timeout ${GRID_TIMEOUT:-180} $BIN --shapes all --n 8,16,32,64,128,256 --sparsity 50 \
-      --pattern iid,magnitude --reps 20 $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1
+      --pattern ${GRID_PATTERNS:-iid,magnitude} --reps ${GRID_REPS:-20} $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1
     tail -3 "$OUT/grid50.log" ;;
   other)
     timeout ${OTHER_TIMEOUT:-200} $BIN --shapes all --n ${OTHER_NS:-8,16,32,64,128,256} --sparsity 40,60,70 \

@@ -110,19 +110,18 @@ std::string emulateKernelOperands(const TlsMatrix &M,
     const uint16_t *Vals = M.Values.data() + B * BlockSlots;
     const uint32_t *Bits = M.Bitmap.data() + B * BlockBitmapWords;
     const uint16_t *Res = M.Residual.data() + M.ResidualOffsets[B];
-    // As the kernel: per lane and chain the masks; the residual base is an
-    // exclusive scan over lanes of each lane's two counts (the warp scan);
+    // As the kernel: per chain and lane the masks; chain C's residual values
+    // of lane L start after those of the lanes below it (a warp scan), chain
+    // 0's at the block's offset, chain 1's where chain 0's end;
     // each relocated value is read from its empty slot, which is then
     // zeroed, and written to a zeroed layer-2 buffer in the same layout.
     std::vector<uint16_t> Scratch(Vals, Vals + BlockSlots);
     std::vector<uint16_t> L2(BlockSlots, 0);
     int Base = 0;
-    for (int L = 0; L < 32; ++L)
-      for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
+    for (int Ch = 0; Ch < ChainsPerLane; ++Ch)
+      for (int L = 0; L < 32; ++L) {
         uint32_t Empty, Need;
-        laneChainMasks(Bits + (L >> 2) * KStepsPerBlock,
-                       Bits + ((L >> 2) + 8) * KStepsPerBlock, L & 3, Ch,
-                       Info, Empty, Need);
+        laneChainMasks(Bits, L, Ch, Info, Empty, Need);
         int MyBase = Base;
         decodeLayer2(
             Empty, Need,
@@ -141,7 +140,7 @@ std::string emulateKernelOperands(const TlsMatrix &M,
     for (int T = 0; T < KStepsPerBlock; ++T) {
       uint32_t A1[32][4], A2[32][4], Half[32], Meta[32];
       for (int L = 0; L < 32; ++L) {
-        // One 16-byte load per operand gives {a0, a2, a1, a3}.
+        // One 16-byte load per operand gives {a0, a1, a2, a3}.
         for (int Reg = 0; Reg < 4; ++Reg) {
           int RH = Reg & 1, H = Reg >> 1;
           int I0 = slotIndex(T, L, RH, H, 0);
@@ -151,7 +150,7 @@ std::string emulateKernelOperands(const TlsMatrix &M,
         // Lane (g, t) tabulates row g + 8 * (t >> 1), groups 4 * (t & 1) ..
         // + 3; lanes t = 0, 1 take the row g + 8 half from lane t + 2.
         int G = L >> 2, Tig = L & 3;
-        uint32_t Wd = Bits[(G + 8 * (Tig >> 1)) * KStepsPerBlock + T] >>
+        uint32_t Wd = Bits[bitmapIndex(G + 8 * (Tig >> 1), T)] >>
                       (16 * (Tig & 1));
         Half[L] = metaByte(Wd & 0xFF) | metaByte((Wd >> 8) & 0xFF) << 8;
       }

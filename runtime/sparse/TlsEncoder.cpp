@@ -32,7 +32,8 @@ struct DenseView {
 };
 
 /// Encodes block (Tile, BlockCol): values and bitmap in place, the residual
-/// values appended to Res in chain order (lane-major, chain 0 before 1).
+/// values appended to Res in chain order (chain 0 of every lane, in lane
+/// order, then chain 1).
 void encodeBlock(const DenseView &D, uint32_t Tile, uint32_t BlockCol,
                  uint16_t *Values, uint32_t *Bitmap,
                  std::vector<uint16_t> &Res) {
@@ -44,20 +45,20 @@ void encodeBlock(const DenseView &D, uint32_t Tile, uint32_t BlockCol,
       for (int C = 0; C < KStepCols; ++C)
         if (D.at(Row0 + R, Col0 + T * KStepCols + C))
           Word |= 1u << C;
-      Bitmap[R * KStepsPerBlock + T] = Word;
+      Bitmap[bitmapIndex(R, T)] = Word;
     }
   std::fill(Values, Values + BlockSlots, uint16_t(0));
 
-  for (int L = 0; L < 32; ++L) {
-    int Tig = L & 3;
-    for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
+  for (int Ch = 0; Ch < ChainsPerLane; ++Ch)
+    for (int L = 0; L < 32; ++L) {
+      int Tig = L & 3;
       uint32_t Empty = 0, Need = 0;
       uint16_t NeedVal[ChainSlots];
       for (int X = 0; X < ChainSlots; X += 2) {
-        int T = 4 * Ch + (X >> 3), RH = (X >> 2) & 1, H = (X >> 1) & 1;
+        int T = 4 * Ch + (X >> 3), H = (X >> 2) & 1, RH = (X >> 1) & 1;
         int Row = (L >> 2) + 8 * RH, Group = 4 * H + Tig;
         uint64_t C0 = Col0 + T * KStepCols + 4 * Group;
-        uint32_t Nib = (Bitmap[Row * KStepsPerBlock + T] >> (4 * Group)) & 0xF;
+        uint32_t Nib = (Bitmap[bitmapIndex(Row, T)] >> (4 * Group)) & 0xF;
         // Layer 1: slots named by the metadata.
         uint32_t Meta = layer1Meta(Nib), Occ = layer1Occupancy(Nib);
         for (int S = 0; S < 2; ++S) {
@@ -89,7 +90,6 @@ void encodeBlock(const DenseView &D, uint32_t Tile, uint32_t BlockCol,
         }
       }
     }
-  }
 }
 
 /// Where chain bit X of lane L lies: k-step, row half, group half, slot,
@@ -100,8 +100,8 @@ struct ChainPos {
 ChainPos chainPos(int L, int Ch, int X) {
   ChainPos P;
   P.T = 4 * Ch + (X >> 3);
-  P.RH = (X >> 2) & 1;
-  P.H = (X >> 1) & 1;
+  P.H = (X >> 2) & 1;
+  P.RH = (X >> 1) & 1;
   P.S = X & 1;
   P.Row = (L >> 2) + 8 * P.RH;
   P.GroupCol = P.T * KStepCols + 4 * (4 * P.H + (L & 3));
@@ -175,17 +175,15 @@ void decode(const TlsMatrix &M, uint16_t *Dense) {
     const uint32_t *Bits = M.Bitmap.data() + B * BlockBitmapWords;
     const uint16_t *Res = M.Residual.data() + M.ResidualOffsets[B];
     int ResBase = 0;
-    for (int L = 0; L < 32; ++L) {
-      const uint32_t *RowG = Bits + (L >> 2) * KStepsPerBlock;
-      const uint32_t *RowG8 = Bits + ((L >> 2) + 8) * KStepsPerBlock;
-      for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
+    for (int Ch = 0; Ch < ChainsPerLane; ++Ch)
+      for (int L = 0; L < 32; ++L) {
         uint32_t Empty, Need;
-        laneChainMasks(RowG, RowG8, L & 3, Ch, infoLookup, Empty, Need);
+        laneChainMasks(Bits, L, Ch, infoLookup, Empty, Need);
         for (int X = 0; X < ChainSlots; ++X) {
           if (Empty >> X & 1)
             continue;
           ChainPos P = chainPos(L, Ch, X);
-          uint32_t Nib = (Bits[P.Row * KStepsPerBlock + P.T] >>
+          uint32_t Nib = (Bits[bitmapIndex(P.Row, P.T)] >>
                           (4 * (4 * P.H + (L & 3)))) &
                          0xF;
           uint32_t Idx = (layer1Meta(Nib) >> (2 * P.S)) & 3;
@@ -202,7 +200,6 @@ void decode(const TlsMatrix &M, uint16_t *Dense) {
             });
         ResBase += residualCount(Empty, Need);
       }
-    }
   });
 }
 
@@ -217,7 +214,7 @@ TlsStats computeStats(const TlsMatrix &M) {
     const uint32_t *Bits = M.Bitmap.data() + B * BlockBitmapWords;
     for (int R = 0; R < TileRows; ++R)
       for (int T = 0; T < KStepsPerBlock; ++T) {
-        uint32_t W = Bits[R * KStepsPerBlock + T];
+        uint32_t W = Bits[bitmapIndex(R, T)];
         for (int G = 0; G < 8; ++G)
           Layer2Total += popCount(layer2Need((W >> (4 * G)) & 0xF));
       }
@@ -258,9 +255,7 @@ std::string verify(const TlsMatrix &M) {
     for (int L = 0; L < 32; ++L)
       for (int Ch = 0; Ch < ChainsPerLane; ++Ch) {
         uint32_t Empty, Need;
-        laneChainMasks(Bits + (L >> 2) * KStepsPerBlock,
-                       Bits + ((L >> 2) + 8) * KStepsPerBlock, L & 3, Ch,
-                       infoLookup, Empty, Need);
+        laneChainMasks(Bits, L, Ch, infoLookup, Empty, Need);
         Count += residualCount(Empty, Need);
         for (int Skip = popCount(Need); Skip > 0 && Empty; --Skip)
           Empty ^= 1u << highestBit(Empty);

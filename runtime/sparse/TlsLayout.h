@@ -118,24 +118,39 @@ TLS_HD constexpr uint32_t infoByte(uint32_t B) {
   return E | N << 4;
 }
 
-/// Index of a value slot inside a block (in halves), format version 2:
-/// lane-major. Lane L (= 4 * groupID + tig) owns 64 consecutive halves; its
-/// k-step T occupies halves 8T .. 8T + 7 in the order (row half RH, group
-/// half H, slot S): RH 0 is row groupID, RH 1 row groupID + 8; H 0 is group
-/// tig of the k-step, H 1 group 4 + tig. One 16-byte load per lane and k-step
-/// gives the whole mma.sp A fragment as {x, y, z, w} = {a0, a2, a1, a3}.
+/// Index of a value slot inside a block (in halves), format version 2.
+/// The block is stored as two halves of 128 columns, "chains" C = 0, 1
+/// (k-steps 4C .. 4C + 3), each 2048 bytes, so that the kernel can stage and
+/// decode half a block at a time. Inside a chain, lane L (= 4 * groupID +
+/// tig) owns 32 consecutive halves; its k-step T occupies 8 of them in the
+/// order (group half H, row half RH, slot S): H 0 is group tig of the
+/// k-step, H 1 group 4 + tig; RH 0 is row groupID, RH 1 row groupID + 8.
+/// That is the register order a0..a3 of the mma.sp m16n8k32 A fragment, so
+/// one 16-byte load per lane and k-step gives the whole fragment.
 TLS_HD constexpr int slotIndex(int T, int L, int RH, int H, int S) {
-  return L * 64 + T * 8 + RH * 4 + H * 2 + S;
+  return (T >> 2) * 1024 + L * 32 + (T & 3) * 8 + H * 4 + RH * 2 + S;
 }
 
-/// A lane's 64 slots per block form two relocation chains of 32: chain C
-/// holds k-steps 4C .. 4C + 3, and chain bit X = 8 * (T & 3) + 4 * RH +
-/// 2 * H + S. Slot index of chain bit X: lane base + 32 * C + X (the order
-/// above), so the kernel addresses a slot with one shift-add.
+/// The 32 slots of one lane in one chain are also the relocation domain of
+/// layer 2. Chain bit X = 8 * (T & 3) + 4 * H + 2 * RH + S is the slot's
+/// offset from the lane's chain base, so the kernel addresses a slot with
+/// one shift-add.
 constexpr int ChainSlots = 32;
 constexpr int ChainsPerLane = 2;
 TLS_HD constexpr int chainSlotIndex(int L, int C, int X) {
-  return L * 64 + C * 32 + X;
+  return C * 1024 + L * 32 + X;
+}
+
+/// Index of the bitmap word of block row Row (0..15) and k-step T: the
+/// words of a chain are contiguous (256 bytes), row-major inside it.
+TLS_HD constexpr int bitmapIndex(int Row, int T) {
+  return (T >> 2) * 64 + Row * 4 + (T & 3);
+}
+
+/// Spreads the 4-bit (2 * H + S) mask of one row of a k-step to the chain
+/// bit positions 4 * H + S (row half 0; shift left by 2 for row half 1).
+TLS_HD constexpr uint32_t spreadRowBits(uint32_t B) {
+  return (B & 3) | (B & 0xC) << 2;
 }
 
 /// The bitmap byte holding groups tig and 4 + tig of one 32-column k-step
@@ -144,21 +159,20 @@ TLS_HD uint32_t laneGroupsByte(uint32_t Word, int Tig) {
   return ((Word >> (4 * Tig)) & 0xF) | ((Word >> (12 + 4 * Tig)) & 0xF0);
 }
 
-/// The empty-slot and layer-2-need masks of chain C of lane (G, Tig) from
-/// rows G and G + 8 of the block's bitmap (8 k-step words each). Info is
-/// infoByte() tabulated (or any callable).
+/// The empty-slot and layer-2-need masks of chain C of lane L from the
+/// block's bitmap. Info is infoByte() tabulated (or any callable).
 template <typename InfoFn>
-TLS_HD void laneChainMasks(const uint32_t *RowG, const uint32_t *RowG8,
-                           int Tig, int C, InfoFn Info, uint32_t &Empty,
-                           uint32_t &Need) {
+TLS_HD void laneChainMasks(const uint32_t *Bits, int L, int C, InfoFn Info,
+                           uint32_t &Empty, uint32_t &Need) {
   uint32_t E = 0, N = 0;
+  int G = L >> 2, Tig = L & 3;
 TLS_UNROLL
   for (int J = 0; J < 4; ++J) {
     int T = 4 * C + J;
-    uint32_t I0 = Info(laneGroupsByte(RowG[T], Tig));
-    uint32_t I1 = Info(laneGroupsByte(RowG8[T], Tig));
-    E |= ((I0 & 0xF) | (I1 & 0xF) << 4) << (8 * J);
-    N |= ((I0 >> 4) | (I1 >> 4) << 4) << (8 * J);
+    uint32_t I0 = Info(laneGroupsByte(Bits[bitmapIndex(G, T)], Tig));
+    uint32_t I1 = Info(laneGroupsByte(Bits[bitmapIndex(G + 8, T)], Tig));
+    E |= (spreadRowBits(I0 & 0xF) | spreadRowBits(I1 & 0xF) << 2) << (8 * J);
+    N |= (spreadRowBits(I0 >> 4) | spreadRowBits(I1 >> 4) << 2) << (8 * J);
   }
   Empty = E;
   Need = N;

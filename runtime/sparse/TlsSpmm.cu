@@ -29,16 +29,20 @@
 #include "TlsSpmm.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace cudaopt {
 namespace sparse {
 
 namespace {
 
-constexpr int XPitch = BlockCols + 8; // halves; 16-byte pad kills conflicts
-constexpr int LanePitch = 72;         // halves per lane in shared memory
-constexpr int WValBytes = 32 * LanePitch * 2;          // 4608
-constexpr int WStageBytes = WValBytes + BlockBitmapWords * 4; // 5120
+// The kernel stages and decodes half a block (one chain, 128 columns) at a
+// time.
+constexpr int HalfCols = BlockCols / 2;
+constexpr int XPitch = HalfCols + 8; // halves; 16-byte pad kills conflicts
+constexpr int LanePitch = 40;        // halves per lane: 32 slots + 16-byte pad
+constexpr int WValBytes = 32 * LanePitch * 2;                   // 2560
+constexpr int WStageBytes = WValBytes + BlockBitmapWords * 2;   // + 256
 
 /// Decode tables, shared memory: EN0/EN1 map a lane's bitmap byte of row g
 /// / g + 8 to its empty bits (byte 0) and need bits (byte 2), placed so that
@@ -55,8 +59,8 @@ constexpr Tables makeTables() {
   Tables T{};
   for (uint32_t B = 0; B < 256; ++B) {
     uint32_t I = infoByte(B);
-    T.EN0[B] = (I & 0xF) | (I >> 4) << 16;
-    T.EN1[B] = T.EN0[B] << 4;
+    T.EN0[B] = spreadRowBits(I & 0xF) | spreadRowBits(I >> 4) << 16;
+    T.EN1[B] = T.EN0[B] << 2;
     T.Meta[B] = uint8_t(metaByte(B));
   }
   return T;
@@ -78,6 +82,9 @@ struct Params {
   int SplitK, NChunks, MBlocks;
   int RCap;    // residual values staged per warp and stage (multiple of 8)
   int MaxWin;  // most blocks one CTA walks (its residual offsets are staged)
+  int Ablate;  // diagnostics only (TLS_SPMM_ABLATE, wrong results): bit 0
+               // skips the gather, 1 the mask/metadata decode, 2 the mma
+               // phase, 3 the W and residual copies
 };
 
 __device__ __forceinline__ uint32_t smemAddr(const void *P) {
@@ -109,7 +116,66 @@ __device__ __forceinline__ void ldmatrixX4(uint32_t (&B)[4], const void *P) {
       : "r"(smemAddr(P)));
 }
 
-/// A holds the fragment as stored, {a0, a2, a1, a3}.
+__device__ __forceinline__ uint32_t lds16(uint32_t A) {
+  unsigned short V;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(V) : "r"(A) : "memory");
+  return V;
+}
+/// Stores the low 16 bits of V at A when P is nonzero (a predicated STS).
+__device__ __forceinline__ void sts16If(uint32_t A, uint32_t V, uint32_t P) {
+  asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n"
+               " @p st.shared.u16 [%0], %1;\n}\n" ::"r"(A),
+               "h"((unsigned short)V), "r"(P)
+               : "memory");
+}
+
+/// 1 << S for S in 0..31, 0 for S >= 32 (PTX clamps the shift amount; the
+/// C++ operator would be undefined for the -1 that FLO gives for zero).
+__device__ __forceinline__ uint32_t bitAt(int S) {
+  uint32_t R;
+  asm("shl.b32 %0, 1, %1;" : "=r"(R) : "r"(S));
+  return R;
+}
+
+/// The layer-2 gather of one relocation chain, software-pipelined and
+/// predicated (no branch but the loop's): the highest needed position X
+/// takes the value of the highest empty slot Y, which is then zeroed for
+/// layer 1, or, once the chain has no empty slot left, the next staged
+/// residual value. The value of the next step is loaded before this step's
+/// stores (it never reads what they write: another empty slot, or the
+/// residual list). Vb, Db: shared-memory byte addresses of the chain's slots
+/// and of its layer-2 buffer; Rq: of its next residual value. A step after
+/// the last need changes nothing that is read again: it may zero a remaining
+/// empty slot, which holds zero anyway (the encoder leaves unused empty
+/// slots zero).
+__device__ __forceinline__ void gatherChain(uint32_t N, uint32_t E,
+                                            uint32_t Vb, uint32_t Db,
+                                            uint32_t Rq) {
+  if (!N)
+    return;
+  int X = highestBit(N); // FLO: -1 for zero
+  int Y = highestBit(E);
+  uint32_t Ya = Vb + 2 * Y;
+  uint32_t V = lds16(E ? Ya : Rq);
+  while (true) {
+    // State of the next step.
+    uint32_t Had = E;
+    Rq += E ? 0 : 2;
+    E ^= bitAt(Y);
+    N ^= bitAt(X);
+    int X2 = highestBit(N), Y2 = highestBit(E);
+    uint32_t Ya2 = Vb + 2 * Y2;
+    uint32_t V2 = lds16(E ? Ya2 : Rq);
+    // This step's stores.
+    sts16If(Ya, 0, Had);
+    sts16If(Db + 2 * X, V, 1);
+    if (!N)
+      break;
+    X = X2, Y = Y2, Ya = Ya2, V = V2;
+  }
+}
+
+/// A holds the fragment as stored, {a0, a1, a2, a3}.
 __device__ __forceinline__ void mmaSp(float (&C)[4], const uint4 &A,
                                       const uint32_t (&B)[4], uint32_t Meta) {
   asm volatile(
@@ -117,7 +183,7 @@ __device__ __forceinline__ void mmaSp(float (&C)[4], const uint4 &A,
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "
       "{%0, %1, %2, %3}, %12, 0x0;\n"
       : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-      : "r"(A.x), "r"(A.z), "r"(A.y), "r"(A.w), "r"(B[0]), "r"(B[1]),
+      : "r"(A.x), "r"(A.y), "r"(A.z), "r"(A.w), "r"(B[0]), "r"(B[1]),
         "r"(B[2]), "r"(B[3]), "r"(Meta));
 }
 
@@ -129,55 +195,81 @@ template <int NT, int WARPS> struct Layout {
   __host__ __device__ static int offsetsBytes(int MaxWin) {
     return (WARPS * (MaxWin + 1) * 4 + 15) / 16 * 16;
   }
+  // Tables first (fixed addresses), then the stages, the residual offsets
+  // and the per-warp layer-2 buffers.
   __host__ __device__ static int totalBytes(int Stages, int RCap,
                                             int MaxWin) {
-    return Stages * stageBytes(RCap) + offsetsBytes(MaxWin) +
-           WARPS * WValBytes + TableBytes;
+    return TableBytes + Stages * stageBytes(RCap) + offsetsBytes(MaxWin) +
+           WARPS * WValBytes;
   }
 };
 
-/// Stage loads: the X tile by the whole CTA, each warp its own W block
-/// (values to the lane-padded layout, then the bitmap).
-template <int NT, int WARPS>
-__device__ __forceinline__ void loadXW(const Params &P, unsigned char *Stage,
-                                       int Nc, int Win, int Tile, int Warp,
-                                       int Lane) {
-  constexpr int Threads = WARPS * 32;
-  __half *Xs = reinterpret_cast<__half *>(Stage);
-  for (int I = threadIdx.x; I < NT * 32; I += Threads) {
-    int Nl = I >> 5, C = I & 31;
-    int Gn = Nc * NT + Nl, Gk = Win * BlockCols + C * 8;
-    int Bytes = 0;
-    const __half *Src = P.X;
-    if (Gn < P.N && Gk < P.K) {
-      Bytes = min(16, (P.K - Gk) * 2);
-      Src = P.X + size_t(Gn) * P.Ldx + Gk;
-    }
-    cpAsync16(Xs + Nl * XPitch + C * 8, Src, Bytes);
+/// This thread's share of the X half-tile copies: rows Row0 + p * RowStep of
+/// the n-tile, 16 bytes at column Col * 8 of the 128-column half.
+template <int NT, int WARPS> struct XLoader {
+  static constexpr int Threads = WARPS * 32;
+  static constexpr int RowStep = Threads / 16;
+  static constexpr int Passes = (NT + RowStep - 1) / RowStep;
+  const __half *Base; // row Row0 of the tile, column Col * 8, half 0
+  size_t Stride;      // RowStep rows, in halves
+  int Row0, Col, ValidRows;
+  __device__ XLoader(const Params &P, int Nc, int Tid) {
+    Row0 = Tid >> 4;
+    Col = Tid & 15;
+    int Gn = Nc * NT + Row0;
+    Base = P.X + size_t(min(Gn, P.N - 1)) * P.Ldx + Col * 8;
+    Stride = size_t(RowStep) * P.Ldx;
+    // Passes p < ValidRows copy a row inside both the tile and N.
+    int InN = Gn < P.N ? (P.N - Gn + RowStep - 1) / RowStep : 0;
+    int InTile = (NT - Row0 + RowStep - 1) / RowStep;
+    ValidRows = min(InN, InTile);
   }
-  if (Tile >= P.Tiles)
-    return;
+  __device__ __forceinline__ void load(const Params &P, unsigned char *Stage,
+                                       int Half) const {
+    int KLeft = P.K - Half * HalfCols - Col * 8;
+    int Bytes = KLeft >= 8 ? 16 : KLeft > 0 ? 2 * KLeft : 0;
+    const __half *Src = Base + size_t(Half) * HalfCols;
+    __half *Dst = reinterpret_cast<__half *>(Stage) + Row0 * XPitch + Col * 8;
+#pragma unroll
+    for (int J = 0; J < Passes; ++J) {
+      if (J * RowStep + Row0 >= NT && (NT % RowStep) != 0)
+        break;
+      bool Ok = J < ValidRows;
+      cpAsync16(Dst + J * RowStep * XPitch, Ok ? Src + J * Stride : Base,
+                Ok ? Bytes : 0);
+    }
+  }
+};
+
+/// Stage loads of this warp's half block: its chain's values (2048 bytes,
+/// to the lane-padded layout) and bitmap words (256 bytes).
+template <int NT, int WARPS>
+__device__ __forceinline__ void loadW(const Params &P, unsigned char *Stage,
+                                      size_t Block, int Chain, int Warp,
+                                      int Lane) {
   unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes + Warp * WStageBytes;
-  size_t Block = size_t(Tile) * P.BlockColumns + Win;
   const unsigned char *V =
       reinterpret_cast<const unsigned char *>(P.Values + Block * BlockSlots) +
-      Lane * 16;
+      Chain * 2048 + Lane * 16;
   const unsigned char *B = reinterpret_cast<const unsigned char *>(
-      P.Bitmap + Block * BlockBitmapWords);
-  unsigned char *D = Ws + (Lane >> 3) * (LanePitch * 2) + (Lane & 7) * 16;
+                               P.Bitmap + Block * BlockBitmapWords) +
+                           Chain * 256;
+  unsigned char *D = Ws + (Lane >> 2) * (LanePitch * 2) + (Lane & 3) * 16;
 #pragma unroll
-  for (int I = 0; I < 8; ++I)
-    cpAsync16(D + I * 4 * (LanePitch * 2), V + I * 512);
-  cpAsync16(Ws + WValBytes + Lane * 16, B + Lane * 16);
+  for (int I = 0; I < 4; ++I)
+    cpAsync16(D + I * 8 * (LanePitch * 2), V + I * 512);
+  if (Lane < 16)
+    cpAsync16(Ws + WValBytes + Lane * 16, B + Lane * 16);
 }
 
-/// The chunks covering this warp's residual values of one block.
+/// The chunks covering this warp's tile's residual values of one block
+/// (both halves read from it).
 template <int NT, int WARPS>
 __device__ __forceinline__ void loadResidual(const Params &P,
                                              unsigned char *Stage,
                                              const uint32_t *RO, int J,
-                                             int Tile, int Warp, int Lane) {
-  if (Tile >= P.Tiles || P.RCap == 0)
+                                             int Warp, int Lane) {
+  if (P.RCap == 0)
     return;
   uint16_t *Rs = reinterpret_cast<uint16_t *>(
                      Stage + Layout<NT, WARPS>::XBytes + WARPS * WStageBytes) +
@@ -206,13 +298,15 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int StageBytes = Lay::stageBytes(P.RCap);
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
   const int G = Lane >> 2, Tig = Lane & 3;
-  unsigned char *Rest = Smem + STAGES * StageBytes;
+  const Tables *Tab = reinterpret_cast<const Tables *>(Smem);
+  unsigned char *Stages = Smem + TableBytes;
+  unsigned char *Rest = Stages + STAGES * StageBytes;
   uint32_t *RO = reinterpret_cast<uint32_t *>(Rest) + Warp * (P.MaxWin + 1);
   unsigned char *A2Area = Rest + Lay::offsetsBytes(P.MaxWin);
   uint16_t *LaneA2 =
       reinterpret_cast<uint16_t *>(A2Area + Warp * WValBytes) +
       Lane * LanePitch;
-  Tables *Tab = reinterpret_cast<Tables *>(A2Area + WARPS * WValBytes);
+  const uint32_t A2Addr = smemAddr(LaneA2);
 
   int Id = blockIdx.x;
   const int Nc = Id % P.NChunks;
@@ -222,31 +316,38 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int Base = P.BlockColumns / P.SplitK, Rem = P.BlockColumns % P.SplitK;
   const int Win0 = Split * Base + min(Split, Rem);
   const int NumWin = Base + (Split < Rem ? 1 : 0);
+  const int NumHalf = 2 * NumWin;
   const int Tile = Mb * WARPS + Warp;
+  const bool HasTile = Tile < P.Tiles;
+  const size_t Block0 = size_t(min(Tile, P.Tiles - 1)) * P.BlockColumns + Win0;
+  const XLoader<NT, WARPS> XL(P, Nc, Tid);
 
-  // Start the first stages' X and W copies, copy the decode tables, then
-  // fetch the residual offsets this warp will need (one small global read
-  // per CTA instead of one per block on the critical path).
-#pragma unroll
-  for (int S = 0; S < STAGES - 1; ++S)
-    if (S < NumWin)
-      loadXW<NT, WARPS>(P, Smem + S * StageBytes, Nc, Win0 + S, Tile, Warp,
-                        Lane);
+  auto issue = [&](int H) {
+    unsigned char *St = Stages + (H % STAGES) * StageBytes;
+    XL.load(P, St, 2 * Win0 + H);
+    if (HasTile && !(P.Ablate & 8)) {
+      loadW<NT, WARPS>(P, St, Block0 + (H >> 1), H & 1, Warp, Lane);
+      loadResidual<NT, WARPS>(P, St, RO, H >> 1, Warp, Lane);
+    }
+  };
+
+  // Copy the decode tables, fetch the residual offsets this warp will need
+  // (one small global read per CTA instead of one per block on the critical
+  // path), then start the first stages.
   {
     const uint4 *Src = reinterpret_cast<const uint4 *>(&DecodeTables);
-    uint4 *Dst = reinterpret_cast<uint4 *>(Tab);
+    uint4 *Dst = reinterpret_cast<uint4 *>(Smem);
     for (int I = Tid; I < TableBytes / 16; I += WARPS * 32)
       Dst[I] = Src[I];
   }
-  if (Tile < P.Tiles)
+  if (HasTile)
     for (int J = Lane; J <= NumWin; J += 32)
-      RO[J] = __ldg(P.ResOff + size_t(Tile) * P.BlockColumns + Win0 + J);
+      RO[J] = __ldg(P.ResOff + Block0 + J);
   __syncwarp();
 #pragma unroll
   for (int S = 0; S < STAGES - 1; ++S) {
-    if (S < NumWin)
-      loadResidual<NT, WARPS>(P, Smem + S * StageBytes, RO, S, Tile, Warp,
-                              Lane);
+    if (S < NumHalf)
+      issue(S);
     cpAsyncCommit();
   }
 
@@ -260,140 +361,105 @@ __global__ void __launch_bounds__(WARPS * 32)
   const int Sh = 4 * Tig;
   // This lane tabulates the metadata of row G + 8 * MetaRow, groups
   // 4 * (Tig & 1) .. + 3 (bytes SelLo, SelLo + 1 of the k-step word).
-  const bool MetaRow = Tig >> 1;
+  const int MetaRow = Tig >> 1;
   const uint32_t SelLo = 0x4440u | uint32_t(2 * (Tig & 1));
   const uint32_t SelHi = SelLo + 1;
 
-  for (int I = 0; I < NumWin; ++I) {
+  for (int H = 0; H < NumHalf; ++H) {
     cpAsyncWait<STAGES - 2>();
     __syncthreads();
-    {
-      int Next = I + STAGES - 1;
-      if (Next < NumWin) {
-        unsigned char *St = Smem + (Next % STAGES) * StageBytes;
-        loadXW<NT, WARPS>(P, St, Nc, Win0 + Next, Tile, Warp, Lane);
-        loadResidual<NT, WARPS>(P, St, RO, Next, Tile, Warp, Lane);
-      }
-      cpAsyncCommit();
-    }
-    if (Tile >= P.Tiles)
+    if (H + STAGES - 1 < NumHalf)
+      issue(H + STAGES - 1);
+    cpAsyncCommit();
+    if (!HasTile)
       continue;
-    unsigned char *Stage = Smem + (I % STAGES) * StageBytes;
+    const int Chain = H & 1;
+    unsigned char *Stage = Stages + (H % STAGES) * StageBytes;
     const __half *Xs = reinterpret_cast<const __half *>(Stage);
     unsigned char *Ws = Stage + Lay::XBytes + Warp * WStageBytes;
     uint16_t *LaneV = reinterpret_cast<uint16_t *>(Ws) + Lane * LanePitch;
     const uint4 *Bits4 = reinterpret_cast<const uint4 *>(Ws + WValBytes);
-    const uint16_t *Rs = reinterpret_cast<const uint16_t *>(
-                             Stage + Lay::XBytes + WARPS * WStageBytes) +
-                         Warp * P.RCap;
+    const uint32_t RsAddr = smemAddr(Stage + Lay::XBytes +
+                                     WARPS * WStageBytes) +
+                            Warp * P.RCap * 2;
 
     // The layer-2 buffer starts at zero (only needed positions get values).
 #pragma unroll
-    for (int T = 0; T < KStepsPerBlock; ++T)
-      *reinterpret_cast<uint4 *>(LaneA2 + T * 8) = make_uint4(0, 0, 0, 0);
+    for (int J = 0; J < 4; ++J)
+      *reinterpret_cast<uint4 *>(LaneA2 + J * 8) = make_uint4(0, 0, 0, 0);
 
-    uint32_t WG[8], WG8[8];
-    {
-      uint4 V0 = Bits4[G * 2], V1 = Bits4[G * 2 + 1];
-      uint4 V2 = Bits4[(G + 8) * 2], V3 = Bits4[(G + 8) * 2 + 1];
-      WG[0] = V0.x, WG[1] = V0.y, WG[2] = V0.z, WG[3] = V0.w;
-      WG[4] = V1.x, WG[5] = V1.y, WG[6] = V1.z, WG[7] = V1.w;
-      WG8[0] = V2.x, WG8[1] = V2.y, WG8[2] = V2.z, WG8[3] = V2.w;
-      WG8[4] = V3.x, WG8[5] = V3.y, WG8[6] = V3.z, WG8[7] = V3.w;
-    }
-    // Empty and need masks of the two chains: one lookup per row and k-step,
+    // Bitmap words of rows G and G + 8 (and of the metadata row).
+    const uint4 BG = Bits4[G], BG8 = Bits4[G + 8], BM = Bits4[G + 8 * MetaRow];
+    const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
+    const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
+    const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
+    // Empty and need masks of the chain: one lookup per row and k-step,
     // bytes gathered with byte permutes.
-    uint32_t E[2], Nd[2];
-#pragma unroll
-    for (int C = 0; C < 2; ++C) {
+    uint32_t E = 0, Nd = 0;
+    uint32_t Meta[4] = {0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u};
+    if (!(P.Ablate & 2)) {
       uint32_t V[4];
 #pragma unroll
       for (int J = 0; J < 4; ++J)
-        V[J] = Tab->EN0[laneByte(WG[4 * C + J], Sh)] |
-               Tab->EN1[laneByte(WG8[4 * C + J], Sh)];
+        V[J] = Tab->EN0[laneByte(WG[J], Sh)] | Tab->EN1[laneByte(WG8[J], Sh)];
       uint32_t X01 = __byte_perm(V[0], V[1], 0x6240);
       uint32_t X23 = __byte_perm(V[2], V[3], 0x6240);
-      E[C] = __byte_perm(X01, X23, 0x5410);
-      Nd[C] = __byte_perm(X01, X23, 0x7632);
+      E = __byte_perm(X01, X23, 0x5410);
+      Nd = __byte_perm(X01, X23, 0x7632);
     }
     // Layer-1 metadata: this lane's half, the row g + 8 half from lane + 2.
-    uint32_t Meta[KStepsPerBlock];
+    if (!(P.Ablate & 2)) {
 #pragma unroll
-    for (int T = 0; T < KStepsPerBlock; ++T) {
-      uint32_t W = MetaRow ? WG8[T] : WG[T];
-      Meta[T] = uint32_t(Tab->Meta[__byte_perm(W, 0, SelLo)]) |
-                uint32_t(Tab->Meta[__byte_perm(W, 0, SelHi)]) << 8;
-    }
+    for (int J = 0; J < 4; ++J)
+      Meta[J] = uint32_t(Tab->Meta[__byte_perm(WM[J], 0, SelLo)]) |
+                uint32_t(Tab->Meta[__byte_perm(WM[J], 0, SelHi)]) << 8;
 #pragma unroll
-    for (int T = 0; T < KStepsPerBlock; T += 2) {
+    for (int J = 0; J < 4; J += 2) {
       uint32_t Other =
-          __shfl_down_sync(0xffffffffu, Meta[T] | Meta[T + 1] << 16, 2);
-      Meta[T] |= Other << 16;
-      Meta[T + 1] |= Other & 0xFFFF0000u;
+          __shfl_down_sync(0xffffffffu, Meta[J] | Meta[J + 1] << 16, 2);
+      Meta[J] |= Other << 16;
+      Meta[J + 1] |= Other & 0xFFFF0000u;
+    }
     }
 
-    // Layers 2 and 3: the residual values of this lane start after those of
-    // the lanes below it (warp scan of the per-lane counts).
-    int R0 = residualCount(E[0], Nd[0]), R1 = residualCount(E[1], Nd[1]);
-    int Incl = R0 + R1;
-#pragma unroll
-    for (int D = 1; D < 32; D <<= 1) {
-      int V = __shfl_up_sync(0xffffffffu, Incl, D);
-      if (Lane >= D)
-        Incl += V;
-    }
-    const uint32_t RStart = RO[I];
-    int Q0 = int(RStart & 7u) + Incl - R0 - R1, Q1 = Q0 + R0;
-    const uint16_t *GRes = P.Residual + (RStart & ~7u);
+    // Layers 2 and 3. The block's residual list holds chain 0 of every lane
+    // (in lane order), then chain 1: a warp scan of the per-lane counts
+    // places this lane's values, from the block's start for chain 0 and
+    // back from its end for chain 1.
     {
-      uint32_t N0 = Nd[0], E0 = E[0], N1 = Nd[1], E1 = E[1];
-      uint16_t *V0 = LaneV, *V1 = LaneV + ChainSlots;
-      uint16_t *D0 = LaneA2, *D1 = LaneA2 + ChainSlots;
-      while (N0 | N1) {
-        if (N0) {
-          int X = highestBit(N0);
-          N0 ^= 1u << X;
-          uint16_t V;
-          if (E0) {
-            int Y = highestBit(E0);
-            E0 ^= 1u << Y;
-            V = V0[Y];
-            V0[Y] = 0;
-          } else {
-            V = Q0 < P.RCap ? Rs[Q0] : __ldg(GRes + Q0);
-            ++Q0;
-          }
-          D0[X] = V;
-        }
-        if (N1) {
-          int X = highestBit(N1);
-          N1 ^= 1u << X;
-          uint16_t V;
-          if (E1) {
-            int Y = highestBit(E1);
-            E1 ^= 1u << Y;
-            V = V1[Y];
-            V1[Y] = 0;
-          } else {
-            V = Q1 < P.RCap ? Rs[Q1] : __ldg(GRes + Q1);
-            ++Q1;
-          }
-          D1[X] = V;
-        }
+      // Bit-sliced scan (counts are at most 32): six independent ballots.
+      const int R = residualCount(E, Nd);
+      const uint32_t Below = (1u << Lane) - 1;
+      int Excl = 0, Total = 0;
+#pragma unroll
+      for (int B = 0; B < 6; ++B) {
+        uint32_t M = __ballot_sync(0xffffffffu, (R >> B) & 1);
+        Excl += __popc(M & Below) << B;
+        Total += __popc(M) << B;
       }
+      const int W = H >> 1;
+      const uint32_t Start = RO[W];
+      int Q = int(Start & 7u) + Excl;
+      if (Chain)
+        Q += int(RO[W + 1] - Start) - Total;
+      uint32_t Rq = RsAddr + 2 * Q;
+      const uint32_t Vb = smemAddr(LaneV);
+      if (!(P.Ablate & 1))
+        gatherChain(Nd, E, Vb, A2Addr, Rq);
     }
 
+    if (!(P.Ablate & 4))
 #pragma unroll
-    for (int T = 0; T < KStepsPerBlock; ++T) {
-      uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + T * 8);
-      uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + T * 8);
+    for (int J = 0; J < 4; ++J) {
+      uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + J * 8);
+      uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + J * 8);
 #pragma unroll
-      for (int J = 0; J < NTiles8; ++J) {
+      for (int T = 0; T < NTiles8; ++T) {
         uint32_t B[4];
-        ldmatrixX4(B, Xs + (J * 8 + (Lane & 7)) * XPitch + T * 32 +
+        ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + J * 32 +
                           (Lane >> 3) * 8);
-        mmaSp(Acc[0][J], A1, B, Meta[T]);
-        mmaSp(Acc[Sets - 1][J], A2, B, Layer2Meta);
+        mmaSp(Acc[0][T], A1, B, Meta[J]);
+        mmaSp(Acc[Sets - 1][T], A2, B, Layer2Meta);
       }
     }
   }
@@ -467,10 +533,12 @@ template <int NT, int WARPS, int STAGES> Variant variant() {
 
 const Variant *allVariants(size_t &Count) {
   static const Variant All[] = {
-      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 8, 2>(),
-      variant<16, 4, 2>(), variant<16, 4, 3>(), variant<16, 8, 2>(),
-      variant<32, 4, 2>(), variant<32, 8, 2>(), variant<64, 4, 2>(),
-      variant<64, 8, 2>()};
+      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 4, 4>(),
+      variant<8, 4, 6>(),  variant<8, 2, 4>(),  variant<8, 2, 6>(),
+      variant<8, 8, 2>(),  variant<8, 8, 4>(),  variant<16, 4, 2>(),
+      variant<16, 4, 4>(), variant<16, 8, 2>(), variant<16, 8, 4>(),
+      variant<32, 4, 2>(), variant<32, 4, 4>(), variant<32, 8, 2>(),
+      variant<64, 4, 2>(), variant<64, 4, 3>(), variant<64, 8, 2>()};
   Count = sizeof(All) / sizeof(All[0]);
   return All;
 }
@@ -528,25 +596,38 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                : N <= 32  ? 32
                           : 64;
   Plan.Warps = Opts.Warps ? Opts.Warps : 4;
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Opts.Stages);
-  if (!V)
-    return Plan;
-  Plan.Stages = V->Stages;
   int Tiles = (W.Rows + 15) / 16;
   int BlockColumns = (W.Cols + 255) / 256;
+  // Every residual value of a block is staged (plus the misalignment of its
+  // start): the gather reads them from shared memory only.
+  const int RCap = int(W.MaxBlockResidual + 7 + 7) / 8 * 8;
+  const int Limit = maxSharedOptin() - 1024;
+  auto Fits = [&](const Variant *C) {
+    return C && C->TotalBytes(C->Stages, RCap, BlockColumns) <= Limit;
+  };
+  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Opts.Stages);
+  if (!Fits(V)) {
+    // Many residual values (low sparsity): fall back to a smaller variant,
+    // unless the caller pinned the shape.
+    if (Opts.NTile || Opts.Warps || Opts.Stages)
+      return Plan;
+    for (const Variant *C : {findVariant(Plan.NTile, 4, 2), findVariant(8, 4, 2)})
+      if (Fits(C)) {
+        V = C;
+        break;
+      }
+    if (!Fits(V))
+      return Plan;
+    Plan.NTile = V->NT;
+    Plan.Warps = V->Warps;
+  }
+  Plan.Stages = V->Stages;
   Plan.MBlocks = (Tiles + Plan.Warps - 1) / Plan.Warps;
   Plan.NChunks = (N + Plan.NTile - 1) / Plan.NTile;
-  // Stage as many residual values per block as the worst block has (plus
-  // the misalignment of its start); blocks beyond that read global memory.
-  auto Fit = [&](int MaxWin, int &RCap) {
-    RCap = std::min<int>((W.MaxBlockResidual + 7 + 7) / 8 * 8, 2048);
-    while (RCap > 0 &&
-           V->TotalBytes(V->Stages, RCap, MaxWin) > maxSharedOptin() - 1024)
-      RCap -= 8;
+  auto Fit = [&](int MaxWin) {
     return size_t(V->TotalBytes(V->Stages, RCap, MaxWin));
   };
-  int RCap;
-  size_t Shared = Fit(BlockColumns, RCap);
+  size_t Shared = Fit(BlockColumns);
   // The occupancy query answers 0 for more than the kernel's current dynamic
   // shared-memory limit (48 KB until raised), so raise it first; otherwise
   // the first plan of each variant would see one CTA per SM.
@@ -565,7 +646,7 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
     Split = std::max(1, Slots / std::max(1, Plan.MBlocks * Plan.NChunks));
   Plan.SplitK = std::max(1, std::min(Split, BlockColumns));
   Plan.MaxWin = (BlockColumns + Plan.SplitK - 1) / Plan.SplitK;
-  Plan.SharedBytes = Fit(Plan.MaxWin, RCap);
+  Plan.SharedBytes = Fit(Plan.MaxWin);
   Plan.ResidualCap = RCap;
   Plan.Ctas = Plan.MBlocks * Plan.NChunks * Plan.SplitK;
   return Plan;
@@ -600,7 +681,9 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
       reinterpret_cast<uintptr_t>(X) % 16)
     return cudaErrorInvalidValue;
   TlsSpmmPlan Plan = tlsSpmmPlan(W, N, Opts);
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Plan.Stages);
+  const Variant *V = Plan.Stages
+                         ? findVariant(Plan.NTile, Plan.Warps, Plan.Stages)
+                         : nullptr;
   if (!V || WorkspaceBytes < tlsSpmmWorkspaceBytes(W, N, Opts))
     return cudaErrorInvalidValue;
   Params P{};
@@ -625,6 +708,11 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
   P.MBlocks = Plan.MBlocks;
   P.RCap = Plan.ResidualCap;
   P.MaxWin = Plan.MaxWin;
+  static const int Ablate = [] {
+    const char *E = std::getenv("TLS_SPMM_ABLATE");
+    return E ? std::atoi(E) : 0;
+  }();
+  P.Ablate = Ablate;
   allowMaxShared(*V);
   V->Kernel<<<Plan.Ctas, Plan.Warps * 32, Plan.SharedBytes, Stream>>>(P);
   return cudaGetLastError();
