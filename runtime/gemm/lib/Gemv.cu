@@ -266,7 +266,6 @@ __global__ void __launch_bounds__(Threads, minBlocksFor<MT>())
       }
   __syncthreads();
 
-  const int Elems = MRows * Cols;
   if (P.Splits == 1) {
     // 8 adjacent columns per thread: one 16-byte store where C allows.
     for (int It = threadIdx.x; It < MRows * (Cols / 8); It += Threads) {
