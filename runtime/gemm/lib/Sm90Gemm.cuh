@@ -206,23 +206,14 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     const int Cw = Wg - 1;
     const int Warp = Tid / 32;
     const int Lane = Tid % 32;
-    // Small tiles keep two accumulator sets, even K blocks in one and odd
-    // in the other: consecutive wgmma groups then do not depend on each
-    // other and overlap in the tensor pipe. With one set a 64-wide tile
-    // spent ~0.17 us per K block whatever its N (run 14: the chained
-    // group latency), which bounds few-tile, long-K shapes.
-    constexpr bool DualAcc = MI * BN <= 128;
     float Acc[MI][BN / 2];
-    float Acc2[DualAcc ? MI : 1][DualAcc ? BN / 2 : 2];
     int It = 0;
     int CBuf = 0; // which of this consumer's two output chunks is next
     unsigned char *CStage = SC + Cw * 2 * Cfg::CChunkBytes;
     for (int U = blockIdx.x; U < NumUnits; U += gridDim.x) {
       Unit W = decodeUnit(P, U);
       int PrevS = 0;
-      // One K block into accumulator set D (First: the set's first block,
-      // which overwrites instead of adding).
-      auto Consume = [&](int Kb, float(&D)[MI][BN / 2], int First) {
+      for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb, ++It) {
         int S = It % Stages;
         mbarWait(&Full[S], (It / Stages) & 1);
         uint32_t ABase = smemAddr(SA + S * Cfg::ABytes) + Cw * Cfg::WarpM * 128;
@@ -237,12 +228,12 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           uint64_t DescB =
               BRowMajor ? makeSmemDesc(BBase + Kk * 2048, 64 * BlockK * 2, 1024)
                         : makeSmemDesc(BBase + Kk * 32, 16, 1024);
-          int ScaleD = (Kb > First || Kk > 0) ? 1 : 0;
+          int ScaleD = (Kb > W.Kb0 || Kk > 0) ? 1 : 0;
 #pragma unroll
           for (int Mi = 0; Mi < MI; ++Mi) {
             uint64_t DescA =
                 makeSmemDesc(ABase + Mi * 64 * 128 + Kk * 32, 16, 1024);
-            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(D[Mi], DescA, DescB, ScaleD);
+            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(Acc[Mi], DescA, DescB, ScaleD);
           }
         }
         wgmmaCommit();
@@ -253,34 +244,10 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
             mbarArrive(&Empty[PrevS]);
         }
         PrevS = S;
-        ++It;
-      };
-      if constexpr (DualAcc) {
-        // Pairs of K blocks, even into Acc and odd into Acc2, so that no
-        // wgmma sits in a data-dependent branch (ptxas serialises those).
-        int Kb = W.Kb0;
-        for (; Kb + 1 < W.Kb1; Kb += 2) {
-          Consume(Kb, Acc, W.Kb0);
-          Consume(Kb + 1, Acc2, W.Kb0 + 1);
-        }
-        if (Kb < W.Kb1)
-          Consume(Kb, Acc, W.Kb0);
-      } else {
-        for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb)
-          Consume(Kb, Acc, W.Kb0);
       }
       wgmmaWait<0>();
       if (Tid == 0)
         mbarArrive(&Empty[PrevS]);
-      if constexpr (DualAcc) {
-        if (W.Kb1 - W.Kb0 > 1) {
-#pragma unroll
-          for (int Mi = 0; Mi < MI; ++Mi)
-#pragma unroll
-            for (int I = 0; I < BN / 2; ++I)
-              Acc[Mi][I] += Acc2[Mi][I];
-        }
-      }
 
       // Epilogue. wgmma m64nN f32 fragment: warp w holds rows 16w..16w+15 of
       // the atom; lane l holds rows l/4 and l/4 + 8, columns 8j + 2(l%4) and
