@@ -56,9 +56,10 @@ typedef struct {
 /* Picks a plan (tuned table entry if the shape is in it, else the cost
  * model's first choice) and runs it. Workspace may be NULL: then an
  * internal one is used (allocated on first need; not capture-safe the first
- * time). The first 64 KB of a caller's workspace (split-K tile counters)
- * must be zero before its first use; the kernels leave them zero. Use one
- * workspace per stream. */
+ * time). A caller's workspace (split-K tile counters, then an M x N fp32
+ * accumulator; cudaoptGemmWorkspaceBytes says how much) must be zero before
+ * its first use, e.g. cudaMemset after cudaMalloc; the kernels leave it
+ * zero. Use one workspace per stream. */
 cudaError_t cudaoptGemm(const cudaoptGemmProblem *P, void *Workspace,
                         size_t WorkspaceBytes, cudaStream_t Stream);
 
@@ -80,7 +81,8 @@ int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan);
 int cudaoptGemmCandidates(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plans,
                           int MaxPlans);
 
-/* Workspace bytes a plan needs (0 when Splits == 1). */
+/* Workspace bytes a plan needs (0 when Splits == 1): 64 KB of counters and
+ * one M x N fp32 accumulator, whatever the split count. */
 size_t cudaoptGemmWorkspaceBytes(const cudaoptGemmProblem *P,
                                  const cudaoptGemmPlan *Plan);
 
