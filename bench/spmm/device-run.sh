@@ -25,6 +25,7 @@ PY
 )
 echo "cuSPARSELt: ${CSLT:-not found}"
 C=${CSLT:+--cusparselt $CSLT}
+[ -n "${NO_CSLT:-}" ] && C=""
 for PHASE in "${@:-smoke}"; do
   case $PHASE in
   check)
@@ -58,8 +59,8 @@ for PHASE in "${@:-smoke}"; do
       $BIN --shapes ${NCU_SHAPE:-1} --n ${NCU_N:-8} --reps 3 > "$OUT/ncu.log" 2>&1
     grep -E "Grid Size|Block Size|Duration|DRAM Throughput|Memory Throughput|Achieved Occupancy|Theoretical Occupancy|Registers Per|Warp Cycles Per Issued|Issued Ipc|Eligible Warps|Active Warps|No Eligible|inst_executed|stalled|Dynamic Shared|Executed Instructions  " "$OUT/ncu.log" | head -60 ;;
   grid50)
-    timeout ${GRID_TIMEOUT:-180} $BIN --shapes all --n 8,16,32,64,128,256 --sparsity 50 \
-      --pattern ${GRID_PATTERNS:-iid,magnitude} --reps ${GRID_REPS:-20} $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1
+    timeout ${GRID_TIMEOUT:-180} $BIN --shapes ${GRID_SHAPES:-all} --n ${GRID_NS:-8,16,32,64,128,256} --sparsity 50 \
+      --pattern ${GRID_PATTERNS:-iid,magnitude} --reps ${GRID_REPS:-20} ${GRID_FLAGS:-} $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1
     tail -3 "$OUT/grid50.log" ;;
   other)
     timeout ${OTHER_TIMEOUT:-200} $BIN --shapes all --n ${OTHER_NS:-8,16,32,64,128,256} --sparsity 40,60,70 \

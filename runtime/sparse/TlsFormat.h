@@ -9,11 +9,12 @@
 //      columns, in mma.sp A-fragment order; their 2-bit mma.sp indices are
 //      a function of the occupancy bitmap.
 //   2. Slot-filling layer: the third and fourth nonzeros of a group, stored
-//      in the layer-1 slots that are empty in the same lane-row (16 groups
-//      spread over 256 columns); a second mma.sp computes them.
+//      in the layer-1 slots that are empty in the same chain (one lane's 16
+//      groups of one 128-column half block); a second mma.sp computes them.
 //   3. Residual layer: layer-2 values that found no empty slot, as a flat
 //      fp16 list with one 32-bit offset per block; their positions follow
 //      from the bitmap, so no index is stored.
+// Array layouts (format version 2): TlsLayout.h, docs/sparse-format.md.
 //
 //===----------------------------------------------------------------------===//
 

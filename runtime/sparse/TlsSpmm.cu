@@ -533,12 +533,11 @@ template <int NT, int WARPS, int STAGES> Variant variant() {
 
 const Variant *allVariants(size_t &Count) {
   static const Variant All[] = {
-      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 4, 4>(),
-      variant<8, 4, 6>(),  variant<8, 2, 4>(),  variant<8, 2, 6>(),
-      variant<8, 8, 2>(),  variant<8, 8, 4>(),  variant<16, 4, 2>(),
-      variant<16, 4, 4>(), variant<16, 8, 2>(), variant<16, 8, 4>(),
-      variant<32, 4, 2>(), variant<32, 4, 4>(), variant<32, 8, 2>(),
-      variant<64, 4, 2>(), variant<64, 4, 3>(), variant<64, 8, 2>()};
+      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 8, 2>(),
+      variant<8, 8, 3>(),  variant<16, 4, 2>(), variant<16, 4, 3>(),
+      variant<16, 8, 2>(), variant<16, 8, 3>(), variant<32, 4, 2>(),
+      variant<32, 4, 3>(), variant<32, 8, 2>(), variant<64, 4, 2>(),
+      variant<64, 8, 2>()};
   Count = sizeof(All) / sizeof(All[0]);
   return All;
 }
