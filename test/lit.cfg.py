@@ -43,6 +43,9 @@ nvcc = os.path.join(cuda_path, "bin", "nvcc")
 if os.path.exists(nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
+# NVRTC, which tune tries before nvcc (loaded at run time, no GPU needed).
+if os.path.exists(os.path.join(cuda_path, "lib64", "libnvrtc.so")):
+    config.available_features.add("nvrtc")
 
 # The measurement worker (runtime/measure), built next to cuda-opt.
 config.substitutions.append(

@@ -1,11 +1,14 @@
 //===- VariantCompiler.cpp - Compile variants to cubins, cached -----------===//
 //
-// Part of cuda-opt. nvcc builds the whole rewritten file (host code too, so
-// any program parses) and keeps only the device cubin. Builds run in
-// parallel and are cached by a hash of everything that affects the output.
+// Part of cuda-opt. NVRTC builds the rewritten file when it can (files
+// without host code: library kernels); otherwise nvcc builds the whole file
+// (host code too, so any program parses) and keeps only the device cubin.
+// Builds run in parallel and are cached by a hash of everything that affects
+// the output.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Measure/Nvrtc.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -34,6 +37,53 @@ static std::string cacheDir(const CompileOptions &Opts) {
     sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Dir);
   sys::path::append(Dir, "cuda-opt", "cubin");
   return std::string(Dir);
+}
+
+/// Write \p Data to \p Path; true on failure.
+static bool writeBinary(StringRef Path, StringRef Data) {
+  std::error_code EC;
+  raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
+  if (EC)
+    return true;
+  OS << Data;
+  OS.close();
+  return OS.has_error();
+}
+
+/// The first line of a compiler log that reports an error (else its first
+/// line).
+static std::string firstError(StringRef Log) {
+  SmallVector<StringRef> Lines;
+  Log.split(Lines, '\n');
+  for (StringRef L : Lines)
+    if (L.contains("error"))
+      return L.trim().str();
+  return Lines.empty() ? "" : Lines.front().trim().str();
+}
+
+Expected<std::string> compileWithNvrtc(const Toolchain &TC,
+                                       const VariantSource &V,
+                                       const CompileOptions &Opts) {
+  std::string Why;
+  Nvrtc *N = Nvrtc::get(TC.CudaPath, Why);
+  if (!N)
+    return createStringError(inconvertibleErrorCode(), "%s", Why.c_str());
+  std::vector<std::string> Flags = Opts.Flags;
+  if (!Opts.SourcePath.empty())
+    Flags.push_back("-I" + sys::path::parent_path(Opts.SourcePath).str());
+  StringRef Name = Opts.SourcePath.empty()
+                       ? StringRef("variant.cu")
+                       : sys::path::filename(Opts.SourcePath);
+  Expected<std::string> Cubin = N->compile(V.Text, Name, Opts.Arch, Flags);
+  if (!Cubin)
+    return Cubin.takeError();
+  // A template kernel the file never instantiates compiles to nothing under
+  // NVRTC (nvcc instantiates it from the host code's launch).
+  if (!V.Entry.empty() && StringRef(*Cubin).find(V.Entry) == StringRef::npos)
+    return createStringError(inconvertibleErrorCode(),
+                             "NVRTC's cubin has no symbol %s",
+                             V.Entry.c_str());
+  return Cubin;
 }
 
 std::vector<std::string> compileVariants(const Toolchain &TC,
@@ -74,6 +124,21 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
         Cubins[I] = std::string(Cubin);
         return;
       }
+      std::string NvrtcNote;
+      if (Expected<std::string> Built = compileWithNvrtc(TC, Vs[I], Opts)) {
+        SmallString<256> Tmp(Cubin);
+        Tmp += ".tmp" + std::to_string(I);
+        if (!writeBinary(Tmp, *Built)) {
+          sys::fs::rename(Tmp, Cubin);
+          writeBinary(Log, "compiled by NVRTC\n");
+          Cubins[I] = std::string(Cubin);
+          return;
+        }
+        sys::fs::remove(Tmp);
+      } else {
+        NvrtcNote = "NVRTC could not build it, nvcc did: " +
+                    firstError(toString(Built.takeError())) + "\n";
+      }
       {
         std::error_code EC;
         raw_fd_ostream OS(Cu, EC);
@@ -104,6 +169,9 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
         return;
       }
       sys::fs::rename(Tmp, Cubin);
+      if (!NvrtcNote.empty())
+        if (ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log))
+          writeBinary(Log, NvrtcNote + (*B)->getBuffer().str());
       Cubins[I] = std::string(Cubin);
     });
   }

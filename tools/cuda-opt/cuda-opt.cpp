@@ -127,6 +127,12 @@ static cl::opt<bool> InstrumentCapture(
     cl::desc("Print the file with --kernel's launches routed through the "
              "capture runtime (what program-mode tune builds and runs)"),
     cl::cat(Category));
+static cl::opt<bool> CompileCubin(
+    "compile-cubin",
+    cl::desc("Compile the file's device code as tune compiles variants "
+             "(NVRTC, else nvcc) and write the cubin to -o; says which "
+             "compiler built it"),
+    cl::cat(Category));
 static cl::opt<bool> Analyze("analyze", cl::desc("Print the kernel model"),
                              cl::cat(Category));
 static cl::opt<bool> JSON("json", cl::desc("Machine-readable output"),
@@ -331,6 +337,53 @@ static int instrumentCapture(const Toolchain &TC, const SourceInput &In,
   return 0;
 }
 
+static int compileCubin(const Toolchain &TC, const SourceInput &In,
+                        StringRef Output) {
+  if (Output == "-")
+    return fail("--compile-cubin needs -o FILE.cubin");
+  VariantSource V;
+  V.Id = "file";
+  V.Text = In.Text;
+  if (!KernelName.empty()) {
+    // NVRTC's output must contain this kernel (templates need nvcc's
+    // instantiation from host code).
+    Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
+    if (!Parsed)
+      return fail(Parsed.takeError());
+    clang::ASTContext &Ctx = (*Parsed)->getASTContext();
+    std::vector<KernelInfo> Kernels = findKernels(Ctx);
+    const KernelInfo *K = lookupKernel(Kernels, KernelName);
+    if (!K)
+      return fail("no kernel named '" + KernelName + "' in '" + In.Path + "'");
+    V.Entry = kernelSymbol(Ctx, K->Decl);
+  }
+  CompileOptions CO;
+  CO.SourcePath = In.Path;
+  CO.Flags = In.Flags;
+  CO.Arch = TC.GpuArch;
+  SmallString<256> Cache;
+  if (std::error_code EC = sys::fs::createUniqueDirectory("cuda-opt-cubin", Cache))
+    return fail("cannot create a directory: " + EC.message());
+  CO.CacheDir = std::string(Cache); // Fresh: always compile.
+  std::vector<std::string> Errors;
+  std::vector<std::string> Cubins = compileVariants(TC, {V}, CO, Errors);
+  if (Cubins[0].empty())
+    return fail(Errors[0]);
+  std::string How = "compiled by nvcc";
+  SmallString<256> Log(Cubins[0]);
+  sys::path::replace_extension(Log, "log");
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log)) {
+    StringRef First = (*B)->getBuffer().split('\n').first;
+    if (First.starts_with("compiled by NVRTC") || First.starts_with("NVRTC"))
+      How = First.str();
+  }
+  if (std::error_code EC = sys::fs::copy_file(Cubins[0], Output))
+    return fail("cannot write " + Output + ": " + EC.message());
+  sys::fs::remove_directories(Cache);
+  errs() << ToolName << ": " << How << "\n";
+  return 0;
+}
+
 static int transform(const Toolchain &TC, const SourceInput &In,
                      ArrayRef<PassInvocation> Pipeline, StringRef Output) {
   PipelineOptions Opts;
@@ -519,15 +572,15 @@ int main(int argc, const char **argv) {
     return listPasses();
 
   int Modes = ListKernels + Analyze + Tune + InstrumentCapture +
-              (!Passes.empty() && !Tune) + LowerSparseMatmul;
+              CompileCubin + (!Passes.empty() && !Tune) + LowerSparseMatmul;
   if (Modes == 0)
     return fail("nothing to do: give one of tune, --list-kernels, --analyze, "
-                "--passes=PIPELINE, --instrument-capture, "
+                "--passes=PIPELINE, --instrument-capture, --compile-cubin, "
                 "--lower-sparse-matmul or --list-passes (see --help)");
   if (Modes > 1)
     return fail("tune, --list-kernels, --analyze, --passes, "
-                "--instrument-capture and --lower-sparse-matmul are "
-                "exclusive; give one of them");
+                "--instrument-capture, --compile-cubin and "
+                "--lower-sparse-matmul are exclusive; give one of them");
   if (InputFiles.empty())
     return fail(LowerSparseMatmul ? "no input file; give one .mlir file"
                                   : "no input files; give one or more .cu "
@@ -590,6 +643,8 @@ int main(int argc, const char **argv) {
       FileRC = analyze(*TC, *In, JsonOut);
     else if (InstrumentCapture)
       FileRC = instrumentCapture(*TC, *In, OutputPath);
+    else if (CompileCubin)
+      FileRC = compileCubin(*TC, *In, OutputPath);
     else {
       std::string Out = OutputPath;
       if (ManyInputs && OutputPath != "-") {

@@ -48,8 +48,15 @@ struct CompileOptions {
   std::string DependencyFingerprint;
 };
 
-/// Compile every variant to a cubin; returns the cubin paths in order, or ""
-/// with a message in \p Errors for variants nvcc rejected.
+/// Compile \p V with NVRTC (Nvrtc.h); fails when NVRTC is not available,
+/// rejects the file, or produces no code for V.Entry.
+llvm::Expected<std::string> compileWithNvrtc(const Toolchain &TC,
+                                             const VariantSource &V,
+                                             const CompileOptions &Opts);
+
+/// Compile every variant to a cubin (NVRTC, else nvcc); returns the cubin
+/// paths in order, or "" with a message in \p Errors for variants neither
+/// could build.
 std::vector<std::string> compileVariants(const Toolchain &TC,
                                          const std::vector<VariantSource> &Vs,
                                          const CompileOptions &Opts,
