@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Frontend/ParsePreamble.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Measure/Capture.h"
 #include "cuda-opt/Measure/GemmReference.h"
@@ -158,6 +159,10 @@ Expected<json::Object> libraryCallFor(clang::ASTContext &Ctx,
   if (PI.Pass->getName() != "gemm-specialize")
     return createStringError(inconvertibleErrorCode(),
                              "the worker calls only cudaoptGemm so far");
+  if (Opts.DryRun)
+    return createStringError(inconvertibleErrorCode(),
+                             "measured by calling cudaoptGemm on the captured "
+                             "launch (not in a dry run)");
   if (!H.ProgramMode)
     return createStringError(inconvertibleErrorCode(),
                              "spec mode has no captured launch to take the "
@@ -178,7 +183,8 @@ std::vector<std::string> captureVariantLaunches(const Toolchain &TC,
                                                 const Harness &H,
                                                 std::vector<VariantSource> &Vs,
                                                 const std::vector<bool> &Need,
-                                                const TuneOptions &Opts) {
+                                                const TuneOptions &Opts,
+                                                const ParsePreamble *Preamble) {
   std::vector<std::string> Errors(Vs.size());
   unsigned Total = llvm::count(Need, true), Done = 0;
   std::mutex M;
@@ -204,7 +210,8 @@ std::vector<std::string> captureVariantLaunches(const Toolchain &TC,
         Errors[I] = std::move(Err);
         progress(Opts, "variant launches", ++Done, Total);
       };
-      Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, VI);
+      Expected<std::unique_ptr<ParsedSource>> P =
+          Preamble ? Preamble->parse(TC, VI) : parseSource(TC, VI);
       if (!P)
         return Finish(toString(P.takeError()));
       std::string HostCode = VI.Text;
@@ -267,10 +274,23 @@ std::vector<std::string> captureVariantLaunches(const Toolchain &TC,
 
 /// Search, measure and choose for one kernel; appends to \p Result and
 /// returns the text to continue from.
-Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
-                                 ParsedSource &Parsed, const KernelInfo &K,
-                                 Harness &H, const TuneOptions &Opts,
-                                 TuneResult &Result) {
+struct CandidateSet {
+  std::vector<VariantSource> Variants;
+  std::vector<bool> NeedLaunch;
+  /// The input's precompiled #include prelude (null if none), for the
+  /// variants' later parses.
+  std::shared_ptr<const ParsePreamble> Preamble;
+};
+
+/// The candidates for kernel \p K: every legal pipeline of the candidate
+/// space rewritten (in parallel; identical rewrites once), up to the
+/// budget. Index 0 of the result is the original. Illegal candidates are
+/// recorded in \p Result; \p NeedLaunch says which variants change the
+/// launch (program mode runs their own program to learn it).
+CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
+                              ParsedSource &Parsed, const KernelInfo &K,
+                              const Harness &H, const TuneOptions &Opts,
+                              TuneResult &Result) {
   clang::ASTContext &Ctx = Parsed.getASTContext();
   std::string Kernel = K.name();
   std::string Entry = kernelSymbol(Ctx, K.Decl);
@@ -359,8 +379,11 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     Record(C);
   }
 
-  // Rewrite the legal candidates in parallel: each parse is independent.
+  // Rewrite the legal candidates in parallel: each parse is independent,
+  // and all of them share the input's precompiled #include prelude.
   auto PhaseStart = std::chrono::steady_clock::now();
+  std::shared_ptr<const ParsePreamble> Preamble =
+      ParsePreamble::build(TC, Input, CudaSide::Host);
   std::vector<std::optional<std::string>> Texts(Legal.size());
   std::vector<std::string> Failures(Legal.size());
   {
@@ -371,6 +394,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
         PO.KernelName = Kernel;
         PO.Format = Opts.Format;
         PO.CheckFinalText = false; // nvcc compiles every variant next.
+        PO.Preamble = Preamble;
         Expected<PipelineResult> R =
             runPipeline(TC, Input, LegalPipelines[I], PO);
         if (!R) {
@@ -403,13 +427,29 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   }
   progress(Opts, "rewrite", Legal.size(), Legal.size());
   Result.addPhase("rewrite", PhaseStart);
-  PhaseStart = std::chrono::steady_clock::now();
+  return {std::move(Variants), std::move(NeedLaunch), std::move(Preamble)};
+}
+
+Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
+                                 ParsedSource &Parsed, const KernelInfo &K,
+                                 Harness &H, const TuneOptions &Opts,
+                                 TuneResult &Result) {
+  clang::ASTContext &Ctx = Parsed.getASTContext();
+  std::string Kernel = K.name();
+  auto Record = [&](CandidateRecord C) {
+    C.Kernel = Kernel;
+    Result.Candidates.push_back(std::move(C));
+  };
+  CandidateSet Set = generateVariants(TC, Input, Parsed, K, H, Opts, Result);
+  std::vector<VariantSource> &Variants = Set.Variants;
+  std::vector<bool> &NeedLaunch = Set.NeedLaunch;
+  auto PhaseStart = std::chrono::steady_clock::now();
 
   // Program mode: launch-changing variants run their own program to say
   // what launch they make.
   if (H.ProgramMode && llvm::is_contained(NeedLaunch, true)) {
     std::vector<std::string> Errs = captureVariantLaunches(
-        TC, Input, Kernel, H, Variants, NeedLaunch, Opts);
+        TC, Input, Kernel, H, Variants, NeedLaunch, Opts, Set.Preamble.get());
     std::vector<VariantSource> Kept;
     for (size_t I = 0; I < Variants.size(); ++I) {
       if (Errs[I].empty()) {
@@ -539,6 +579,43 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     Result.ChosenPipeline += (Result.ChosenPipeline.empty() ? "" : "; ") +
                              Kernel + ": " + KO.Pipeline;
   return Variants[Best].Text;
+}
+
+/// --dry-run: the candidates each kernel would get, rewritten and checked
+/// for legality, with nothing compiled or run.
+Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
+                            ParsedSource &Parsed,
+                            const std::vector<KernelInfo> &Kernels,
+                            const TuneOptions &Opts) {
+  TuneResult Result;
+  Result.Mode = Opts.SpecPath.empty() ? "program" : "spec";
+  Result.Text = Input.Text;
+  Result.NotMeasuredReason =
+      "dry run (--dry-run): the candidates are listed; nothing was compiled "
+      "or run";
+  bool HasMain = definesMain(Parsed.getASTContext());
+  for (const KernelInfo &K : Kernels) {
+    if (!Opts.KernelName.empty() ? K.name() != Opts.KernelName
+                                 : HasMain && K.Launches.empty())
+      continue;
+    Result.Kernel += (Result.Kernel.empty() ? "" : ", ") + K.name();
+    Harness H;
+    H.ProgramMode = Opts.SpecPath.empty();
+    CandidateSet Set = generateVariants(TC, Input, Parsed, K, H, Opts, Result);
+    for (size_t I = 1; I < Set.Variants.size(); ++I) {
+      CandidateRecord C;
+      C.Kernel = K.name();
+      C.Id = Set.Variants[I].Id;
+      C.Pipeline = Set.Variants[I].Pipeline;
+      C.Status = "candidate";
+      if (Set.Variants[I].Library)
+        C.Detail = "calls a runtime library";
+      else if (Set.NeedLaunch[I])
+        C.Detail = "changes the launch (its own program is run to learn it)";
+      Result.Candidates.push_back(C);
+    }
+  }
+  return Result;
 }
 
 Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
@@ -732,6 +809,8 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
                              "no kernel named '%s' in %s",
                              Opts.KernelName.c_str(), Input.Path.c_str());
   Expected<TuneResult> R = [&]() -> Expected<TuneResult> {
+    if (Opts.DryRun)
+      return dryRun(TC, Input, **P, Kernels, Opts);
     if (!Opts.SpecPath.empty())
       return tuneSpecMode(TC, Input, **P, Kernels, Opts);
     GpuProbeResult Gpus = probeGpus();

@@ -60,8 +60,11 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
   SourceInput Current = Input;
   // The host-side parse of Current.Text: made once per text, shared by the
   // steps until one of them changes the text.
-  Expected<std::unique_ptr<ParsedSource>> Initial =
-      parseSource(TC, Current, CudaSide::Host);
+  auto ParseHost = [&](const SourceInput &In) {
+    return Opts.Preamble ? Opts.Preamble->parse(TC, In)
+                         : parseSource(TC, In, CudaSide::Host);
+  };
+  Expected<std::unique_ptr<ParsedSource>> Initial = ParseHost(Current);
   if (!Initial)
     return Initial.takeError();
   std::unique_ptr<ParsedSource> CurrentParse = std::move(*Initial);
@@ -140,7 +143,8 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
         continue;
       }
       Expected<std::unique_ptr<ParsedSource>> Checked =
-          parseCheckingBothSides(TC, Candidate);
+          Opts.CheckFinalText ? parseCheckingBothSides(TC, Candidate)
+                              : ParseHost(Candidate);
       if (!Checked)
         return createStringError(
             inconvertibleErrorCode(),

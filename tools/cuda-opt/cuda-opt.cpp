@@ -73,6 +73,12 @@ static cl::opt<std::string>
 static cl::opt<unsigned> Budget("budget",
                                 cl::desc("tune: most variants to measure"),
                                 cl::init(64), cl::cat(Category));
+static cl::opt<bool> DryRun(
+    "dry-run",
+    cl::desc("tune: list the candidates that would be measured (rewritten "
+             "and checked for legality), with nothing compiled or run; no GPU "
+             "needed"),
+    cl::cat(Category));
 static cl::opt<unsigned> TimeBudget(
     "time",
     cl::desc("tune: seconds for the whole tune; kernels and variants not "
@@ -467,6 +473,7 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
     Opts.GemmLibraryPath = std::string(Abs);
   }
   Opts.TimeSeconds = TimeBudget;
+  Opts.DryRun = DryRun;
   SmallString<256> Work;
   if (WorkDir.empty()) {
     if (std::error_code EC = sys::fs::createUniqueDirectory("cuda-opt-tune", Work))
@@ -489,6 +496,18 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
       return fail(std::move(E));
     if (Error E = writeFileAtomically((Output + ".report.json").str(), Json))
       return fail(std::move(E));
+  }
+  if (DryRun) {
+    unsigned Candidates = 0;
+    for (const CandidateRecord &C : R->Candidates)
+      Candidates += C.Status == "candidate";
+    WithColor::note(errs(), ToolName)
+        << "dry run: " << Candidates << " candidates for " << R->Kernel
+        << formatv(" ({0} rejected before measuring), rewritten in {1:F1} s",
+                   R->Candidates.size() - Candidates, R->Seconds)
+        << (Output != "-" ? "; report in " + Output.str() + ".report.md" : "")
+        << "\n";
+    return 0;
   }
   if (!R->Measured) {
     unsigned Applied = 0;

@@ -41,6 +41,9 @@ struct TuneOptions {
   /// --time: seconds for the whole tune (0: no limit). Kernels not reached
   /// and variants not verified by then are reported as skipped.
   unsigned TimeSeconds = 0;
+  /// --dry-run: generate and rewrite the candidates, report them, and stop
+  /// (no GPU, nothing compiled or run).
+  bool DryRun = false;
   /// libcudaopt_gemm.so, for measuring gemm-specialize (empty: not found).
   std::string GemmLibraryPath;
   /// Set by tune(): when tuning began (the --time budget counts from it).

@@ -9,6 +9,7 @@
 #ifndef CUDA_OPT_TRANSFORMS_PIPELINE_H
 #define CUDA_OPT_TRANSFORMS_PIPELINE_H
 
+#include "cuda-opt/Frontend/ParsePreamble.h"
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Transforms/Transform.h"
 #include "llvm/Support/JSON.h"
@@ -58,6 +59,11 @@ struct PipelineOptions {
   /// Steps followed by another step are always re-parsed (the next step
   /// needs the AST).
   bool CheckFinalText = true;
+  /// Host-side parses of texts that share the input's #include prelude go
+  /// through this precompiled preamble (the tuner builds one per kernel).
+  /// With CheckFinalText off, steps followed by another are re-parsed on
+  /// the host side only, for the next step's AST.
+  std::shared_ptr<const ParsePreamble> Preamble;
 };
 
 /// The pipeline `cuda-opt tune` applies when it cannot measure: rewrites that

@@ -1,0 +1,147 @@
+//===- ParsePreamble.cpp - Parse many variants of one file quickly --------===//
+//
+// Part of cuda-opt.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Frontend/ParsePreamble.h"
+
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Basic/FileManager.h"
+#include "clang/Frontend/ASTUnit.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/PrecompiledPreamble.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
+#include "clang/Driver/CreateInvocationFromArgs.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Serialization/PCHContainerOperations.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/VirtualFileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+
+namespace {
+
+/// Counts error diagnostics and keeps their text.
+class ErrorText : public TextDiagnosticPrinter {
+public:
+  ErrorText(raw_string_ostream &OS, DiagnosticOptions &Opts)
+      : TextDiagnosticPrinter(OS, Opts) {}
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    if (Level < DiagnosticsEngine::Error)
+      return;
+    TextDiagnosticPrinter::HandleDiagnostic(Level, Info);
+    ++Errors;
+  }
+  unsigned Errors = 0;
+};
+
+/// The cc1 invocation of a syntax-only parse of \p Path on one side.
+std::shared_ptr<CompilerInvocation>
+invocationFor(const Toolchain &TC, StringRef Path, ArrayRef<std::string> Flags,
+              CudaSide Side, IntrusiveRefCntPtr<DiagnosticsEngine> Diags) {
+  std::vector<std::string> Args = TC.parseArguments(Side, Flags);
+  Args.push_back("-fsyntax-only");
+  Args.push_back(Path.str());
+  std::vector<const char *> Argv;
+  for (const std::string &A : Args)
+    Argv.push_back(A.c_str());
+  CreateInvocationOptions Opts;
+  Opts.Diags = Diags;
+  Opts.ProbePrecompiled = false;
+  return createInvocation(Argv, std::move(Opts));
+}
+
+} // namespace
+
+ParsePreamble::~ParsePreamble() = default;
+
+std::shared_ptr<ParsePreamble> ParsePreamble::build(const Toolchain &TC,
+                                                    const SourceInput &Input,
+                                                    CudaSide Side) {
+  // For comparisons and for ruling the preamble out when debugging a parse.
+  if (std::getenv("CUDA_OPT_NO_PREAMBLE"))
+    return nullptr;
+  DiagnosticOptions DiagOpts;
+  IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
+      CompilerInstance::createDiagnostics(*vfs::getRealFileSystem(), DiagOpts,
+                                          new IgnoringDiagConsumer());
+  std::shared_ptr<CompilerInvocation> CI =
+      invocationFor(TC, Input.Path, Input.Flags, Side, Diags);
+  if (!CI)
+    return nullptr;
+  std::unique_ptr<MemoryBuffer> Main =
+      MemoryBuffer::getMemBufferCopy(Input.Text, Input.Path);
+  PreambleBounds Bounds =
+      ComputePreambleBounds(CI->getLangOpts(), Main->getMemBufferRef(), 0);
+  if (Bounds.Size == 0)
+    return nullptr;
+  PreambleCallbacks Callbacks;
+  ErrorOr<PrecompiledPreamble> P = PrecompiledPreamble::Build(
+      *CI, Main.get(), Bounds, Diags, vfs::getRealFileSystem(),
+      std::make_shared<PCHContainerOperations>(), /*StoreInMemory=*/true,
+      /*StoragePath=*/"", Callbacks);
+  if (!P || Diags->hasErrorOccurred())
+    return nullptr;
+  std::shared_ptr<ParsePreamble> R(new ParsePreamble());
+  R->Preamble = std::make_unique<PrecompiledPreamble>(std::move(*P));
+  R->Side = Side;
+  R->Flags = Input.Flags;
+  R->Path = Input.Path;
+  return R;
+}
+
+Expected<std::unique_ptr<ParsedSource>>
+ParsePreamble::parse(const Toolchain &TC, const SourceInput &Input) const {
+  if (Input.Path != Path || Input.Flags != Flags)
+    return parseSource(TC, Input, Side);
+  std::string Messages;
+  raw_string_ostream OS(Messages);
+  auto DiagOpts = std::make_shared<DiagnosticOptions>();
+  DiagOpts->ShowColors = false;
+  auto *Collector = new ErrorText(OS, *DiagOpts);
+  IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
+      CompilerInstance::createDiagnostics(*vfs::getRealFileSystem(), *DiagOpts,
+                                          Collector, /*ShouldOwnClient=*/true);
+  std::shared_ptr<CompilerInvocation> CI =
+      invocationFor(TC, Input.Path, Input.Flags, Side, Diags);
+  if (!CI)
+    return parseSource(TC, Input, Side);
+  std::unique_ptr<MemoryBuffer> Main =
+      MemoryBuffer::getMemBufferCopy(Input.Text, Input.Path);
+  PreambleBounds Bounds =
+      ComputePreambleBounds(CI->getLangOpts(), Main->getMemBufferRef(), 0);
+  IntrusiveRefCntPtr<vfs::FileSystem> VFS = vfs::getRealFileSystem();
+  if (!Preamble->CanReuse(*CI, Main->getMemBufferRef(), Bounds, *VFS))
+    return parseSource(TC, Input, Side); // The prelude changed.
+  // This also remaps the main file to Main; the ASTUnit frees the remapped
+  // buffers when it dies.
+  Preamble->AddImplicitPreamble(*CI, VFS, Main.release());
+  IntrusiveRefCntPtr<FileManager> Files =
+      new FileManager(CI->getFileSystemOpts(), VFS);
+  std::unique_ptr<ASTUnit> Unit = ASTUnit::LoadFromCompilerInvocation(
+      CI, std::make_shared<PCHContainerOperations>(), DiagOpts, Diags, Files);
+  OS.flush();
+  if (!Unit || Collector->Errors > 0 ||
+      Unit->getDiagnostics().hasErrorOccurred()) {
+    if (Messages.empty())
+      Messages = "clang could not build an AST for this file\n";
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             StringRef(Messages).rtrim().str().c_str());
+  }
+  // The collector writes to this function's string: give the AST a
+  // consumer that outlives it.
+  Unit->getDiagnostics().setClient(new IgnoringDiagConsumer(),
+                                   /*ShouldOwnClient=*/true);
+  return std::make_unique<ParsedSource>(std::move(Unit));
+}
+
+} // namespace cuda_opt
