@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Frontend/ParsePreamble.h"
+#include "ParseErrors.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -28,21 +29,6 @@ using namespace llvm;
 namespace cuda_opt {
 
 namespace {
-
-/// Counts error diagnostics and keeps their text.
-class ErrorText : public TextDiagnosticPrinter {
-public:
-  ErrorText(raw_string_ostream &OS, DiagnosticOptions &Opts)
-      : TextDiagnosticPrinter(OS, Opts) {}
-  void HandleDiagnostic(DiagnosticsEngine::Level Level,
-                        const Diagnostic &Info) override {
-    if (Level < DiagnosticsEngine::Error)
-      return;
-    TextDiagnosticPrinter::HandleDiagnostic(Level, Info);
-    ++Errors;
-  }
-  unsigned Errors = 0;
-};
 
 /// The cc1 invocation of a syntax-only parse of \p Path on one side.
 std::shared_ptr<CompilerInvocation>
@@ -107,7 +93,7 @@ ParsePreamble::parse(const Toolchain &TC, const SourceInput &Input) const {
   raw_string_ostream OS(Messages);
   auto DiagOpts = std::make_shared<DiagnosticOptions>();
   DiagOpts->ShowColors = false;
-  auto *Collector = new ErrorText(OS, *DiagOpts);
+  auto *Collector = new ParseErrorCollector(OS, *DiagOpts);
   IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
       CompilerInstance::createDiagnostics(*vfs::getRealFileSystem(), *DiagOpts,
                                           Collector, /*ShouldOwnClient=*/true);

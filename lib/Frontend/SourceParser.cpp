@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Frontend/SourceParser.h"
+#include "ParseErrors.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -16,23 +17,6 @@ using namespace llvm;
 
 namespace cuda_opt {
 
-namespace {
-/// Collects the text of error diagnostics so they can travel in an Error.
-class ErrorCollector : public TextDiagnosticPrinter {
-public:
-  ErrorCollector(raw_string_ostream &OS, DiagnosticOptions &Opts)
-      : TextDiagnosticPrinter(OS, Opts) {}
-  void HandleDiagnostic(DiagnosticsEngine::Level Level,
-                        const Diagnostic &Info) override {
-    // Warnings from the user's code are not our business here.
-    if (Level < DiagnosticsEngine::Error)
-      return;
-    TextDiagnosticPrinter::HandleDiagnostic(Level, Info);
-    ++Errors;
-  }
-  unsigned Errors = 0;
-};
-} // namespace
 
 Expected<std::unique_ptr<ParsedSource>>
 parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
@@ -40,7 +24,7 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
   raw_string_ostream OS(Messages);
   DiagnosticOptions DiagOpts;
   DiagOpts.ShowColors = false;
-  ErrorCollector Collector(OS, DiagOpts);
+  ParseErrorCollector Collector(OS, DiagOpts);
 
   std::vector<std::string> Args = TC.parseArguments(Side, Input.Flags);
   // buildASTFromCodeWithArgs prepends the tool name itself.

@@ -63,18 +63,15 @@ bool DeviceChecks::load(CUdevice Dev, std::string &Error) {
   nvrtcDestroyProgram(&Prog);
 
   CUresult C = cuModuleLoadData(&Mod, Cubin.data());
-  if (C == CUDA_SUCCESS)
-    C = cuModuleGetFunction(&Compare, Mod, "co_compare");
-  if (C == CUDA_SUCCESS)
-    C = cuModuleGetFunction(&AbsMax, Mod, "co_absmax");
-  if (C == CUDA_SUCCESS)
-    C = cuModuleGetFunction(&BytesDiffer, Mod, "co_bytes_differ");
-  if (C == CUDA_SUCCESS)
-    C = cuModuleGetFunction(&MinMax, Mod, "co_minmax");
-  if (C == CUDA_SUCCESS)
-    C = cuModuleGetFunction(&Redraw, Mod, "co_redraw");
-  if (C == CUDA_SUCCESS)
-    C = cuModuleGetFunction(&Spin, Mod, "co_spin");
+  const struct {
+    CUfunction *Fn;
+    const char *Name;
+  } Entries[] = {{&Compare, "co_compare"},         {&AbsMax, "co_absmax"},
+                 {&BytesDiffer, "co_bytes_differ"}, {&MinMax, "co_minmax"},
+                 {&Redraw, "co_redraw"},           {&Spin, "co_spin"}};
+  for (const auto &E : Entries)
+    if (C == CUDA_SUCCESS)
+      C = cuModuleGetFunction(E.Fn, Mod, E.Name);
   if (C == CUDA_SUCCESS)
     C = cuMemAlloc(&Scratch, 3 * sizeof(uint64_t));
   if (C != CUDA_SUCCESS) {
