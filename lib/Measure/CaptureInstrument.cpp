@@ -9,6 +9,7 @@
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/TemplateBase.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/raw_ostream.h"
 #include <set>
@@ -60,12 +61,11 @@ std::string configArg(ASTContext &Ctx, const CallExpr *Config, unsigned I,
 
 } // namespace
 
-Expected<InstrumentedSource>
-instrumentForCapture(ASTContext &Ctx, const KernelInfo &K, StringRef Text) {
+std::vector<LaunchText> instrumentableLaunches(ASTContext &Ctx,
+                                               const KernelInfo &K,
+                                               std::vector<std::string> *Skipped) {
   const SourceManager &SM = Ctx.getSourceManager();
-  InstrumentedSource Out;
-  tooling::Replacements Edits;
-  unsigned Site = 0;
+  std::vector<LaunchText> Out;
   std::set<unsigned> Seen; // A launch in a template appears per instance.
   for (const LaunchSite &L : K.Launches) {
     const CUDAKernelCallExpr *Call = L.Call;
@@ -74,7 +74,8 @@ instrumentForCapture(ASTContext &Ctx, const KernelInfo &K, StringRef Text) {
       continue;
     std::string Where = describeLocation(SM, Call->getBeginLoc());
     auto Skip = [&](StringRef Why) {
-      Out.Skipped.push_back(Where + ": " + Why.str());
+      if (Skipped)
+        Skipped->push_back(Where + ": " + Why.str());
     };
     if (Call->getBeginLoc().isMacroID() || Call->getEndLoc().isMacroID()) {
       Skip("the launch is inside a macro expansion");
@@ -86,35 +87,37 @@ instrumentForCapture(ASTContext &Ctx, const KernelInfo &K, StringRef Text) {
       Skip(Why);
       continue;
     }
-    const CallExpr *Config = Call->getConfig();
-    std::string Replacement;
-    raw_string_ostream OS(Replacement);
-    OS << "::cuda_opt_capture::launch(" << Site << ", \"" << K.name() << "\", "
-       << *Callee << ", " << configArg(Ctx, Config, 0, "1") << ", "
-       << configArg(Ctx, Config, 1, "1") << ", "
-       << configArg(Ctx, Config, 2, "0") << ", "
-       << configArg(Ctx, Config, 3, "0");
-    bool DefaultArg = false;
-    for (const Expr *A : Call->arguments()) {
-      if (isa<CXXDefaultArgExpr>(A)) {
-        DefaultArg = true;
-        break;
-      }
-      OS << ", " << sourceText(Ctx, A->getSourceRange());
-    }
-    OS << ")";
-    if (DefaultArg) {
+    if (llvm::any_of(Call->arguments(),
+                     [](const Expr *A) { return isa<CXXDefaultArgExpr>(A); })) {
       Skip("the launch relies on a default kernel argument");
       continue;
     }
-    CharSourceRange Range = CharSourceRange::getTokenRange(
-        Call->getBeginLoc(), Call->getEndLoc());
-    if (Error E = Edits.add(tooling::Replacement(SM, Range, Replacement,
-                                                 Ctx.getLangOpts())))
-      return std::move(E);
-    ++Site;
+    const CallExpr *Config = Call->getConfig();
+    LaunchText T;
+    T.Callee = *Callee;
+    T.Grid = configArg(Ctx, Config, 0, "1");
+    T.Block = configArg(Ctx, Config, 1, "1");
+    T.Shmem = configArg(Ctx, Config, 2, "0");
+    T.Stream = configArg(Ctx, Config, 3, "0");
+    for (const Expr *A : Call->arguments())
+      T.Args.push_back(sourceText(Ctx, A->getSourceRange()));
+    CharSourceRange Range = CharSourceRange::getTokenRange(Call->getBeginLoc(),
+                                                           Call->getEndLoc());
+    T.Begin = SM.getFileOffset(Range.getBegin());
+    T.End = SM.getFileOffset(
+        Lexer::getLocForEndOfToken(Range.getEnd(), 0, SM, Ctx.getLangOpts()));
+    Out.push_back(std::move(T));
   }
-  if (Site == 0) {
+  return Out;
+}
+
+Expected<InstrumentedSource>
+instrumentForCapture(ASTContext &Ctx, const KernelInfo &K, StringRef Text,
+                     const std::vector<std::vector<LaunchProbe>> *Probes) {
+  InstrumentedSource Out;
+  std::vector<LaunchText> Launches =
+      instrumentableLaunches(Ctx, K, &Out.Skipped);
+  if (Launches.empty()) {
     std::string Msg = "no launch of kernel '" + K.name() +
                       "' in this file can be instrumented for capture";
     for (const std::string &S : Out.Skipped)
@@ -124,6 +127,36 @@ instrumentForCapture(ASTContext &Ctx, const KernelInfo &K, StringRef Text) {
              "the same file, or use --spec)";
     return createStringError(inconvertibleErrorCode(), Msg);
   }
+  tooling::Replacements Edits;
+  StringRef File = Ctx.getSourceManager()
+                       .getFileEntryRefForID(Ctx.getSourceManager().getMainFileID())
+                       ->getName();
+  for (unsigned Site = 0; Site < Launches.size(); ++Site) {
+    const LaunchText &L = Launches[Site];
+    std::string Replacement;
+    raw_string_ostream OS(Replacement);
+    const std::vector<LaunchProbe> *AtSite =
+        Probes && Site < Probes->size() && !(*Probes)[Site].empty()
+            ? &(*Probes)[Site]
+            : nullptr;
+    if (AtSite) {
+      // Evaluated in the launch's own scope, just before it.
+      OS << "(";
+      for (const LaunchProbe &P : *AtSite)
+        OS << "::cuda_opt_capture::probe(" << Site << ", " << P.Variant
+           << ", dim3(" << P.Grid << "), dim3(" << P.Block
+           << "), static_cast<size_t>(" << P.Shmem << ")), ";
+    }
+    OS << "::cuda_opt_capture::launch(" << Site << ", \"" << K.name()
+       << "\", " << L.Callee << ", " << L.Grid << ", " << L.Block << ", "
+       << L.Shmem << ", " << L.Stream;
+    for (const std::string &A : L.Args)
+      OS << ", " << A;
+    OS << ")" << (AtSite ? ")" : "");
+    if (Error E = Edits.add(tooling::Replacement(File, L.Begin,
+                                                 L.End - L.Begin, Replacement)))
+      return std::move(E);
+  }
   Expected<std::string> Rewritten = tooling::applyAllReplacements(Text, Edits);
   if (!Rewritten)
     return Rewritten.takeError();
@@ -131,7 +164,84 @@ instrumentForCapture(ASTContext &Ctx, const KernelInfo &K, StringRef Text) {
   Out.Text = "#include \"cuda_opt_capture.h\" // added by cuda-opt for "
              "capture\n#line 1\n" +
              *Rewritten;
-  Out.Sites = Site;
+  Out.Sites = Launches.size();
+  return Out;
+}
+
+namespace {
+
+/// \p Text with \p K's definition removed and each instrumentable launch of
+/// it replaced by a marker: two versions of a file whose masked texts are
+/// equal differ only in the kernel and in its launch statements.
+std::string maskedHostCode(ASTContext &Ctx, const KernelInfo &K,
+                           StringRef Text) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<std::pair<unsigned, unsigned>> Cut; // [Begin, End) to mask.
+  SourceRange R = K.Template ? K.Template->getSourceRange()
+                             : K.Decl->getSourceRange();
+  unsigned B = SM.getFileOffset(SM.getExpansionLoc(R.getBegin()));
+  unsigned E = SM.getFileOffset(SM.getExpansionLoc(R.getEnd()));
+  if (B <= E && E <= Text.size())
+    Cut.push_back({B, E});
+  for (const LaunchText &L : instrumentableLaunches(Ctx, K, nullptr))
+    if (L.Begin <= L.End && L.End <= Text.size())
+      Cut.push_back({L.Begin, L.End});
+  llvm::sort(Cut);
+  std::string Out;
+  unsigned Pos = 0;
+  for (const auto &[Begin, End] : Cut) {
+    if (Begin < Pos)
+      continue; // Nested in an earlier cut.
+    Out += Text.slice(Pos, Begin).str();
+    Out += "@launch@";
+    Pos = End;
+  }
+  Out += Text.drop_front(std::min<size_t>(Pos, Text.size())).str();
+  return Out;
+}
+
+std::vector<std::pair<uint64_t, bool>> parameterShape(ASTContext &Ctx,
+                                                      const KernelInfo &K) {
+  std::vector<std::pair<uint64_t, bool>> Out;
+  for (const ParmVarDecl *P : K.Decl->parameters()) {
+    QualType T = P->getType();
+    Out.push_back(
+        {T->isDependentType() || T->isIncompleteType() ? 0 : Ctx.getTypeSize(T),
+         T->isPointerType()});
+  }
+  return Out;
+}
+
+} // namespace
+
+ProbeBase probeBase(ASTContext &Ctx, const KernelInfo &K, StringRef Text) {
+  return {maskedHostCode(Ctx, K, Text), instrumentableLaunches(Ctx, K, nullptr),
+          parameterShape(Ctx, K)};
+}
+
+Expected<std::vector<LaunchProbe>> launchProbesFor(const ProbeBase &Original,
+                                                   ASTContext &Ctx,
+                                                   const KernelInfo &K,
+                                                   StringRef Text,
+                                                   int Variant) {
+  auto No = [](const char *Why) {
+    return createStringError(inconvertibleErrorCode(), "%s", Why);
+  };
+  if (parameterShape(Ctx, K) != Original.ParameterShape)
+    return No("the kernel's parameters changed size");
+  std::vector<LaunchText> L = instrumentableLaunches(Ctx, K, nullptr);
+  if (L.size() != Original.Launches.size())
+    return No("the number of launch sites changed");
+  if (maskedHostCode(Ctx, K, Text) != Original.MaskedHostCode)
+    return No("the host code changed outside the kernel's launches");
+  std::vector<LaunchProbe> Out;
+  for (size_t S = 0; S < L.size(); ++S) {
+    const LaunchText &O = Original.Launches[S];
+    if (L[S].Callee != O.Callee || L[S].Stream != O.Stream ||
+        L[S].Args != O.Args)
+      return No("a launch calls another kernel, stream or arguments");
+    Out.push_back({Variant, L[S].Grid, L[S].Block, L[S].Shmem});
+  }
   return Out;
 }
 

@@ -85,6 +85,26 @@ Expected<CapturedLaunch> CapturedLaunch::load(StringRef Dir) {
     for (unsigned D = 0; D < 3; ++D)
       (*Dims)[D] = (*A)[D].getAsInteger().value_or(1);
   }
+  if (const json::Array *Probes = O->getArray("probes")) {
+    for (const json::Value &PV : *Probes) {
+      const json::Object *P = PV.getAsObject();
+      if (!P)
+        return Bad("probe is not an object");
+      CapturedLaunch::Probed Pr;
+      Pr.Variant = static_cast<int>(P->getInteger("variant").value_or(-1));
+      Pr.Shmem = P->getInteger("shmem").value_or(0);
+      for (auto [Key, Dims] : {std::pair<StringRef, std::array<int64_t, 3> *>{
+                                   "grid", &Pr.Grid},
+                               {"block", &Pr.Block}}) {
+        const json::Array *A = P->getArray(Key);
+        if (!A || A->size() != 3)
+          return Bad("probe " + Key.str() + " is not three numbers");
+        for (unsigned D = 0; D < 3; ++D)
+          (*Dims)[D] = (*A)[D].getAsInteger().value_or(1);
+      }
+      L.Probes.push_back(Pr);
+    }
+  }
   const json::Array *Allocs = O->getArray("allocs");
   const json::Array *Params = O->getArray("params");
   if (!Allocs || !Params)
@@ -148,7 +168,8 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
                              "kernel '%s' is not defined in %s",
                              Kernel.str().c_str(), Input.Path.c_str());
   Expected<InstrumentedSource> Inst =
-      instrumentForCapture(Ctx, *K, Input.Text);
+      instrumentForCapture(Ctx, *K, Input.Text,
+                           Opts.Probes.empty() ? nullptr : &Opts.Probes);
   if (!Inst)
     return Inst.takeError();
 

@@ -175,6 +175,85 @@ Expected<json::Object> libraryCallFor(clang::ASTContext &Ctx,
   return gemmLibraryCall(Ctx, K, H.Original, Opts.GemmLibraryPath);
 }
 
+/// The launch probe (docs/program-mode-plan.md): launch-changing variants
+/// whose host code differs from the original's only inside the kernel's
+/// launch statements (same callee, stream and argument texts, same
+/// parameter sizes) get their launch from one config-mode run of the
+/// original program that evaluates every such variant's <<<...>>>
+/// expressions at the site. Off unless CUDA_OPT_LAUNCH_PROBE is set, until
+/// it has been checked against the per-variant runs on the GPU. Returns
+/// which variants got their launch; a failed probe run leaves them all to
+/// the per-variant runs.
+std::vector<bool> probeVariantLaunches(const Toolchain &TC,
+                                       const SourceInput &Input,
+                                       ParsedSource &Parsed,
+                                       const KernelInfo &K, const Harness &H,
+                                       std::vector<VariantSource> &Vs,
+                                       const std::vector<bool> &Need,
+                                       const ParsePreamble *Preamble) {
+  std::vector<bool> Done(Vs.size(), false);
+  if (!std::getenv("CUDA_OPT_LAUNCH_PROBE"))
+    return Done;
+  const ProbeBase Base = probeBase(Parsed.getASTContext(), K, Input.Text);
+  std::vector<std::vector<LaunchProbe>> Probes(Base.Launches.size());
+  std::vector<bool> Probed(Vs.size(), false);
+  std::mutex M;
+  {
+    DefaultThreadPool Pool(hardware_concurrency());
+    for (size_t I = 0; I < Vs.size(); ++I) {
+      if (!Need[I])
+        continue;
+      Pool.async([&, I] {
+        SourceInput VI = Input;
+        VI.Text = Vs[I].Text;
+        Expected<std::unique_ptr<ParsedSource>> P =
+            Preamble ? Preamble->parse(TC, VI) : parseSource(TC, VI);
+        if (!P) {
+          consumeError(P.takeError());
+          return;
+        }
+        clang::ASTContext &VC = (*P)->getASTContext();
+        std::vector<KernelInfo> Ks = findKernels(VC);
+        const KernelInfo *VK = lookupKernel(Ks, K.name());
+        if (!VK)
+          return;
+        Expected<std::vector<LaunchProbe>> Sites =
+            launchProbesFor(Base, VC, *VK, VI.Text, static_cast<int>(I));
+        if (!Sites) {
+          consumeError(Sites.takeError()); // Its own program is run instead.
+          return;
+        }
+        std::lock_guard<std::mutex> G(M);
+        for (size_t S = 0; S < Sites->size(); ++S)
+          Probes[S].push_back((*Sites)[S]);
+        Probed[I] = true;
+      });
+    }
+    Pool.wait();
+  }
+  if (llvm::none_of(Probed, [](bool B) { return B; }))
+    return Done;
+  CaptureOptions CO = H.Capture;
+  CO.Tag = K.name() + "-probe";
+  CO.ConfigOnly = true;
+  CO.Probes = std::move(Probes);
+  Expected<CapturedLaunch> C = captureLaunch(TC, Input, Parsed, K.name(), CO);
+  if (!C) {
+    consumeError(C.takeError()); // The per-variant runs will say why.
+    return Done;
+  }
+  for (const CapturedLaunch::Probed &P : C->Probes) {
+    if (P.Variant < 0 || P.Variant >= static_cast<int>(Vs.size()) ||
+        !Probed[P.Variant])
+      continue;
+    Vs[P.Variant].Grid = P.Grid;
+    Vs[P.Variant].Block = P.Block;
+    Vs[P.Variant].Shmem = P.Shmem;
+    Done[P.Variant] = true;
+  }
+  return Done;
+}
+
 /// Learn the launch of each launch-changing variant by running its own
 /// program in config-only mode. Returns per variant "" or why it failed.
 std::vector<std::string> captureVariantLaunches(const Toolchain &TC,
@@ -447,6 +526,14 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
 
   // Program mode: launch-changing variants run their own program to say
   // what launch they make.
+  if (H.ProgramMode && llvm::is_contained(NeedLaunch, true)) {
+    std::vector<bool> Probed =
+        probeVariantLaunches(TC, Input, Parsed, K, H, Variants, NeedLaunch,
+                             Set.Preamble.get());
+    for (size_t I = 0; I < Probed.size(); ++I)
+      if (Probed[I])
+        NeedLaunch[I] = false;
+  }
   if (H.ProgramMode && llvm::is_contained(NeedLaunch, true)) {
     std::vector<std::string> Errs = captureVariantLaunches(
         TC, Input, Kernel, H, Variants, NeedLaunch, Opts, Set.Preamble.get());

@@ -64,6 +64,20 @@ struct Param {
   std::string Where; // Pointer: "device", "managed", "host" or "unknown".
 };
 
+/// A variant's launch configuration evaluated at a site (launch probe).
+struct Probe {
+  int Variant;
+  dim3 G, B;
+  size_t Shmem;
+};
+
+/// Probes evaluated since the last launch (they precede their launch in
+/// one expression, so these belong to the next launch() call).
+inline std::vector<Probe> &pendingProbes() {
+  static std::vector<Probe> P;
+  return P;
+}
+
 struct Alloc {
   CUdeviceptr Base = 0;
   size_t Size = 0;
@@ -209,7 +223,8 @@ inline std::string hex(const std::vector<unsigned char> &Bytes) {
 inline void writeManifest(const char *Dir, int Site, long Index,
                           const char *Kernel, dim3 G, dim3 B, size_t Shmem,
                           bool DefaultStream, const std::vector<Param> &Params,
-                          const std::vector<Alloc> &Allocs, bool Full) {
+                          const std::vector<Alloc> &Allocs, bool Full,
+                          const std::vector<Probe> &Probes = {}) {
   std::string J = "{\n";
   J += "  \"kernel\": \"" + std::string(Kernel) + "\",\n";
   J += "  \"site\": " + std::to_string(Site) + ",\n";
@@ -246,6 +261,16 @@ inline void writeManifest(const char *Dir, int Site, long Index,
            ".bin\", \"changed\": " + (Allocs[I].Changed ? "true" : "false");
     J += "}";
   }
+  J += "\n  ],\n  \"probes\": [";
+  for (size_t I = 0; I < Probes.size(); ++I) {
+    const Probe &P = Probes[I];
+    J += I ? ",\n    " : "\n    ";
+    J += "{\"variant\": " + std::to_string(P.Variant) + ", \"grid\": [" +
+         std::to_string(P.G.x) + ", " + std::to_string(P.G.y) + ", " +
+         std::to_string(P.G.z) + "], \"block\": [" + std::to_string(P.B.x) +
+         ", " + std::to_string(P.B.y) + ", " + std::to_string(P.B.z) +
+         "], \"shmem\": " + std::to_string(P.Shmem) + "}";
+  }
   J += "\n  ]\n}\n";
   writeFile(path(Dir, "capture.json"), J.data(), J.size());
 }
@@ -256,6 +281,16 @@ inline long &launchCounter() {
 }
 
 } // namespace detail
+
+/// Record variant \p Variant's launch configuration for the next launch at
+/// \p Site (cuda-opt's launch probe evaluates each variant's <<<...>>>
+/// expressions in the original program, in the launch's own scope). Returns
+/// 0 so it can stand in a comma expression before the launch.
+inline int probe(int Site, int Variant, dim3 G, dim3 B, size_t Shmem) {
+  (void)Site;
+  detail::pendingProbes().push_back({Variant, G, B, Shmem});
+  return 0;
+}
 
 /// Launch \p Kernel as `Kernel<<<G, B, Shmem, Stream>>>(Args...)` would, and
 /// record it if it is the launch the environment asks for.
@@ -269,6 +304,8 @@ void launch(int Site, const char *Name, void (*Kernel)(Params...), dim3 G,
   if (const char *L = std::getenv("CUDA_OPT_CAPTURE_LAUNCH"))
     Wanted = std::atol(L);
   long Index = detail::launchCounter()++;
+  std::vector<detail::Probe> Probes;
+  Probes.swap(detail::pendingProbes());
   // Convert as the call would, so by-value bytes are the parameter's.
   std::tuple<Params...> Converted(std::forward<Args>(A)...);
   if (!Dir || Index != Wanted) {
@@ -286,7 +323,7 @@ void launch(int Site, const char *Name, void (*Kernel)(Params...), dim3 G,
                        Stream == cudaStreamPerThread;
   if (!Full) {
     detail::writeManifest(Dir, Site, Index, Name, G, B, Shmem, DefaultStream,
-                          Described, Allocs, false);
+                          Described, Allocs, false, Probes);
     std::fflush(nullptr);
     std::_Exit(0);
   }

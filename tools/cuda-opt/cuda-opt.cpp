@@ -133,6 +133,12 @@ static cl::opt<bool> InstrumentCapture(
     cl::desc("Print the file with --kernel's launches routed through the "
              "capture runtime (what program-mode tune builds and runs)"),
     cl::cat(Category));
+static cl::list<std::string> ProbeVariants(
+    "probe-variant",
+    cl::desc("--instrument-capture: also evaluate this variant's launch "
+             "configuration at each site (the launch probe; repeatable, "
+             "variants numbered from 1)"),
+    cl::value_desc("file.cu"), cl::cat(Category));
 static cl::opt<bool> CompileCubin(
     "compile-cubin",
     cl::desc("Compile the file's device code as tune compiles variants "
@@ -332,7 +338,35 @@ static int instrumentCapture(const Toolchain &TC, const SourceInput &In,
     return fail("--instrument-capture needs --kernel=NAME when the file "
                 "defines several kernels");
   }
-  Expected<InstrumentedSource> I = instrumentForCapture(Ctx, *K, In.Text);
+  std::vector<std::vector<LaunchProbe>> Probes;
+  if (!ProbeVariants.empty()) {
+    ProbeBase Base = probeBase(Ctx, *K, In.Text);
+    Probes.resize(Base.Launches.size());
+    int Number = 1;
+    for (const std::string &F : ProbeVariants) {
+      ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(F);
+      if (!B)
+        return fail("cannot read '" + F + "': " + B.getError().message());
+      SourceInput V = In; // Same path and flags: includes resolve alike.
+      V.Text = (*B)->getBuffer().str();
+      Expected<std::unique_ptr<ParsedSource>> VP = parseSource(TC, V);
+      if (!VP)
+        return fail(VP.takeError());
+      std::vector<KernelInfo> VKs = findKernels((*VP)->getASTContext());
+      const KernelInfo *VK = lookupKernel(VKs, K->name());
+      if (!VK)
+        return fail("'" + F + "' does not define kernel '" + K->name() + "'");
+      Expected<std::vector<LaunchProbe>> Sites = launchProbesFor(
+          Base, (*VP)->getASTContext(), *VK, V.Text, Number++);
+      if (!Sites)
+        return fail("'" + F + "' cannot be probed: " +
+                    toString(Sites.takeError()));
+      for (size_t S = 0; S < Sites->size(); ++S)
+        Probes[S].push_back((*Sites)[S]);
+    }
+  }
+  Expected<InstrumentedSource> I = instrumentForCapture(
+      Ctx, *K, In.Text, Probes.empty() ? nullptr : &Probes);
   if (!I)
     return fail(I.takeError());
   for (const std::string &S : I->Skipped)

@@ -33,12 +33,55 @@ struct InstrumentedSource {
   std::vector<std::string> Skipped; ///< "file:line: why" per launch left as is.
 };
 
+/// One launch of a kernel that capture can route, as source text.
+struct LaunchText {
+  std::string Callee, Grid, Block, Shmem, Stream;
+  std::vector<std::string> Args;
+  unsigned Begin = 0, End = 0; ///< File offsets of the launch expression.
+};
+
+/// The launches of \p K in the main file that capture can instrument, in
+/// site order (the numbering cuda_opt_capture::launch uses); the others
+/// are described in \p Skipped ("file:line: why").
+std::vector<LaunchText> instrumentableLaunches(clang::ASTContext &Ctx,
+                                               const KernelInfo &K,
+                                               std::vector<std::string> *Skipped);
+
+/// A variant's launch configuration to evaluate at a site of the original
+/// program (the launch probe: docs/program-mode-plan.md).
+struct LaunchProbe {
+  int Variant = 0;
+  std::string Grid, Block, Shmem;
+};
+
 /// Rewrite every launch of \p K in the main file to go through
-/// cuda_opt_capture::launch, and include the capture runtime first. Fails
-/// when no launch of \p K could be instrumented.
+/// cuda_opt_capture::launch, and include the capture runtime first. With
+/// \p Probes (indexed by site), each site first evaluates its probes'
+/// launch configurations. Fails when no launch of \p K could be
+/// instrumented.
 llvm::Expected<InstrumentedSource>
 instrumentForCapture(clang::ASTContext &Ctx, const KernelInfo &K,
-                     llvm::StringRef Text);
+                     llvm::StringRef Text,
+                     const std::vector<std::vector<LaunchProbe>> *Probes = nullptr);
+
+/// What a variant is compared with to decide whether the launch probe can
+/// learn its launch: the original's host code with the kernel and its
+/// launches masked, its launches, and its parameters' sizes.
+struct ProbeBase {
+  std::string MaskedHostCode;
+  std::vector<LaunchText> Launches;
+  std::vector<std::pair<uint64_t, bool>> ParameterShape; ///< bits, pointer?
+};
+ProbeBase probeBase(clang::ASTContext &Ctx, const KernelInfo &K,
+                    llvm::StringRef Text);
+
+/// The probes (one per site of the original) that give variant number
+/// \p Variant's launches, or why it cannot be probed: its host code differs
+/// from the original's outside the kernel's launch statements, or a launch
+/// passes different arguments, or the kernel's parameters changed size.
+llvm::Expected<std::vector<LaunchProbe>>
+launchProbesFor(const ProbeBase &Original, clang::ASTContext &Ctx,
+                const KernelInfo &K, llvm::StringRef Text, int Variant);
 
 /// One parameter of a recorded launch.
 struct CapturedParam {
@@ -66,6 +109,13 @@ struct CapturedLaunch {
   bool Full = true;
   std::vector<CapturedParam> Params;
   std::vector<CapturedAlloc> Allocs;
+  /// Launch probes recorded at this launch: variant number -> its launch.
+  struct Probed {
+    int Variant = 0;
+    std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+    int64_t Shmem = 0;
+  };
+  std::vector<Probed> Probes;
 
   /// Read $Dir/capture.json (and compare snapshots for Changed).
   static llvm::Expected<CapturedLaunch> load(llvm::StringRef Dir);
@@ -85,6 +135,8 @@ struct CaptureOptions {
   /// file is instrumented; ProgramArgs, Flags and Arch are then unused.
   std::string RunCommand;
   std::string RunRoot;
+  /// Launch probes to evaluate at each site (see instrumentForCapture).
+  std::vector<std::vector<LaunchProbe>> Probes;
 };
 
 /// Instrument \p Input (already parsed as \p Parsed), build it with nvcc and
