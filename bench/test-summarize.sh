@@ -18,10 +18,12 @@ expect "$md" '| gemm_square | matmul | ok/ok | 4.2000 | 0.7000 | 6.00x | `restri
 expect "$md" '| relu | relu | ok/ok | 0.5500 | 0.5500 | 1.00x | (original kept) | 3904 (92%) | 3904 (92%) | - | - | 10 | 30 |'
 expect "$md" '| saxpy | saxpy | ok/ok | - | - | - | not measured: no CUDA GPU'
 expect "$md" '| scan | - | FAIL/skip |'
-expect "$md" '**16.3 variants per minute**'
+expect "$md" 'variants measured: 34 in 125.5 s of tuning summed over programs: 16.3 variants per minute per program'
+expect "$md" 'last run: 3 programs, 2 at a time, 34 variants in 60 s of wall time on one GPU: **34.0 variants per minute**'
 expect "$md" 'geometric-mean speedup over measured programs: 2.449x'
 expect "$md" 'optimised run): saxpy, scan'
-expect "$tmp/stdout" 'tuner throughput: 34 variants in 126 s = 16.3 variants/minute'
+expect "$tmp/stdout" 'tuner throughput: 34 variants in 126 s of per-program tuning = 16.3 variants/minute per program'
+expect "$tmp/stdout" 'last run: 34 variants in 60 s wall (3 programs, 2 at a time) = 34.0 variants/minute'
 python3 - "$tmp/fake.json" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
