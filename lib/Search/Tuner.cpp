@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Support/GpuLock.h"
 #include "cuda-opt/Frontend/ParsePreamble.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Measure/Capture.h"
@@ -885,6 +886,7 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
 Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
                           const TuneOptions &OptsIn) {
   auto Start = std::chrono::steady_clock::now();
+  const double LockWaitAtStart = GpuLock::totalWaitSeconds();
   TuneOptions Opts = OptsIn;
   Opts.StartedAt = Start;
   Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, Input);
@@ -927,6 +929,11 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
                          "installed next to cuda-opt");
     return tuneProgramMode(TC, Input, Names, Gpus, Opts);
   }();
+  if (R && GpuLock::totalWaitSeconds() > LockWaitAtStart)
+    // Included in the phases above; says how much of them other tune
+    // processes' GPU work cost (bench/run.sh runs several at once).
+    R->PhaseSeconds["gpu-lock-wait (included above)"] =
+        GpuLock::totalWaitSeconds() - LockWaitAtStart;
   if (R)
     R->Seconds = std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - Start)

@@ -8,6 +8,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
+#include <atomic>
+#include <chrono>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -16,7 +18,12 @@ using namespace llvm;
 
 namespace cuda_opt {
 
+static std::atomic<int64_t> WaitMicroseconds{0};
+
+double GpuLock::totalWaitSeconds() { return WaitMicroseconds.load() / 1e6; }
+
 GpuLock::GpuLock(int Device, Mode M) {
+  auto Start = std::chrono::steady_clock::now();
   SmallString<256> Path;
   if (std::optional<std::string> Dir = sys::Process::GetEnv("CUDA_OPT_LOCK_DIR"))
     Path = *Dir;
@@ -30,6 +37,9 @@ GpuLock::GpuLock(int Device, Mode M) {
     while (::flock(FD, M == Shared ? LOCK_SH : LOCK_EX) != 0 &&
            errno == EINTR) {
     }
+  WaitMicroseconds += std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - Start)
+                          .count();
 }
 
 GpuLock::~GpuLock() {

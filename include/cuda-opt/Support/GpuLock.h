@@ -19,6 +19,10 @@ class GpuLock {
 public:
   enum Mode { Exclusive, Shared };
   explicit GpuLock(int Device = 0, Mode M = Exclusive);
+
+  /// Seconds this process has spent waiting for GPU locks so far (all
+  /// threads): how much of a tune's time other processes' GPU work cost it.
+  static double totalWaitSeconds();
   ~GpuLock();
   GpuLock(const GpuLock &) = delete;
   GpuLock &operator=(const GpuLock &) = delete;
