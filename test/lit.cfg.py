@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for cuda-opt. Features:
 #   cuda-device  a CUDA GPU is visible (nvidia-smi lists one); GPU-only tests
+#   cuda-multi-device  two or more GPUs are visible (one worker per GPU)
 #   nvcc         nvcc is installed (compile checks of rewritten output)
 import os
 import shutil
@@ -67,16 +68,22 @@ config.substitutions.append(
      f"{sys.executable} {equiv} --cuda-opt {cuda_opt_bin} --nvcc {nvcc} "
      f"--work %t.dir --"))
 
-def has_gpu():
+def gpu_count():
     smi = shutil.which("nvidia-smi")
     if not smi:
-        return False
+        return 0
     try:
         out = subprocess.run([smi, "-L"], capture_output=True, text=True,
                              timeout=20)
-        return out.returncode == 0 and "GPU" in out.stdout
+        if out.returncode != 0:
+            return 0
+        return sum(1 for line in out.stdout.splitlines()
+                   if line.startswith("GPU "))
     except Exception:
-        return False
+        return 0
 
-if has_gpu():
+gpus = gpu_count()
+if gpus >= 1:
     config.available_features.add("cuda-device")
+if gpus >= 2:
+    config.available_features.add("cuda-multi-device")
