@@ -87,6 +87,8 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
                      {"rtol", Opts.RelTol}};
     if (Opts.Reference)
       Job["reference"] = json::Object(*Opts.Reference);
+    if (Opts.Race)
+      Job["race"] = true;
     if (Opts.TimeBudgetEnd) {
       double Left = std::chrono::duration<double>(
                         *Opts.TimeBudgetEnd - std::chrono::steady_clock::now())
@@ -205,6 +207,7 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
       M.Speedup = O.getNumber("speedup").value_or(0);
       M.MaxRelError = O.getNumber("max_rel_error").value_or(0);
       M.Skipped = O.getBoolean("skipped").value_or(false);
+      M.StoppedEarly = O.getBoolean("stopped_early").value_or(false);
       if (const json::Object *T = O.getObject("timing")) {
         M.MedianMs = T->getNumber("median_ms").value_or(0);
         M.MinMs = T->getNumber("min_ms").value_or(0);

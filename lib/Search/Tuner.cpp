@@ -587,6 +587,9 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   MO.WorkDir = std::string(WD);
   MO.Progress = [&](unsigned D, unsigned T) { progress(Opts, "measure", D, T); };
   MO.TimeBudgetEnd = timeBudgetEnd(Opts);
+  // Racing is off by default until it has been checked on the GPU against
+  // full timing (docs/program-mode-plan.md).
+  MO.Race = std::getenv("CUDA_OPT_RACE") != nullptr;
   std::string ReferenceNote;
   if (!H.Model)
     H.Model = buildKernelModel(Ctx, K); // Spec mode has not needed it yet.
@@ -609,7 +612,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     const Measurement &M = (*Ms)[I];
     // A variant must beat the best so far by more than the baseline's own
     // run-to-run spread to count as faster.
-    if (I > 0 && CompileErrors[I].empty() && M.Verified &&
+    if (I > 0 && CompileErrors[I].empty() && M.Verified && !M.StoppedEarly &&
         M.MedianMs + Noise < (*Ms)[Best].MedianMs)
       Best = I;
   }
@@ -625,6 +628,12 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     } else if (M.Skipped) {
       C.Status = "skipped";
       C.Detail = M.Error;
+    } else if (M.StoppedEarly) {
+      C.Status = "slower";
+      C.Detail = formatv("verified; timing stopped after {0} runs: its "
+                         "fastest run was over 1.25x the original's median "
+                         "(times from those runs only)",
+                         M.Runs);
     } else if (!M.Verified) {
       C.Status = "rejected";
       C.Detail = M.Error;

@@ -109,6 +109,9 @@ struct Variant {
   std::vector<double> Times;
   double MaxRelError = 0;
   bool Skipped = false; // The job's time limit ran out before its turn.
+  /// Racing: timing stopped after a few rounds because the variant was
+  /// clearly slower than the baseline (its Times are those rounds only).
+  bool StoppedEarly = false;
 };
 
 struct Job {
@@ -122,6 +125,13 @@ struct Job {
   /// Seconds after the worker starts when verification stops taking new
   /// variants (<0: none); the ones verified by then are still timed.
   double TimeLimit = -1;
+  /// Racing ("race": true): after RaceRounds timed rounds, a variant whose
+  /// fastest run is slower than RaceFactor x the baseline's median so far
+  /// stops being timed; it cannot be chosen, and the rounds it would take
+  /// (the slow variants are the expensive ones) go unspent.
+  bool Race = false;
+  int RaceRounds = 5;
+  double RaceFactor = 1.25;
   /// GEMM-like kernels: cuBLAS on the same problem, timed alongside.
   bool HasGemmRef = false;
   GemmReference GemmRef;
@@ -277,6 +287,7 @@ Job parseJob(const Json &J) {
   Jb.FlushL2 = J["timing"]["flush_l2"].boolean(true);
   Jb.RelTol = J["rtol"].number(-1);
   Jb.TimeLimit = J["time_limit_s"].number(-1);
+  Jb.Race = J["race"].boolean(false);
   const Json &Ref = J["reference"];
   if (!Ref.isNull() && Ref["kind"].string() == "cublas_gemm") {
     Jb.HasGemmRef = true;
@@ -668,8 +679,18 @@ int main(int argc, char **argv) {
   Result.set("in_progress", "timing");
   writeResult();
   for (int Round = 0; Round < Jb.Warmup + Jb.Runs; ++Round) {
+    if (Jb.Race && Round == Jb.Warmup + Jb.RaceRounds) {
+      const double BaseMedian = summarize(Base.Times).MedianMs;
+      for (size_t VI = 1; VI < Jb.Variants.size(); ++VI) {
+        Variant &V = Jb.Variants[VI];
+        if (V.Ok && !V.Times.empty() &&
+            *std::min_element(V.Times.begin(), V.Times.end()) >
+                Jb.RaceFactor * BaseMedian)
+          V.StoppedEarly = true;
+      }
+    }
     for (Variant &V : Jb.Variants) {
-      if (!V.Ok)
+      if (!V.Ok || V.StoppedEarly)
         continue;
       if (Jb.FlushL2)
         check(cuMemsetD8Async(Flush, static_cast<unsigned char>(Round), FlushBytes,
@@ -723,6 +744,8 @@ int main(int argc, char **argv) {
     } else {
       TimingStats S = summarize(V.Times);
       O.set("timing", statsJson(S));
+      if (V.StoppedEarly)
+        O.set("stopped_early", true);
       O.set("max_rel_error", V.MaxRelError);
       if (S.MedianMs > 0)
         O.set("speedup", BaseStats.MedianMs / S.MedianMs);

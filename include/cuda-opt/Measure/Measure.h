@@ -72,6 +72,9 @@ struct Measurement {
   double MaxRelError = 0;
   /// Not measured because the time budget (--time) ran out first.
   bool Skipped = false;
+  /// Racing: timed for a few rounds only, clearly slower than the original
+  /// (its median is from those rounds).
+  bool StoppedEarly = false;
   /// The original only: the replay did not reproduce the program's own
   /// launch (program mode), with the differences.
   std::string ReplayWarning;
@@ -90,6 +93,9 @@ struct MeasureOptions {
   /// The tuning's time budget (--time): variants not verified by then are
   /// skipped (the worker still times those it verified).
   std::optional<std::chrono::steady_clock::time_point> TimeBudgetEnd;
+  /// Stop timing variants that are clearly slower after a few rounds (job
+  /// "race"; runtime/measure/Worker.cpp).
+  bool Race = false;
   std::string WorkDir;
   /// Called after each worker process ends, with (done, total).
   std::function<void(unsigned, unsigned)> Progress;  /// A library baseline timed beside the variants (job "reference"), e.g.

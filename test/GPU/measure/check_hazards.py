@@ -17,13 +17,18 @@ EXPECT = {
     # --time: a variant whose turn comes after the job's time limit is
     # skipped, not verified or rejected.
     "good@time0": ("skipped", "time budget"),
+    # Racing: a clearly slower correct variant stops being timed early; a
+    # good one is timed in full.
+    "slow@race": ("stopped", None),
+    "good@race": ("verified", None),
 }
 
 
 def job(cubin, variant):
     launch = {"grid": [(N + 255) // 256], "block": [256]}
     entry, _, option = variant.partition("@")
-    extra = {"time_limit_s": 0} if option == "time0" else {}
+    extra = ({"time_limit_s": 0} if option == "time0" else
+             {"race": True} if option == "race" else {})
     return {**extra,
         "variants": [
             dict(id="original", module=cubin, entry="original", **launch),
@@ -68,7 +73,8 @@ def main():
                 result.get("crashed_variant"), result.get("crash_error"))
         elif status == 0:
             v = [x for x in result["variants"] if x["id"] == variant][0]
-            got = ("verified" if v["verified"] else
+            got = ("stopped" if v.get("stopped_early") else
+                   "verified" if v["verified"] else
                    "skipped" if v.get("skipped") else "rejected")
             msg = v.get("error", "speedup %.3f" % v.get("speedup", 0))
         else:

@@ -64,3 +64,15 @@ extern "C" __global__ void hangs(float *out, const float *in, int n) {
   if (i < n)
     out[i] = 2.0f * in[i];
 }
+
+// Correct but far slower (a long dependent loop per element): with racing
+// its timing stops after the first rounds.
+extern "C" __global__ void slow(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float x = in[i], y = 0.0f;
+    for (int k = 0; k < 4096; ++k)
+      y = y * 0.5f + x;  // Converges to 2x in fp32 well before 4096 steps.
+    out[i] = y;
+  }
+}
