@@ -1,0 +1,204 @@
+//===- CandidateGeneration.cpp - The variants cuda-opt tune measures -----===//
+//
+// Part of cuda-opt. Candidate pipelines (CandidateSpace.cpp) are filtered by
+// the transforms' legality checks on the input's one parse, rewritten in
+// parallel with a shared precompiled preamble, and deduplicated; passes
+// that replace the launch with a library call get the worker's "library"
+// job when it can call it.
+//
+//===----------------------------------------------------------------------===//
+#include "TunerInternal.h"
+
+#include "cuda-opt/Measure/LibraryVariant.h"
+#include "cuda-opt/Support/GpuLock.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/ThreadPool.h"
+#include <cstdlib>
+#include <map>
+#include <mutex>
+
+using namespace llvm;
+
+namespace cuda_opt {
+namespace tuner {
+
+namespace {
+
+/// The measurement of a pass that replaces the kernel's launch with a
+/// library call (LibraryVariant.h), or why it cannot be measured.
+Expected<json::Object> libraryCallFor(clang::ASTContext &Ctx,
+                                      const KernelInfo &K,
+                                      const PassInvocation &PI,
+                                      const Harness &H,
+                                      const TuneOptions &Opts) {
+  if (PI.Pass->getName() != "gemm-specialize")
+    return createStringError(inconvertibleErrorCode(),
+                             "the worker calls only cudaoptGemm so far");
+  if (Opts.DryRun)
+    return createStringError(inconvertibleErrorCode(),
+                             "measured by calling cudaoptGemm on the captured "
+                             "launch (not in a dry run)");
+  if (!H.ProgramMode)
+    return createStringError(inconvertibleErrorCode(),
+                             "spec mode has no captured launch to take the "
+                             "GEMM's sizes from");
+  if (Opts.GemmLibraryPath.empty() || !sys::fs::exists(Opts.GemmLibraryPath))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "the runtime GEMM library (libcudaopt_gemm.so) was not found next to "
+        "the worker; build it from runtime/gemm and pass --gemm-library=PATH");
+  return gemmLibraryCall(Ctx, K, H.Original, Opts.GemmLibraryPath);
+}
+
+} // namespace
+
+/// The candidates for kernel \p K: every legal pipeline of the candidate
+/// space rewritten (in parallel; identical rewrites once), up to the
+/// budget. Index 0 of the result is the original. Illegal candidates are
+/// recorded in \p Result; \p NeedLaunch says which variants change the
+/// launch (program mode runs their own program to learn it).
+CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
+                              ParsedSource &Parsed, const KernelInfo &K,
+                              const Harness &H, const TuneOptions &Opts,
+                              TuneResult &Result) {
+  clang::ASTContext &Ctx = Parsed.getASTContext();
+  std::string Kernel = K.name();
+  std::string Entry = kernelSymbol(Ctx, K.Decl);
+  auto Record = [&](CandidateRecord C) {
+    C.Kernel = Kernel;
+    Result.Candidates.push_back(std::move(C));
+  };
+
+  std::vector<VariantSource> Variants;
+  VariantSource Orig;
+  Orig.Id = "original";
+  Orig.Text = Input.Text;
+  Orig.Entry = Entry;
+  Orig.Grid = H.Grid;
+  Orig.Block = H.Block;
+  Orig.Shmem = H.Shmem;
+  Variants.push_back(Orig);
+  std::set<std::string> Seen = {Input.Text};
+  std::vector<std::string> Candidates = candidatePipelines(Opts.Budget * 4);
+
+  // Cheap filter on the one parse we have: a candidate any of whose passes is
+  // illegal for the original kernel is dropped without rewriting. (A pass
+  // after another may still become illegal; runPipeline checks again.)
+  std::vector<std::string> Legal;
+  std::vector<std::vector<PassInvocation>> LegalPipelines;
+  std::vector<bool> LegalChangesLaunch;
+  std::vector<std::optional<json::Object>> LegalLibrary;
+  for (const std::string &P : Candidates) {
+    Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(P);
+    if (!Pipeline) {
+      consumeError(Pipeline.takeError());
+      continue;
+    }
+    std::string Why;
+    bool ChangesLaunch = false, NeedsProgramMode = false;
+    bool LibraryCall = false;
+    std::optional<json::Object> Library;
+    for (const PassInvocation &PI : *Pipeline) {
+      if (PI.Pass->replacesLaunch(PI.Params)) {
+        if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
+          Why = PI.str() + ": " + toString(std::move(E));
+          break;
+        }
+        LibraryCall = true;
+        Expected<json::Object> Call = libraryCallFor(Ctx, K, PI, H, Opts);
+        if (Call) {
+          Library = std::move(*Call);
+          continue; // Measured by calling the library on the replay.
+        }
+        Why = PI.str() +
+              ": replaces the kernel's launch with a library call "
+              "that cannot be measured here: " +
+              toString(Call.takeError());
+        break;
+      }
+      if (PI.Pass->changesLaunchConfig(PI.Params)) {
+        ChangesLaunch = true;
+        if (!H.ProgramMode) {
+          // Measured with the spec's grid and block, such a variant would
+          // run a launch its rewrite does not describe.
+          NeedsProgramMode = true;
+          Why = PI.str() + ": changes the launch configuration, which spec "
+                           "mode cannot follow (it launches with the spec's "
+                           "grid and block)";
+          break;
+        }
+      }
+      if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
+        Why = PI.str() + ": " + toString(std::move(E));
+        break;
+      }
+    }
+    if (Why.empty()) {
+      Legal.push_back(P);
+      LegalPipelines.push_back(std::move(*Pipeline));
+      LegalChangesLaunch.push_back(ChangesLaunch && !Library);
+      LegalLibrary.push_back(std::move(Library));
+      continue;
+    }
+    CandidateRecord C;
+    C.Pipeline = P;
+    C.Status = LibraryCall        ? "library-call"
+               : NeedsProgramMode ? "needs-program-mode"
+                                  : "illegal";
+    C.Detail = Why;
+    Record(C);
+  }
+
+  // Rewrite the legal candidates in parallel: each parse is independent,
+  // and all of them share the input's precompiled #include prelude.
+  auto PhaseStart = std::chrono::steady_clock::now();
+  std::shared_ptr<const ParsePreamble> Preamble =
+      ParsePreamble::build(TC, Input, CudaSide::Host);
+  std::vector<std::optional<std::string>> Texts(Legal.size());
+  std::vector<std::string> Failures(Legal.size());
+  {
+    DefaultThreadPool Pool(hardware_concurrency());
+    for (size_t I = 0; I < Legal.size(); ++I)
+      Pool.async([&, I] {
+        PipelineOptions PO;
+        PO.KernelName = Kernel;
+        PO.Format = Opts.Format;
+        PO.CheckFinalText = false; // nvcc compiles every variant next.
+        PO.Preamble = Preamble;
+        Expected<PipelineResult> R =
+            runPipeline(TC, Input, LegalPipelines[I], PO);
+        if (!R) {
+          Failures[I] = toString(R.takeError());
+          return;
+        }
+        Texts[I] = std::move(R->Text);
+      });
+    Pool.wait();
+  }
+  std::vector<bool> NeedLaunch = {false};
+  for (size_t I = 0; I < Legal.size(); ++I) {
+    if (!Texts[I]) {
+      CandidateRecord C;
+      C.Pipeline = Legal[I];
+      C.Status = "illegal";
+      C.Detail = Failures[I];
+      Record(C);
+      continue;
+    }
+    if (Variants.size() > Opts.Budget || !Seen.insert(*Texts[I]).second)
+      continue; // Over budget, or the same source as an earlier candidate.
+    VariantSource V = Orig;
+    V.Id = "v" + std::to_string(Variants.size());
+    V.Pipeline = Legal[I];
+    V.Text = std::move(*Texts[I]);
+    V.Library = LegalLibrary[I];
+    Variants.push_back(V);
+    NeedLaunch.push_back(LegalChangesLaunch[I]);
+  }
+  progress(Opts, "rewrite", Legal.size(), Legal.size());
+  Result.addPhase("rewrite", PhaseStart);
+  return {std::move(Variants), std::move(NeedLaunch), std::move(Preamble)};
+}
+
+} // namespace tuner
+} // namespace cuda_opt

@@ -1,0 +1,113 @@
+//===- TunerInternal.h - Pieces of cuda-opt tune shared by its files -*- C++
+//-*-===//
+//
+// Part of cuda-opt (private to lib/Search). Tuner.cpp runs a tune;
+// CandidateGeneration.cpp makes a kernel's variants; VariantLaunches.cpp
+// learns the launch of variants that change it (program mode).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_LIB_SEARCH_TUNERINTERNAL_H
+#define CUDA_OPT_LIB_SEARCH_TUNERINTERNAL_H
+
+#include "cuda-opt/Analysis/KernelModel.h"
+#include "cuda-opt/Frontend/ParsePreamble.h"
+#include "cuda-opt/Measure/Capture.h"
+#include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Transforms/Pipeline.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace cuda_opt {
+namespace tuner {
+
+/// When the --time budget ends, if there is one.
+inline std::optional<std::chrono::steady_clock::time_point>
+timeBudgetEnd(const TuneOptions &Opts) {
+  if (!Opts.TimeSeconds)
+    return std::nullopt;
+  return Opts.StartedAt + std::chrono::seconds(Opts.TimeSeconds);
+}
+/// Draw the progress bar (when stderr is a terminal).
+inline void progress(const TuneOptions &Opts, llvm::StringRef Phase,
+                     unsigned Done, unsigned Total) {
+  if (!Opts.ShowProgress || Total == 0)
+    return;
+  const unsigned Width = 30;
+  unsigned Filled = Done * Width / Total;
+  llvm::errs() << "\r" << Phase << " [" << std::string(Filled, '#')
+               << std::string(Width - Filled, '.') << "] " << Done << "/"
+               << Total << "   ";
+  if (Done == Total)
+    llvm::errs() << "\n";
+  llvm::errs().flush();
+}
+
+/// How one kernel is run by the measurement worker.
+struct Harness {
+  std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
+  int64_t Shmem = 0;
+  llvm::json::Array Args;
+  int64_t Runs = 20;
+  double RelTol = -1;
+  int64_t MinBytes = 0, Flops = 0;
+  /// Program mode: the original's capture; variants whose host code changes
+  /// the launch are run once in config-only mode to learn theirs.
+  bool ProgramMode = false;
+  CapturedLaunch Original;
+  CaptureOptions Capture;
+  /// The kernel's integer arguments and buffer sizes (elements), by name,
+  /// for the cuBLAS reference of a GEMM-like kernel.
+  llvm::StringMap<int64_t> IntArgs, BufferElements;
+  /// Every GPU the probe found (one measurement worker each).
+  std::vector<int> Devices;
+  /// Program mode: the kernel's model, built once for the replay job and
+  /// the cuBLAS reference.
+  std::optional<KernelModel> Model;
+};
+
+struct CandidateSet {
+  std::vector<VariantSource> Variants;
+  std::vector<bool> NeedLaunch;
+  /// The input's precompiled #include prelude (null if none), for the
+  /// variants' later parses.
+  std::shared_ptr<const ParsePreamble> Preamble;
+};
+
+/// The candidates for kernel \p K: every legal pipeline of the candidate
+/// space rewritten (in parallel; identical rewrites once), up to the
+/// budget. Index 0 of the result is the original. Illegal candidates are
+/// recorded in \p Result; \p NeedLaunch says which variants change the
+/// launch (program mode runs their own program to learn it).
+CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
+                              ParsedSource &Parsed, const KernelInfo &K,
+                              const Harness &H, const TuneOptions &Opts,
+                              TuneResult &Result);
+
+/// The launch probe (docs/program-mode-plan.md): launch-changing variants
+/// whose host code differs from the original's only inside the kernel's
+/// launch statements get their launch from one config-mode run of the
+/// original program. Off unless CUDA_OPT_LAUNCH_PROBE is set. Returns which
+/// variants got their launch.
+std::vector<bool> probeVariantLaunches(
+    const Toolchain &TC, const SourceInput &Input, ParsedSource &Parsed,
+    const KernelInfo &K, const Harness &H, std::vector<VariantSource> &Vs,
+    const std::vector<bool> &Need, const ParsePreamble *Preamble);
+
+/// Learn the launch of each launch-changing variant by running its own
+/// program in config-only mode. Returns per variant "" or why it failed.
+std::vector<std::string>
+captureVariantLaunches(const Toolchain &TC, const SourceInput &Input,
+                       llvm::StringRef Kernel, const Harness &H,
+                       std::vector<VariantSource> &Vs,
+                       const std::vector<bool> &Need, const TuneOptions &Opts,
+                       const ParsePreamble *Preamble);
+
+} // namespace tuner
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_LIB_SEARCH_TUNERINTERNAL_H
