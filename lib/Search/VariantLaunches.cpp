@@ -23,6 +23,24 @@ using namespace llvm;
 namespace cuda_opt {
 namespace tuner {
 
+namespace {
+
+/// The input with a variant's text (same path and flags).
+SourceInput variantInput(const SourceInput &Input, const VariantSource &V) {
+  SourceInput VI = Input;
+  VI.Text = V.Text;
+  return VI;
+}
+
+/// Parse a variant, through the input's preamble when there is one.
+Expected<std::unique_ptr<ParsedSource>>
+parseVariant(const Toolchain &TC, const SourceInput &VI,
+             const ParsePreamble *Preamble) {
+  return Preamble ? Preamble->parse(TC, VI) : parseSource(TC, VI);
+}
+
+} // namespace
+
 /// The launch probe (docs/program-mode-plan.md): launch-changing variants
 /// whose host code differs from the original's only inside the kernel's
 /// launch statements (same callee, stream and argument texts, same
@@ -49,10 +67,9 @@ std::vector<bool> probeVariantLaunches(
       if (!Need[I])
         continue;
       Pool.async([&, I] {
-        SourceInput VI = Input;
-        VI.Text = Vs[I].Text;
+        SourceInput VI = variantInput(Input, Vs[I]);
         Expected<std::unique_ptr<ParsedSource>> P =
-            Preamble ? Preamble->parse(TC, VI) : parseSource(TC, VI);
+            parseVariant(TC, VI, Preamble);
         if (!P) {
           consumeError(P.takeError());
           return;
@@ -125,15 +142,14 @@ captureVariantLaunches(const Toolchain &TC, const SourceInput &Input,
     if (!Need[I])
       continue;
     Pool.async([&, I] {
-      SourceInput VI = Input;
-      VI.Text = Vs[I].Text;
+      SourceInput VI = variantInput(Input, Vs[I]);
       auto Finish = [&](std::string Err) {
         std::lock_guard<std::mutex> L(M);
         Errors[I] = std::move(Err);
         progress(Opts, "variant launches", ++Done, Total);
       };
       Expected<std::unique_ptr<ParsedSource>> P =
-          Preamble ? Preamble->parse(TC, VI) : parseSource(TC, VI);
+          parseVariant(TC, VI, Preamble);
       if (!P)
         return Finish(toString(P.takeError()));
       std::string HostCode = VI.Text;
