@@ -170,17 +170,23 @@ instrumentForCapture(ASTContext &Ctx, const KernelInfo &K, StringRef Text,
 
 namespace {
 
+/// File offsets of \p K's definition (its template, for a template kernel).
+std::pair<unsigned, unsigned> definitionOffsets(ASTContext &Ctx,
+                                                const KernelInfo &K) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceRange R = K.Template ? K.Template->getSourceRange()
+                             : K.Decl->getSourceRange();
+  return {SM.getFileOffset(SM.getExpansionLoc(R.getBegin())),
+          SM.getFileOffset(SM.getExpansionLoc(R.getEnd()))};
+}
+
 /// \p Text with \p K's definition removed and each instrumentable launch of
 /// it replaced by a marker: two versions of a file whose masked texts are
 /// equal differ only in the kernel and in its launch statements.
 std::string maskedHostCode(ASTContext &Ctx, const KernelInfo &K,
                            StringRef Text) {
-  const SourceManager &SM = Ctx.getSourceManager();
   std::vector<std::pair<unsigned, unsigned>> Cut; // [Begin, End) to mask.
-  SourceRange R = K.Template ? K.Template->getSourceRange()
-                             : K.Decl->getSourceRange();
-  unsigned B = SM.getFileOffset(SM.getExpansionLoc(R.getBegin()));
-  unsigned E = SM.getFileOffset(SM.getExpansionLoc(R.getEnd()));
+  auto [B, E] = definitionOffsets(Ctx, K);
   if (B <= E && E <= Text.size())
     Cut.push_back({B, E});
   for (const LaunchText &L : instrumentableLaunches(Ctx, K, nullptr))
@@ -213,6 +219,14 @@ std::vector<std::pair<uint64_t, bool>> parameterShape(ASTContext &Ctx,
 }
 
 } // namespace
+
+std::string textWithoutKernel(ASTContext &Ctx, const KernelInfo &K,
+                              StringRef Text) {
+  auto [B, E] = definitionOffsets(Ctx, K);
+  if (B > E || E > Text.size())
+    return Text.str();
+  return (Text.take_front(B) + Text.drop_front(E)).str();
+}
 
 ProbeBase probeBase(ASTContext &Ctx, const KernelInfo &K, StringRef Text) {
   return {maskedHostCode(Ctx, K, Text), instrumentableLaunches(Ctx, K, nullptr),

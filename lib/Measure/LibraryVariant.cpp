@@ -32,19 +32,9 @@ static std::optional<double> capturedNumber(clang::ASTContext &Ctx,
     std::memcpy(&D, B.data(), 8);
     return D;
   }
-  if (!T->isIntegerType() || (B.size() != 4 && B.size() != 8))
-    return std::nullopt;
-  bool Signed = T->isSignedIntegerType();
-  if (B.size() == 4) {
-    uint32_t U;
-    std::memcpy(&U, B.data(), 4);
-    return Signed ? static_cast<double>(static_cast<int32_t>(U))
-                  : static_cast<double>(U);
-  }
-  uint64_t U;
-  std::memcpy(&U, B.data(), 8);
-  return Signed ? static_cast<double>(static_cast<int64_t>(U))
-                : static_cast<double>(U);
+  if (std::optional<int64_t> V = capturedInteger(L.Params[I], T))
+    return static_cast<double>(*V);
+  return std::nullopt;
 }
 
 Expected<json::Object> gemmLibraryCall(clang::ASTContext &Ctx,

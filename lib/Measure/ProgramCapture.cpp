@@ -276,6 +276,21 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
   return CapturedLaunch::load(Dir);
 }
 
+std::optional<int64_t> capturedInteger(const CapturedParam &P,
+                                       clang::QualType T) {
+  if (P.K != CapturedParam::Value || !T->isIntegerType() ||
+      (P.Bytes.size() != 4 && P.Bytes.size() != 8))
+    return std::nullopt;
+  if (P.Bytes.size() == 4) {
+    uint32_t U = 0;
+    std::memcpy(&U, P.Bytes.data(), 4);
+    return T->isSignedIntegerType() ? int64_t(int32_t(U)) : int64_t(U);
+  }
+  int64_t V = 0;
+  std::memcpy(&V, P.Bytes.data(), 8);
+  return V;
+}
+
 Expected<json::Array> replayArgs(const CapturedLaunch &L,
                                  clang::ASTContext &Ctx, const KernelInfo &K,
                                  const KernelModel &Model) {

@@ -104,6 +104,16 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
   }
   Base.insert(Base.end(), Opts.Flags.begin(), Opts.Flags.end());
 
+  // NVRTC builds device-only files; a program file (host headers) fails in
+  // its first lines. The variants share the original's includes and host
+  // code, so one attempt on the original decides for all of them.
+  Expected<std::string> OriginalNvrtc =
+      Vs.empty() ? Expected<std::string>(std::string())
+                 : compileWithNvrtc(TC, Vs[0], Opts);
+  const bool UseNvrtc = static_cast<bool>(OriginalNvrtc);
+  std::string OriginalNvrtcError =
+      UseNvrtc ? "" : firstError(toString(OriginalNvrtc.takeError()));
+
   DefaultThreadPool Pool(Opts.Jobs ? hardware_concurrency(Opts.Jobs)
                                    : hardware_concurrency());
   for (size_t I = 0; I < Vs.size(); ++I) {
@@ -124,10 +134,17 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
         Cubins[I] = std::string(Cubin);
         return;
       }
+      SmallString<256> Tmp(Cubin);
+      Tmp += ".tmp" + std::to_string(I);
       std::string NvrtcNote;
-      if (Expected<std::string> Built = compileWithNvrtc(TC, Vs[I], Opts)) {
-        SmallString<256> Tmp(Cubin);
-        Tmp += ".tmp" + std::to_string(I);
+      if (!UseNvrtc) {
+        NvrtcNote = (I == 0 ? "NVRTC could not build it, nvcc did: "
+                            : "NVRTC could not build the original, nvcc "
+                              "did: ") +
+                    OriginalNvrtcError + "\n";
+      } else if (Expected<std::string> Built =
+                     I == 0 ? std::move(*OriginalNvrtc)
+                            : compileWithNvrtc(TC, Vs[I], Opts)) {
         if (!writeBinary(Tmp, *Built)) {
           sys::fs::rename(Tmp, Cubin);
           writeBinary(Log, "compiled by NVRTC\n");
@@ -148,8 +165,6 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
         }
         OS << Vs[I].Text;
       }
-      SmallString<256> Tmp(Cubin);
-      Tmp += ".tmp" + std::to_string(I);
       std::vector<StringRef> Args(Base.begin(), Base.end());
       Args.push_back(Cu);
       Args.push_back("-o");

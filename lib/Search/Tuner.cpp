@@ -74,22 +74,6 @@ std::vector<int> ordinals(const GpuProbeResult &Gpus) {
   return Out;
 }
 
-/// The integer value of a by-value argument of integer type.
-std::optional<int64_t> integerArgument(const CapturedParam &P,
-                                       clang::QualType T) {
-  if (P.K != CapturedParam::Value || !T->isIntegerType() ||
-      (P.Bytes.size() != 4 && P.Bytes.size() != 8))
-    return std::nullopt;
-  if (P.Bytes.size() == 4) {
-    uint32_t U = 0;
-    std::memcpy(&U, P.Bytes.data(), 4);
-    return T->isSignedIntegerType() ? int64_t(int32_t(U)) : int64_t(U);
-  }
-  int64_t V = 0;
-  std::memcpy(&V, P.Bytes.data(), 8);
-  return V;
-}
-
 /// The bytes a launch must at least move, from a program-mode capture: each
 /// buffer the kernel only reads, once; each buffer it changed, written once
 /// (and read once more when the kernel also reads it).
@@ -457,7 +441,7 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
          ++I) {
       const clang::ParmVarDecl *PD = K->Decl->getParamDecl(I);
       std::string PName = PD->getNameAsString();
-      if (std::optional<int64_t> V = integerArgument(L->Params[I], PD->getType()))
+      if (std::optional<int64_t> V = capturedInteger(L->Params[I], PD->getType()))
         H.IntArgs[PName] = *V;
       const json::Object *A = H.Args[I].getAsObject();
       if (L->Params[I].K == CapturedParam::Pointer && A &&

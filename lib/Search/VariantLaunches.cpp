@@ -156,15 +156,8 @@ captureVariantLaunches(const Toolchain &TC, const SourceInput &Input,
       {
         clang::ASTContext &Ctx = (*P)->getASTContext();
         std::vector<KernelInfo> Ks = findKernels(Ctx);
-        if (const KernelInfo *K = lookupKernel(Ks, Kernel)) {
-          const clang::SourceManager &SM = Ctx.getSourceManager();
-          clang::SourceRange R = K->Template ? K->Template->getSourceRange()
-                                             : K->Decl->getSourceRange();
-          unsigned B = SM.getFileOffset(SM.getExpansionLoc(R.getBegin()));
-          unsigned E = SM.getFileOffset(SM.getExpansionLoc(R.getEnd()));
-          if (B <= E && E <= HostCode.size())
-            HostCode.erase(B, E - B);
-        }
+        if (const KernelInfo *K = lookupKernel(Ks, Kernel))
+          HostCode = textWithoutKernel(Ctx, *K, VI.Text);
       }
       std::shared_ptr<Shared> S;
       {

@@ -19,6 +19,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,11 @@ llvm::Expected<InstrumentedSource>
 instrumentForCapture(clang::ASTContext &Ctx, const KernelInfo &K,
                      llvm::StringRef Text,
                      const std::vector<std::vector<LaunchProbe>> *Probes = nullptr);
+
+/// \p Text without \p K's definition: two versions of a file with equal
+/// results differ only inside the kernel, so their programs launch it alike.
+std::string textWithoutKernel(clang::ASTContext &Ctx, const KernelInfo &K,
+                              llvm::StringRef Text);
 
 /// What a variant is compared with to decide whether the launch probe can
 /// learn its launch: the original's host code with the kernel and its
@@ -153,6 +159,11 @@ llvm::Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
 /// share one buffer; by-value arguments are passed as their raw bytes.
 /// Buffers the launch changed are outputs. Fails with the reason when the
 /// launch cannot be replayed (host memory, unknown pointers).
+/// A captured by-value argument of integer type \p T (4 or 8 bytes) as a
+/// number; nullopt for anything else.
+std::optional<int64_t> capturedInteger(const CapturedParam &P,
+                                       clang::QualType T);
+
 llvm::Expected<llvm::json::Array> replayArgs(const CapturedLaunch &L,
                                              clang::ASTContext &Ctx,
                                              const KernelInfo &K,
