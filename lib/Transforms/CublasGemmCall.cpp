@@ -79,16 +79,6 @@ public:
   std::vector<CublasGemmCall> Calls;
 };
 
-/// The variable \p E names (`x`, `&x`).
-const VarDecl *namedVar(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *UO = dyn_cast<UnaryOperator>(E))
-    if (UO->getOpcode() == UO_AddrOf)
-      E = UO->getSubExpr()->IgnoreParenImpCasts();
-  const auto *DRE = dyn_cast<DeclRefExpr>(E);
-  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-}
-
 /// Assignments and increments of one variable (its address being taken for
 /// a set-attribute call is not one).
 class AssignmentCounter : public RecursiveASTVisitor<AssignmentCounter> {
@@ -327,7 +317,29 @@ Expected<CublasGemmMapping> Mapper::mapLt() {
   return Result;
 }
 
+/// The local \p V when it has an initialiser and its function never assigns
+/// it again (so the initialiser is its value everywhere); else null.
+const VarDecl *unassignedLocal(const VarDecl *V) {
+  if (!V || !V->hasLocalStorage() || !V->getInit() || isa<ParmVarDecl>(V))
+    return nullptr;
+  const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+  if (!FD || !FD->getBody())
+    return nullptr;
+  AssignmentCounter Count(V);
+  Count.TraverseStmt(FD->getBody());
+  return Count.Count ? nullptr : V;
+}
+
 } // namespace
+
+const VarDecl *namedVar(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *UO = dyn_cast<UnaryOperator>(E))
+    if (UO->getOpcode() == UO_AddrOf)
+      E = UO->getSubExpr()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+}
 
 std::optional<int64_t> constantArg(ASTContext &Ctx, const Expr *E) {
   E = E->IgnoreParenImpCasts();
@@ -337,15 +349,8 @@ std::optional<int64_t> constantArg(ASTContext &Ctx, const Expr *E) {
   if (E->EvaluateAsInt(R, Ctx))
     return R.Val.getInt().getExtValue();
   // A local initialised with a constant and never assigned again.
-  const VarDecl *V = namedVar(E);
-  if (!V || !V->hasLocalStorage() || !V->getInit() || isa<ParmVarDecl>(V))
-    return std::nullopt;
-  const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
-  if (!FD || !FD->getBody())
-    return std::nullopt;
-  AssignmentCounter Count(V);
-  Count.TraverseStmt(FD->getBody());
-  if (Count.Count)
+  const VarDecl *V = unassignedLocal(namedVar(E));
+  if (!V)
     return std::nullopt;
   if (V->getInit()->EvaluateAsInt(R, Ctx))
     return R.Val.getInt().getExtValue();
@@ -356,16 +361,9 @@ std::optional<double> constantScalarArg(ASTContext &Ctx, const Expr *E) {
   const auto *UO = dyn_cast<UnaryOperator>(E->IgnoreParenImpCasts());
   if (!UO || UO->getOpcode() != UO_AddrOf)
     return std::nullopt;
-  const VarDecl *V = namedVar(UO);
-  if (!V || !V->hasLocalStorage() || !V->getInit() || isa<ParmVarDecl>(V))
-    return std::nullopt;
-  const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
-  if (!FD || !FD->getBody())
-    return std::nullopt;
-  AssignmentCounter Count(V);
-  Count.TraverseStmt(FD->getBody());
+  const VarDecl *V = unassignedLocal(namedVar(UO));
   Expr::EvalResult R;
-  if (Count.Count || !V->getInit()->EvaluateAsRValue(R, Ctx))
+  if (!V || !V->getInit()->EvaluateAsRValue(R, Ctx))
     return std::nullopt;
   if (R.Val.isFloat())
     return R.Val.getFloat().convertToDouble();

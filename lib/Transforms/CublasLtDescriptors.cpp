@@ -17,21 +17,12 @@ using namespace llvm;
 namespace cuda_opt {
 namespace {
 
-const VarDecl *descriptorVar(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *UO = dyn_cast<UnaryOperator>(E))
-    if (UO->getOpcode() == UO_AddrOf)
-      E = UO->getSubExpr()->IgnoreParenImpCasts();
-  const auto *DRE = dyn_cast<DeclRefExpr>(E);
-  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-}
-
 /// The calls in a function body whose first argument names one variable.
 class DescriptorCalls : public RecursiveASTVisitor<DescriptorCalls> {
 public:
   explicit DescriptorCalls(const VarDecl *V) : V(V) {}
   bool VisitCallExpr(CallExpr *CE) {
-    if (CE->getNumArgs() == 0 || descriptorVar(CE->getArg(0)) != V)
+    if (CE->getNumArgs() == 0 || namedVar(CE->getArg(0)) != V)
       return true;
     if (const FunctionDecl *FD = CE->getDirectCallee())
       if (FD->getIdentifier())
@@ -50,7 +41,7 @@ std::string enumeratorName(const Expr *E) {
 
 Expected<SmallVector<std::pair<StringRef, const CallExpr *>, 4>>
 callsOn(const FunctionDecl *Caller, const Expr *Arg, StringRef What) {
-  const VarDecl *V = descriptorVar(Arg);
+  const VarDecl *V = namedVar(Arg);
   if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V))
     return refuse("the " + What +
                   " is not a local variable of the calling function, so "

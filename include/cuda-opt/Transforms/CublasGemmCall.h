@@ -63,6 +63,9 @@ llvm::Expected<CublasGemmMapping> mapCublasGemm(clang::ASTContext &Ctx,
                                                 const CublasGemmCall &C,
                                                 const CublasMapOptions &Opts);
 
+/// The variable \p E names (`x` or `&x`), or null.
+const clang::VarDecl *namedVar(const clang::Expr *E);
+
 /// The integer value of a constant argument (an enumerator, a literal, a
 /// const local initialised with one).
 std::optional<int64_t> constantArg(clang::ASTContext &Ctx,
