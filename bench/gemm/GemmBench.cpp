@@ -35,6 +35,7 @@ struct Options {
   double ArenaGiB = 8;
   std::vector<cudaoptGemmPlan> Extra; // --extra Kernel/Group/RasterN/Splits,...
   bool Special = false;
+  bool Clusters = true; // --no-clusters: no multicast-pair candidates
   std::set<std::string> Tags; // empty: every shape
 };
 
@@ -82,11 +83,30 @@ bool isMmaSync(const cudaoptGemmPlan &P) {
   return Name && std::strstr(Name, "_sync") != nullptr;
 }
 
+/// "name/gG/rR/kS" plus, where set, "/d" (two accumulator sets), "/m2"
+/// or "/n2" (multicast cluster) and "/c" (the K splits form a cluster).
 std::string planName(const cudaoptGemmPlan &P) {
   std::ostringstream S;
   S << cudaoptGemmKernelName(P.Kernel) << "/g" << P.Group << "/r" << P.RasterN
     << "/k" << P.Splits;
+  if (P.DualAcc)
+    S << "/d";
+  if (P.ClusterM > 1)
+    S << "/m" << P.ClusterM;
+  if (P.ClusterN > 1)
+    S << "/n" << P.ClusterN;
+  if (P.SplitCluster && P.Splits > 1)
+    S << "/c";
   return S.str();
+}
+
+bool samePlan(const cudaoptGemmPlan &A, const cudaoptGemmPlan &B) {
+  auto Norm = [](int X) { return X < 1 ? 1 : X; };
+  return A.Kernel == B.Kernel && A.Group == B.Group &&
+         A.RasterN == B.RasterN && A.Splits == B.Splits &&
+         A.DualAcc == B.DualAcc && Norm(A.ClusterM) == Norm(B.ClusterM) &&
+         Norm(A.ClusterN) == Norm(B.ClusterN) &&
+         (A.SplitCluster && A.Splits > 1) == (B.SplitCluster && B.Splits > 1);
 }
 
 void jsonStats(std::ostream &O, const char *Name, const Stats &S, double Flop) {
@@ -295,10 +315,13 @@ public:
     Plans.resize(cudaoptGemmCandidates(&P0, Plans.data(), Opt.Ours));
     auto Has = [&](const cudaoptGemmPlan &Q) {
       for (const cudaoptGemmPlan &X : Plans)
-        if (X.Kernel == Q.Kernel && X.Group == Q.Group &&
-            X.RasterN == Q.RasterN && X.Splits == Q.Splits)
+        if (samePlan(X, Q))
           return true;
       return false;
+    };
+    auto AddValid = [&](const cudaoptGemmPlan &V) {
+      if (!Has(V) && cudaoptGemmPlanValid(&P0, &V))
+        Plans.push_back(V);
     };
     if (!Plans.empty() && isMmaSync(Plans[0])) {
       // No raster order to vary: try the neighbouring K splits instead.
@@ -323,12 +346,38 @@ public:
         V.Splits = F > 0    ? V.Splits * F
                    : F == 0 ? 1
                             : std::max(1, V.Splits / -F);
-        if (First.Splits > 1 && !Has(V) &&
-            cudaoptGemmPlanValid(&P0, &V))
-          Plans.push_back(V);
+        if (First.Splits > 1)
+          AddValid(V);
+      }
+      // The other accumulator schedule, the other split mechanism
+      // (workspace atomics or a cluster with DSMEM), and for problems that
+      // fill the GPU the multicast pairs along M and along N.
+      cudaoptGemmPlan Dual = First;
+      Dual.DualAcc ^= 1;
+      AddValid(Dual);
+      if (First.Splits > 1) {
+        cudaoptGemmPlan Other = First;
+        Other.SplitCluster ^= 1;
+        if (Other.SplitCluster)
+          Other.Splits = std::min(Other.Splits, 8);
+        AddValid(Other);
+      } else if (Opt.Clusters) {
+        for (int D = 0; D < 2; ++D) {
+          cudaoptGemmPlan V = First;
+          (D ? V.ClusterN : V.ClusterM) = 2;
+          AddValid(V);
+        }
       }
     } else {
       Plans.push_back({-1, 1, 0, 1});
+    }
+    // The plan the current tuned table holds for this shape, and its other
+    // accumulator schedule: re-tuning never loses what the table had.
+    cudaoptGemmPlan Tabled;
+    if (cudaoptGemmSelect(&P0, &Tabled) == 1) {
+      AddValid(Tabled);
+      Tabled.DualAcc ^= 1;
+      AddValid(Tabled);
     }
     for (const cudaoptGemmPlan &Pl : Opt.Extra)
       Plans.push_back(Pl);
@@ -420,6 +469,7 @@ public:
       Failures += !Good;
       std::printf("special %-58s relerr %.3e  %s\n", What.c_str(), Err,
                   Good ? "ok" : "FAIL");
+      std::fflush(stdout); // a hang or crash keeps what was checked
       Out << "{\"special\":\"" << What
           << "\",\"relerr\":" << (std::isfinite(Err) ? Err : -1.0)
           << ",\"expect_pass\":" << (WantPass ? "true" : "false")
@@ -432,11 +482,27 @@ public:
         Checker Chk(B, Ref, RefBytes, Rows, Stream);
         fillNormal(Cold, size_t(S.M) * S.N, T == CUDAOPT_GEMM_BF16, 77, 0, 1,
                    Stream);
+        // Per configuration: no split, 3 workspace splits, 3 and 8 cluster
+        // splits, each with one and two accumulator sets; the multicast
+        // pairs along M and N (333 rows: an odd number of 128-row tiles, so
+        // one pair has a CTA wholly outside C).
+        struct Variant {
+          int Splits, Cluster, Dual, CM, CN;
+        };
+        const Variant Variants[] = {
+            {1, 0, 0, 1, 1}, {3, 0, 0, 1, 1}, {1, 0, 1, 1, 1},
+            {3, 0, 1, 1, 1}, {3, 1, 0, 1, 1}, {8, 1, 1, 1, 1},
+            {1, 0, 0, 2, 1}, {1, 0, 0, 1, 2}, {1, 0, 1, 2, 1}};
         for (int Id = -1; Id < cudaoptGemmNumKernels(); ++Id)
-          for (int Splits : {1, 3}) {
-            if (Id < 0 && Splits > 1)
+          for (const Variant &Vr : Variants) {
+            const int Splits = Vr.Splits;
+            if (Id < 0 && (Splits > 1 || Vr.Dual || Vr.CM > 1 || Vr.CN > 1))
               continue;
             cudaoptGemmPlan Pl{Id, 3, Splits == 3, Splits};
+            Pl.SplitCluster = Vr.Cluster;
+            Pl.DualAcc = Vr.Dual;
+            Pl.ClusterM = Vr.CM;
+            Pl.ClusterN = Vr.CN;
             cudaoptGemmProblem Probe = B.problem(0);
             if (!cudaoptGemmPlanValid(&Probe, &Pl))
               continue; // e.g. split-K is not compiled into big tiles
@@ -447,6 +513,16 @@ public:
             std::string Name = std::string(typeName(T)) + "/" + layoutName(L) +
                                " 333x776x1000 a=.75 b=.5 " + planName(Pl);
             Report(Name, Chk.check(E, Cold, 0.75f, 0.5f), true);
+            if (Id < 0)
+              continue;
+            // beta = 0: the TMA-store epilogue (clipped at C's edges).
+            Enqueue E0 = [&, Pl](cudaStream_t St, int) {
+              cudaoptGemmProblem P = B.problem(0);
+              return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) == cudaSuccess;
+            };
+            Report(std::string(typeName(T)) + "/" + layoutName(L) +
+                       " 333x776x1000 b=0 " + planName(Pl),
+                   Chk.check(E0), true);
           }
       }
     // The mma.sync kernels: M = 1, 7, 16 (rows of the mma left empty) and
@@ -589,10 +665,29 @@ bool parse(int Argc, char **Argv, Options &O) {
     else if (A == "--arena-gib")
       O.ArenaGiB = std::stod(Next());
     else if (A == "--extra") {
+      // Kernel/Group/RasterN/Splits[/d][/m2][/n2][/c], as planName.
       for (const std::string &Item : splitList(Next())) {
-        cudaoptGemmPlan Pl;
-        if (std::sscanf(Item.c_str(), "%d/%d/%d/%d", &Pl.Kernel, &Pl.Group,
-                        &Pl.RasterN, &Pl.Splits) != 4) {
+        cudaoptGemmPlan Pl{};
+        int Used = 0;
+        bool Bad = std::sscanf(Item.c_str(), "%d/%d/%d/%d%n", &Pl.Kernel,
+                               &Pl.Group, &Pl.RasterN, &Pl.Splits, &Used) != 4;
+        std::stringstream Rest(Item.substr(Bad ? 0 : Used));
+        std::string Tok;
+        while (!Bad && std::getline(Rest, Tok, '/')) {
+          if (Tok.empty())
+            continue;
+          if (Tok == "d")
+            Pl.DualAcc = 1;
+          else if (Tok == "c")
+            Pl.SplitCluster = 1;
+          else if (Tok[0] == 'm' && Tok.size() > 1)
+            Pl.ClusterM = std::atoi(Tok.c_str() + 1);
+          else if (Tok[0] == 'n' && Tok.size() > 1)
+            Pl.ClusterN = std::atoi(Tok.c_str() + 1);
+          else
+            Bad = true;
+        }
+        if (Bad) {
           std::fprintf(stderr, "bad --extra plan %s\n", Item.c_str());
           return false;
         }
@@ -603,6 +698,8 @@ bool parse(int Argc, char **Argv, Options &O) {
         O.Tags.insert(T);
     } else if (A == "--special")
       O.Special = true;
+    else if (A == "--no-clusters")
+      O.Clusters = false;
     else {
       std::fprintf(stderr, "unknown option %s\n", A.c_str());
       return false;

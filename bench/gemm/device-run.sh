@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `run` tool), from the repository root:
-#   bench/gemm/device-run.sh smoke|full [extra gemm-bench args]
+#   bench/gemm/device-run.sh smoke|exp|clusters|fix|full [gemm-bench args]
 # Uses build-gemm/gemm-bench when it was carried and links, else builds.
 # Logs and results go to $OUT (default ./out).
 set -uo pipefail
@@ -32,6 +32,22 @@ case "$MODE" in
   exp)
     timeout 200 "$BIN" --special --shapes bench/gemm/smoke.txt \
       --types f16 --layouts col,row --rounds 10 --out "$OUT/exp.jsonl" "$@" 2>&1 | tee "$OUT/exp.log" | grep -v "^special.* ok$"
+    ;;
+  clusters)  # exp-clusters.txt: correctness of every variant, then A/B
+    # timings (8 tuning rounds) of the new plan options on few-tile and
+    # large shapes; each part in its own process with its own deadline.
+    X=bench/gemm/exp-clusters.txt
+    timeout 100 "$BIN" --special --shapes "$X" --tags none \
+      --out "$OUT/special.jsonl" > "$OUT/special.log" 2>&1
+    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
+    grep FAIL "$OUT/special.log" | head -20
+    timeout 90 "$BIN" --shapes "$X" --tags few --types f16 --layouts col \
+      --tune-rounds 8 --out "$OUT/few.jsonl" "$@" 2>&1 | tee "$OUT/few.log"
+    timeout 150 "$BIN" --shapes "$X" --tags big --types f16,bf16 \
+      --layouts col --tune-rounds 6 --out "$OUT/big.jsonl" "$@" 2>&1 | tee "$OUT/big.log"
+    timeout 60 "$BIN" --shapes "$X" --tags big --types f16 --layouts row \
+      --tune-rounds 6 --out "$OUT/big.jsonl" "$@" 2>&1 | tee -a "$OUT/big.log"
+    python3 bench/gemm/candidates.py "$OUT"/few.jsonl "$OUT"/big.jsonl
     ;;
   fix)  # re-measure a subset after a fix: fp16, B col, grid + llm shapes
     timeout "${F16_LIMIT:-20}" "$BIN" --special --shapes bench/gemm/shapes.txt \

@@ -6,7 +6,10 @@ runtime/gemm/tuned/gemm-h200.json (the versioned table) and
 runtime/gemm/lib/TunedTable.inc (the same rows as C++, sorted for binary
 search by (type, layout, M, N, K), as Table.cpp expects).
 
-Usage: make_table.py VERSION results.jsonl [more.jsonl ...]
+Usage: make_table.py VERSION [table.json] results.jsonl [more.jsonl ...]
+
+A table.json (a previous runtime/gemm/tuned/gemm-h200.json) given first is
+the base: the results files then replace only the rows they measured.
 """
 
 import json
@@ -42,12 +45,27 @@ def split_allowed(bm, bn):
 
 
 def parse_plan(text, ids):
-    name, group, raster, splits = text.split("/")
+    """gemm-bench's planName: name/gG/rR/kS[/d][/m2][/n2][/c] ->
+    [kernel, group, raster_n, splits, dual_acc, cluster_m, cluster_n,
+    split_cluster]."""
+    name, group, raster, splits, *extra = text.split("/")
     if name not in ids:
         sys.exit(f"unknown configuration {name}: results from another build?")
     kernel, bm, bn = ids[name]
-    plan = [kernel, int(group[1:]), int(raster[1:]), int(splits[1:])]
-    if plan[3] > 1 and not split_allowed(bm, bn):
+    plan = [kernel, int(group[1:]), int(raster[1:]), int(splits[1:]), 0, 0,
+            0, 0]
+    for tok in extra:
+        if tok == "d":
+            plan[4] = 1
+        elif tok[0] == "m":
+            plan[5] = int(tok[1:])
+        elif tok[0] == "n":
+            plan[6] = int(tok[1:])
+        elif tok == "c":
+            plan[7] = 1
+        else:
+            sys.exit(f"unknown plan option {tok} in {text}")
+    if plan[3] > 1 and not plan[7] and not split_allowed(bm, bn):
         sys.exit(f"plan {text} splits K on a configuration built without "
                  "split-K: results from another build?")
     return plan
@@ -57,6 +75,12 @@ def main():
     version, files = sys.argv[1], sys.argv[2:]
     ids = kernel_ids()
     rows = {}
+    if files and files[0].endswith(".json"):
+        for e in json.load(open(files.pop(0)))["entries"]:
+            rows[(e["type"], e["layout"], e["M"], e["N"], e["K"])] = [
+                e["kernel"], e["group"], e["raster_n"], e["splits"],
+                e.get("dual_acc", 0), e.get("cluster_m", 0),
+                e.get("cluster_n", 0), e.get("split_cluster", 0)]
     for path in files:
         for line in open(path):
             d = json.loads(line)
@@ -65,11 +89,13 @@ def main():
             key = (TYPES[d["type"]], LAYOUTS[d["layout"]], d["M"], d["N"],
                    d["K"])
             rows[key] = parse_plan(d["ours_plan"], ids)  # later files win
-    entries = [
-        {"type": t, "layout": l, "M": m, "N": n, "K": k, "kernel": p[0],
-         "group": p[1], "raster_n": p[2], "splits": p[3]}
-        for (t, l, m, n, k), p in sorted(rows.items())
-    ]
+    extra = ("dual_acc", "cluster_m", "cluster_n", "split_cluster")
+    entries = []
+    for (t, l, m, n, k), p in sorted(rows.items()):
+        e = {"type": t, "layout": l, "M": m, "N": n, "K": k, "kernel": p[0],
+             "group": p[1], "raster_n": p[2], "splits": p[3]}
+        e.update({name: v for name, v in zip(extra, p[4:]) if v})
+        entries.append(e)
     tuned = os.path.join(ROOT, "runtime/gemm/tuned/gemm-h200.json")
     with open(tuned, "w") as out:
         json.dump({"version": version, "device": "NVIDIA H200",
@@ -84,9 +110,13 @@ def main():
         out.write(f'static const char *const TunedTableVersion = "{version}";\n')
         out.write("static const TableEntry TunedEntries[] = {\n")
         for e in entries:
+            fields = [e["kernel"], e["group"], e["raster_n"], e["splits"]]
+            more = [e.get(name, 0) for name in extra]
+            if any(more):  # plain 4-field plans leave the rest zero
+                fields += more
+            plan = ", ".join(str(f) for f in fields)
             out.write(f"    {{{e['M']}, {e['N']}, {e['K']}, {e['type']}, "
-                      f"{e['layout']}, {{{e['kernel']}, {e['group']}, "
-                      f"{e['raster_n']}, {e['splits']}}}}},\n")
+                      f"{e['layout']}, {{{plan}}}}},\n")
         out.write("};\n")
         out.write(f"static const int NumTunedEntries = {len(entries)};\n")
     print(f"{len(entries)} entries -> {tuned}, {inc}")

@@ -17,8 +17,17 @@ bool planRunnable(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan) {
   const KernelInfo *K = kernelInfo(Plan.Kernel);
   if (!K || !sm90Supports(P))
     return false;
-  if (mmaSyncRows(Plan.Kernel))
-    return true; // any shape sm90Supports allows; M is tiled over the grid
+  const bool Cluster = Plan.ClusterM > 1 || Plan.ClusterN > 1;
+  const bool SplitCluster = Plan.SplitCluster && Plan.Splits > 1;
+  if (mmaSyncRows(Plan.Kernel)) // any shape; M is tiled over the grid
+    return !Plan.DualAcc && !Cluster && !SplitCluster;
+  if (Plan.DualAcc && !dualAccAllowed(K->BM, K->BN, K->Consumers))
+    return false;
+  if (Cluster)
+    return Plan.Splits <= 1 && !SplitCluster && Plan.ClusterM <= 2 &&
+           Plan.ClusterN <= 2 && (Plan.ClusterM <= 1 || Plan.ClusterN <= 1);
+  if (SplitCluster)
+    return Plan.Splits <= 8;
   return Plan.Splits <= 1 || splitKAllowed(K->BM, K->BN);
 }
 
@@ -51,7 +60,7 @@ extern "C" {
 
 size_t cudaoptGemmWorkspaceBytes(const cudaoptGemmProblem *P,
                                  const cudaoptGemmPlan *Plan) {
-  if (!kernelInfo(Plan->Kernel) || Plan->Splits <= 1)
+  if (!kernelInfo(Plan->Kernel) || Plan->Splits <= 1 || Plan->SplitCluster)
     return 0;
   return splitWorkspaceBytes(P->M, P->N, Plan->Splits);
 }
@@ -74,7 +83,7 @@ int cudaoptGemmPlanValid(const cudaoptGemmProblem *P,
 
 int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan) {
   if (!sm90Supports(*P)) {
-    *Plan = {-1, 1, 0, 1};
+    *Plan = cudaoptGemmPlan{-1, 1, 0, 1};
     return 0;
   }
   // A table row from an older build may name a plan this build cannot run.
@@ -86,7 +95,7 @@ int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan) {
   int Sms = 132;
   multiProcessorCount(&Sms);
   if (rankPlans(*P, Sms, Plan, 1) == 0)
-    *Plan = {-1, 1, 0, 1};
+    *Plan = cudaoptGemmPlan{-1, 1, 0, 1};
   return 0;
 }
 

@@ -26,6 +26,13 @@ constexpr double HbmBytesPerSec = 3.3e12;
 constexpr double LaunchSeconds = 2e-6;
 constexpr double SmLoadBytesPerSec = 45e9; // one SM's TMA stream (measured)
 constexpr double SplitRedBytesPerSec = 400e9; // fp32 RED into L2 (a guess)
+// Predictions, not yet fitted: the two-accumulator K loop's speed-up of the
+// main loop, the fixed cost of a cluster split (barriers, DSMEM round
+// trips) and one SM's DSMEM read rate.
+constexpr double DualAccGain = 1.3;
+constexpr double SplitClusterSeconds = 0.8e-6;
+constexpr double SmDsmemBytesPerSec = 100e9;
+constexpr int MaxSplitCluster = 8; // portable cluster size
 constexpr int SplitChoices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
 // The mma.sync kernels' CTAs are cheap: long K on few tiles splits further.
 constexpr int SyncSplitChoices[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
@@ -82,7 +89,10 @@ double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   long long Units = Tiles * Splits;
   long long Waves = ceilDiv(Units, Sms);
   long long Active = std::min<long long>(Units, Sms);
-  double SmFlops = PeakFlops / 132.0 * K->Efficiency;
+  double Efficiency = K->Efficiency;
+  if (Plan.DualAcc) // prediction, to be refitted: overlapping K blocks
+    Efficiency = std::min(0.8, Efficiency * DualAccGain);
+  double SmFlops = PeakFlops / 132.0 * Efficiency;
   // Compute: whole waves of units; the epilogue overlaps the next unit's
   // loads but not its math.
   double Main = 2.0 * K->BM * K->BN * 64.0 * PerSplit / SmFlops;
@@ -99,7 +109,13 @@ double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   // that are equally memory-bound (less wasted tile work wins).
   double Seconds = std::max(Compute, Memory) + 0.1 * std::min(Compute, Memory) +
                    LaunchSeconds;
-  if (Splits > 1) { // partial tiles written and read back once, one more sync
+  if (Splits > 1 && Plan.SplitCluster) {
+    // The splits of a tile are one cluster: each CTA stores its partial
+    // tile to its shared memory, one cluster barrier, then each reads its
+    // 1/Splits of the rows from all of them (DSMEM) and writes C.
+    Seconds += SplitClusterSeconds +
+               4.0 * K->BM * K->BN / SmDsmemBytesPerSec;
+  } else if (Splits > 1) { // partial tiles written and read back once
     // Each split adds its fp32 partial tile into one workspace tile with
     // vector atomics (performed in L2); the last one reads it back.
     // Measured (run 13): the handshake (atomics drained, counter, read
@@ -139,12 +155,26 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
       continue;
     }
     long long Tiles = ceilDiv(P.M, K->BM) * ceilDiv(P.N, K->BN);
+    const bool Dual = dualAccAllowed(K->BM, K->BN, K->Consumers);
     for (int Splits : SplitChoices) {
-      if (Splits > 1 && (Splits > KBlocks / 2 || Tiles >= Sms ||
-                         !splitKAllowed(K->BM, K->BN)))
+      if (Splits > 1 && (Splits > KBlocks / 2 || Tiles >= Sms))
         continue;
-      cudaoptGemmPlan Plan{Id, 8, 0, Splits};
-      All.push_back({modelSeconds(P, Plan, Sms), Plan});
+      // Workspace splits where compiled; cluster splits (any tile) up to
+      // the portable cluster size.
+      for (int SplitCluster = 0; SplitCluster < 2; ++SplitCluster) {
+        if (Splits == 1 && SplitCluster)
+          continue;
+        if (Splits > 1 && !SplitCluster && !splitKAllowed(K->BM, K->BN))
+          continue;
+        if (SplitCluster && Splits > MaxSplitCluster)
+          continue;
+        for (int DualAcc = 0; DualAcc <= (Dual ? 1 : 0); ++DualAcc) {
+          cudaoptGemmPlan Plan{Id, 8, 0, Splits};
+          Plan.DualAcc = DualAcc;
+          Plan.SplitCluster = SplitCluster;
+          All.push_back({modelSeconds(P, Plan, Sms), Plan});
+        }
+      }
     }
   }
   std::stable_sort(

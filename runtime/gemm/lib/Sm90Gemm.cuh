@@ -71,17 +71,20 @@ template <> struct Pack2<__nv_bfloat16> {
 };
 
 /// Maps a work unit to (tile row, tile column, first and last K block).
+/// Units enumerate tiles of clusters (GridM x GridN) in grouped raster
+/// order, times the workspace K splits; \p Rank, the CTA's rank in its
+/// cluster, picks its tile (ClusterM, ClusterN) or K range (ClusterK).
 struct Unit {
   int Tm, Tn, Tile, Split, Kb0, Kb1;
 };
 
-__device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U) {
+__device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U,
+                                           int Rank) {
   Unit R;
   R.Tile = U / P.Splits;
   int Split = U - R.Tile * P.Splits;
-  R.Split = Split;
-  int Major = P.RasterN ? P.TilesN : P.TilesM;
-  int Minor = P.RasterN ? P.TilesM : P.TilesN;
+  int Major = P.RasterN ? P.GridN : P.GridM;
+  int Minor = P.RasterN ? P.GridM : P.GridN;
   int PerGroup = P.Group * Minor;
   int G = R.Tile / PerGroup;
   int Rem = R.Tile - G * PerGroup;
@@ -89,8 +92,11 @@ __device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U) {
   int Size = min(Major - First, P.Group);
   int A = First + Rem % Size;
   int B = Rem / Size;
-  R.Tm = P.RasterN ? B : A;
-  R.Tn = P.RasterN ? A : B;
+  R.Tm = (P.RasterN ? B : A) * P.ClusterM + (P.ClusterM > 1 ? Rank : 0);
+  R.Tn = (P.RasterN ? A : B) * P.ClusterN + (P.ClusterN > 1 ? Rank : 0);
+  if (P.ClusterK > 1)
+    Split = Rank;
+  R.Split = Split;
   R.Kb0 = Split * P.KBlocksPerSplit;
   R.Kb1 = min(P.KBlocks, R.Kb0 + P.KBlocksPerSplit);
   return R;
@@ -161,44 +167,89 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
 
   const int Wg = threadIdx.x / 128;
   const int Tid = threadIdx.x % 128;
+  // Multicast clusters: McSize CTAs share one operand tile, each loading
+  // 1/McSize of it into every CTA of the cluster, so a stage is free only
+  // when the consumers of all of them have released it.
+  const int McSize = P.ClusterM * P.ClusterN;
+  const int ClusterSize = McSize * P.ClusterK;
+  const int Rank = ClusterSize > 1 ? static_cast<int>(clusterCtaRank()) : 0;
   if (threadIdx.x == 0) {
     prefetchTensorMap(&MapA);
     prefetchTensorMap(&MapB);
     for (int S = 0; S < Stages; ++S) {
       mbarInit(&Full[S], 1);
-      mbarInit(&Empty[S], NumConsumers);
+      mbarInit(&Empty[S], NumConsumers * McSize);
     }
     fenceBarrierInit();
   }
-  __syncthreads();
+  // With a cluster, no CTA may multicast into a peer (or arrive on its
+  // barriers) before the peer has initialised them.
+  if (ClusterSize > 1)
+    clusterSync();
+  else
+    __syncthreads();
 
-  const int NumUnits = P.TilesM * P.TilesN * P.Splits;
+  const int NumUnits = P.GridM * P.GridN * P.Splits;
+  const int ClusterId = blockIdx.x / ClusterSize;
+  const int NumClusters = gridDim.x / ClusterSize;
   if (Wg == 0) {
     // Producer warpgroup: one thread drives the TMA engine.
     if constexpr (NumConsumers > 1)
       setMaxNRegDec<40>();
-    if (Tid != 0)
-      return;
-    int It = 0;
-    for (int U = blockIdx.x; U < NumUnits; U += gridDim.x) {
-      Unit W = decodeUnit(P, U);
-      for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb, ++It) {
-        int S = It % Stages;
-        mbarWait(&Empty[S], ((It / Stages) & 1) ^ 1);
-        mbarArriveExpectTx(&Full[S], Cfg::ABytes + Cfg::BBytes);
-        tmaLoad2d(SA + S * Cfg::ABytes, &MapA, Kb * BlockK, W.Tm * BM,
-                  &Full[S]);
-        if constexpr (BRowMajor) {
+    if (Tid == 0) {
+      const uint16_t Mask = static_cast<uint16_t>((1u << McSize) - 1);
+      int It = 0;
+      for (int U = ClusterId; U < NumUnits; U += NumClusters) {
+        Unit W = decodeUnit(P, U, Rank);
+        // A multicast pair on an odd number of tiles has a CTA wholly
+        // outside C: it loads its own operand from the last tile (its half
+        // of the shared one is real) and stores nothing.
+        W.Tm = min(W.Tm, P.TilesM - 1);
+        W.Tn = min(W.Tn, P.TilesN - 1);
+        for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb, ++It) {
+          int S = It % Stages;
+          mbarWait(&Empty[S], ((It / Stages) & 1) ^ 1);
+          mbarArriveExpectTx(&Full[S], Cfg::ABytes + Cfg::BBytes);
+          unsigned char *DA = SA + S * Cfg::ABytes;
+          unsigned char *DB = SB + S * Cfg::BBytes;
+          if (P.ClusterN > 1) {
+            // A is shared along N: this CTA loads rows Rank/ClusterN of it.
+            const int Rows = BM / P.ClusterN;
+            tmaLoad2dMulticast(DA + Rank * Rows * 128, &MapA, Kb * BlockK,
+                               W.Tm * BM + Rank * Rows, &Full[S], Mask);
+          } else {
+            tmaLoad2d(DA, &MapA, Kb * BlockK, W.Tm * BM, &Full[S]);
+          }
+          if constexpr (BRowMajor) {
+            // 64-column chunks, BlockK K rows each; shared along M: this
+            // CTA loads K rows Rank/ClusterM of every chunk.
+            const int Rows = BlockK / P.ClusterM;
 #pragma unroll
-          for (int C = 0; C < BN / 64; ++C)
-            tmaLoad2d(SB + S * Cfg::BBytes + C * 64 * BlockK * 2, &MapB,
-                      W.Tn * BN + C * 64, Kb * BlockK, &Full[S]);
-        } else {
-          tmaLoad2d(SB + S * Cfg::BBytes, &MapB, Kb * BlockK, W.Tn * BN,
-                    &Full[S]);
+            for (int C = 0; C < BN / 64; ++C) {
+              unsigned char *D = DB + C * 64 * BlockK * 2 + Rank * Rows * 128;
+              if (P.ClusterM > 1)
+                tmaLoad2dMulticast(D, &MapB, W.Tn * BN + C * 64,
+                                   Kb * BlockK + Rank * Rows, &Full[S], Mask);
+              else
+                tmaLoad2d(D, &MapB, W.Tn * BN + C * 64, Kb * BlockK,
+                          &Full[S]);
+            }
+          } else {
+            if (P.ClusterM > 1) {
+              const int Rows = BN / P.ClusterM;
+              tmaLoad2dMulticast(DB + Rank * Rows * 128, &MapB, Kb * BlockK,
+                                 W.Tn * BN + Rank * Rows, &Full[S], Mask);
+            } else {
+              tmaLoad2d(DB, &MapB, Kb * BlockK, W.Tn * BN, &Full[S]);
+            }
+          }
         }
       }
     }
+    // The consumers' mid-kernel cluster barrier of a ClusterK launch (one
+    // unit per CTA): partial tiles written, reduction may start.
+    if (P.ClusterK > 1)
+      clusterSync();
   } else {
     // Consumer warpgroups.
     if constexpr (NumConsumers > 1)
@@ -206,14 +257,30 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     const int Cw = Wg - 1;
     const int Warp = Tid / 32;
     const int Lane = Tid % 32;
+    // Hands stage S back to the producers of every CTA that wrote it.
+    auto Release = [&](int S) {
+      if (Tid != 0)
+        return;
+      mbarArrive(&Empty[S]);
+      if (McSize > 1) // a pair: the peer's producer wrote half of it
+        mbarArriveCluster(&Empty[S], Rank ^ 1);
+    };
+    // Two accumulator sets where registers allow (P.DualAcc): even K blocks
+    // into Acc, odd into Acc2, so consecutive wgmma groups do not depend on
+    // each other and can overlap in the tensor pipe. With one set, a
+    // 64-wide tile spent ~0.17 us per K block whatever its N (run 14).
+    constexpr bool DualOk = dualAccAllowed(BM, BN, NumConsumers);
     float Acc[MI][BN / 2];
+    float Acc2[DualOk ? MI : 1][DualOk ? BN / 2 : 2];
     int It = 0;
     int CBuf = 0; // which of this consumer's two output chunks is next
     unsigned char *CStage = SC + Cw * 2 * Cfg::CChunkBytes;
-    for (int U = blockIdx.x; U < NumUnits; U += gridDim.x) {
-      Unit W = decodeUnit(P, U);
+    for (int U = ClusterId; U < NumUnits; U += NumClusters) {
+      Unit W = decodeUnit(P, U, Rank);
       int PrevS = 0;
-      for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb, ++It) {
+      // One K block into accumulator set D; First is the set's first block,
+      // which overwrites instead of adding.
+      auto Consume = [&](int Kb, float(&D)[MI][BN / 2], int First) {
         int S = It % Stages;
         mbarWait(&Full[S], (It / Stages) & 1);
         uint32_t ABase = smemAddr(SA + S * Cfg::ABytes) + Cw * Cfg::WarpM * 128;
@@ -228,32 +295,106 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           uint64_t DescB =
               BRowMajor ? makeSmemDesc(BBase + Kk * 2048, 64 * BlockK * 2, 1024)
                         : makeSmemDesc(BBase + Kk * 32, 16, 1024);
-          int ScaleD = (Kb > W.Kb0 || Kk > 0) ? 1 : 0;
+          int ScaleD = (Kb > First || Kk > 0) ? 1 : 0;
 #pragma unroll
           for (int Mi = 0; Mi < MI; ++Mi) {
             uint64_t DescA =
                 makeSmemDesc(ABase + Mi * 64 * 128 + Kk * 32, 16, 1024);
-            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(Acc[Mi], DescA, DescB, ScaleD);
+            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(D[Mi], DescA, DescB, ScaleD);
           }
         }
         wgmmaCommit();
         if (Kb > W.Kb0) {
           // The wgmmas of the previous stage have retired: hand it back.
           wgmmaWait<1>();
-          if (Tid == 0)
-            mbarArrive(&Empty[PrevS]);
+          Release(PrevS);
         }
         PrevS = S;
+        ++It;
+      };
+      bool Dual = false;
+      if constexpr (DualOk) {
+        if (P.DualAcc) {
+          // Pairs of K blocks with straight-line wgmmas: choosing the set
+          // with a branch made ptxas serialise every wgmma (C7520).
+          Dual = W.Kb1 - W.Kb0 > 1;
+          int Kb = W.Kb0;
+          for (; Kb + 1 < W.Kb1; Kb += 2) {
+            Consume(Kb, Acc, W.Kb0);
+            Consume(Kb + 1, Acc2, W.Kb0 + 1);
+          }
+          if (Kb < W.Kb1)
+            Consume(Kb, Acc, W.Kb0);
+        } else {
+          for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb)
+            Consume(Kb, Acc, W.Kb0);
+        }
+      } else {
+        for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb)
+          Consume(Kb, Acc, W.Kb0);
       }
       wgmmaWait<0>();
-      if (Tid == 0)
-        mbarArrive(&Empty[PrevS]);
+      Release(PrevS);
+      if constexpr (DualOk) {
+        if (Dual) {
+#pragma unroll
+          for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+            for (int I = 0; I < BN / 2; ++I)
+              Acc[Mi][I] += Acc2[Mi][I];
+        }
+      }
 
       // Epilogue. wgmma m64nN f32 fragment: warp w holds rows 16w..16w+15 of
       // the atom; lane l holds rows l/4 and l/4 + 8, columns 8j + 2(l%4) and
       // the next one, for j < N/8.
       const int RowBase = W.Tm * BM + Cw * Cfg::WarpM + Warp * 16 + Lane / 4;
       const int ColBase = W.Tn * BN + (Lane % 4) * 2;
+      if (W.Tm >= P.TilesM || W.Tn >= P.TilesN)
+        continue; // the idle half of a multicast pair (see the producer)
+      if (P.ClusterK > 1) {
+        // K split over the cluster (one unit per CTA, so the stage buffers
+        // are idle now): every CTA writes its fp32 partial tile into its
+        // own shared memory, then CTA r sums rows r/ClusterK of the tile
+        // over all of them through distributed shared memory and writes C.
+        constexpr int RedLd = BN + 8; // 32-byte row skew: no bank conflicts
+        static_assert(BM * RedLd * 4 <= Stages * (Cfg::ABytes + Cfg::BBytes),
+                      "the partial tile fits in the stage buffers");
+        float *Red = reinterpret_cast<float *>(Smem);
+        const int LocalRow = Cw * Cfg::WarpM + Warp * 16 + Lane / 4;
+        namedBarrierSync(1, NumConsumers * 128); // all wgmma reads are done
+#pragma unroll
+        for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+          for (int J = 0; J < BN / 8; ++J)
+#pragma unroll
+            for (int H = 0; H < 2; ++H) {
+              int R = LocalRow + Mi * 64 + H * 8;
+              int C = J * 8 + (Lane % 4) * 2;
+              *reinterpret_cast<float2 *>(Red + R * RedLd + C) = make_float2(
+                  Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
+            }
+        clusterSync();
+        const int RowsPer = (BM + P.ClusterK - 1) / P.ClusterK;
+        const int Quads = min(RowsPer, BM - Rank * RowsPer) * (BN / 4);
+        for (int E = Cw * 128 + Tid; E < Quads; E += NumConsumers * 128) {
+          const int R = Rank * RowsPer + E / (BN / 4);
+          const int C = (E % (BN / 4)) * 4;
+          const float *Local = Red + R * RedLd + C;
+          float4 Sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+          for (int Q = 0; Q < P.ClusterK; ++Q) {
+            float4 V = ldSharedCluster4(mapaShared(Local, Q));
+            Sum.x += V.x;
+            Sum.y += V.y;
+            Sum.z += V.z;
+            Sum.w += V.w;
+          }
+          const int Row = W.Tm * BM + R, Col = W.Tn * BN + C;
+          storePair<T>(P, Row, Col, Sum.x, Sum.y);
+          storePair<T>(P, Row, Col + 2, Sum.z, Sum.w);
+        }
+        continue; // the kernel's final cluster barrier keeps Red alive
+      }
       if (P.TmaStore) {
         // Chunk layout = TMA 128B swizzle: row r at r * 128 bytes, 16-byte
         // column group g stored at group g ^ (r % 8). Conflict-free: a
@@ -400,6 +541,10 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     if (P.TmaStore && Tid == 0)
       bulkWaitRead<0>();
   }
+  // No CTA of a cluster leaves while a peer may still multicast into it,
+  // arrive on its barriers or read its partial tile.
+  if (ClusterSize > 1)
+    clusterSync();
 #endif
 }
 

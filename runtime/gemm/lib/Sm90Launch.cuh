@@ -26,16 +26,30 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   if (AttrErr != cudaSuccess)
     return AttrErr;
 
+  // Clusters: at most one dimension, at most 2 CTAs sharing an operand
+  // (multicast), at most 8 splitting K (portable cluster size).
+  const int CM = Plan.ClusterM < 1 ? 1 : Plan.ClusterM;
+  const int CN = Plan.ClusterN < 1 ? 1 : Plan.ClusterN;
+  const int CK = Plan.SplitCluster ? (Plan.Splits < 1 ? 1 : Plan.Splits) : 1;
+  if ((CM > 1) + (CN > 1) + (CK > 1) > 1 || CM > 2 || CN > 2 || CK > 8)
+    return cudaErrorInvalidValue;
+  if ((CM > 1 || CN > 1) && Plan.Splits > 1)
+    return cudaErrorInvalidValue;
+  if (Plan.DualAcc && !dualAccAllowed(BM, BN, NumConsumers))
+    return cudaErrorInvalidValue;
+
   const bool Bf16 = P.Type == CUDAOPT_GEMM_BF16;
   CUtensorMap MapA, MapB, MapC = {};
+  // A CTA of a multicast pair loads 1/2 of the shared tile: the box shrinks
+  // along its outer dimension (A rows; B rows, or B's K rows when N-major).
   cudaError_t Err =
-      encodeTileMap(&MapA, P.A, Bf16, P.K, P.M, P.Lda, BlockK, BM);
+      encodeTileMap(&MapA, P.A, Bf16, P.K, P.M, P.Lda, BlockK, BM / CN);
   if (Err != cudaSuccess)
     return Err;
   if (BRowMajor)
-    Err = encodeTileMap(&MapB, P.B, Bf16, P.N, P.K, P.Ldb, 64, BlockK);
+    Err = encodeTileMap(&MapB, P.B, Bf16, P.N, P.K, P.Ldb, 64, BlockK / CM);
   else
-    Err = encodeTileMap(&MapB, P.B, Bf16, P.K, P.N, P.Ldb, BlockK, BN);
+    Err = encodeTileMap(&MapB, P.B, Bf16, P.K, P.N, P.Ldb, BlockK, BN / CM);
   if (Err != cudaSuccess)
     return Err;
 
@@ -49,17 +63,24 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   K.Ldc = P.Ldc;
   K.TilesM = (P.M + BM - 1) / BM;
   K.TilesN = (P.N + BN - 1) / BN;
+  K.ClusterM = CM;
+  K.ClusterN = CN;
+  K.GridM = (K.TilesM + CM - 1) / CM;
+  K.GridN = (K.TilesN + CN - 1) / CN;
+  K.DualAcc = Plan.DualAcc ? 1 : 0;
   K.KBlocks = (P.K + BlockK - 1) / BlockK;
   int Splits = Plan.Splits < 1 ? 1 : Plan.Splits;
   if (Splits > K.KBlocks)
     Splits = K.KBlocks;
   K.KBlocksPerSplit = (K.KBlocks + Splits - 1) / Splits;
   // Drop splits that would get no K blocks.
-  K.Splits = (K.KBlocks + K.KBlocksPerSplit - 1) / K.KBlocksPerSplit;
+  Splits = (K.KBlocks + K.KBlocksPerSplit - 1) / K.KBlocksPerSplit;
+  K.ClusterK = CK > 1 ? Splits : 1;
+  K.Splits = CK > 1 ? 1 : Splits;
   K.Group = Plan.Group < 1 ? 1 : Plan.Group;
   K.RasterN = Plan.RasterN ? 1 : 0;
   // TMA stores need Beta == 0 (no read of C), one split, 16-byte rows.
-  K.TmaStore = P.Beta == 0.0f && K.Splits == 1 &&
+  K.TmaStore = P.Beta == 0.0f && Splits == 1 &&
                reinterpret_cast<uintptr_t>(P.C) % 16 == 0 && P.Ldc % 8 == 0;
   if (K.TmaStore) {
     Err = encodeTileMap(&MapC, P.C, Bf16, P.N, P.M, P.Ldc, 64, 64);
@@ -80,14 +101,49 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
                                             SplitCounterBytes);
   }
 
-  int Units = K.TilesM * K.TilesN * K.Splits;
+  const int ClusterSize = CM * CN * K.ClusterK;
+  int Units = K.GridM * K.GridN * K.Splits;
   int Sms = 0;
   Err = multiProcessorCount(&Sms);
   if (Err != cudaSuccess)
     return Err;
-  int Grid = Units < Sms ? Units : Sms;
-  Kernel<<<Grid, Cfg::Threads, Cfg::SmemBytes, Stream>>>(MapA, MapB, MapC, K);
-  return cudaGetLastError();
+  if (ClusterSize == 1) {
+    int Grid = Units < Sms ? Units : Sms;
+    Kernel<<<Grid, Cfg::Threads, Cfg::SmemBytes, Stream>>>(MapA, MapB, MapC,
+                                                           K);
+    return cudaGetLastError();
+  }
+  cudaLaunchConfig_t Config = {};
+  cudaLaunchAttribute Attr[1];
+  Attr[0].id = cudaLaunchAttributeClusterDimension;
+  Attr[0].val.clusterDim.x = ClusterSize;
+  Attr[0].val.clusterDim.y = 1;
+  Attr[0].val.clusterDim.z = 1;
+  Config.blockDim = dim3(Cfg::Threads);
+  Config.dynamicSmemBytes = Cfg::SmemBytes;
+  Config.stream = Stream;
+  Config.attrs = Attr;
+  Config.numAttrs = 1;
+  int Clusters = Units;
+  if (K.ClusterK == 1) {
+    // Persistent: as many clusters as fit at once (a GPC may leave an SM
+    // idle when its free SMs do not pair up), never more than the units.
+    static int MaxClusters[9] = {};
+    if (MaxClusters[ClusterSize] == 0) {
+      Config.gridDim = dim3(Sms / ClusterSize * ClusterSize);
+      int Fit = 0;
+      Err = cudaOccupancyMaxActiveClusters(&Fit, Kernel, &Config);
+      if (Err != cudaSuccess)
+        return Err;
+      MaxClusters[ClusterSize] = Fit > 0 ? Fit : 1;
+    }
+    Clusters = Units < MaxClusters[ClusterSize] ? Units
+                                                : MaxClusters[ClusterSize];
+  }
+  // ClusterK: one unit per CTA (the reduction reuses the stage buffers);
+  // clusters that do not fit at once run in later waves.
+  Config.gridDim = dim3(Clusters * ClusterSize);
+  return cudaLaunchKernelEx(&Config, Kernel, MapA, MapB, MapC, K);
 }
 
 /// Dispatches one configuration over element type and B layout.

@@ -20,15 +20,31 @@ __host__ __device__
   return BM * BN <= 128 * 128 && BN <= 128;
 }
 
+/// Two accumulator sets fit in registers when each consumer's share of
+/// the tile (MI m64 atoms x BN) is at most 64 x 128.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+    constexpr bool dualAccAllowed(int BM, int BN, int NumConsumers) {
+  return (BM / NumConsumers / 64) * BN <= 128;
+}
+
 struct Sm90Params {
   int M, N, K;
   float Alpha, Beta;
   void *C;       // row-major M x N output (and input when Beta != 0)
   long long Ldc; // elements, even
   int TilesM, TilesN;
-  int Splits;          // K splits per output tile (1: no split)
+  // Thread-block clusters. At most one of these is > 1. ClusterM CTAs on
+  // adjacent M tiles share (each loads 1/ClusterM of and multicasts) the B
+  // tile; ClusterN CTAs on adjacent N tiles share the A tile; ClusterK CTAs
+  // split one tile's K range and reduce through distributed shared memory.
+  int ClusterM, ClusterN, ClusterK;
+  int GridM, GridN;    // tiles of clusters: ceil(TilesM / ClusterM) x ...
+  int DualAcc;         // 1: even/odd K blocks into two accumulator sets
+  int Splits;          // K splits per output tile through the workspace
   int KBlocks;         // ceil(K / 64)
-  int KBlocksPerSplit; // ceil(KBlocks / Splits)
+  int KBlocksPerSplit; // ceil(KBlocks / (Splits * ClusterK))
   int Group;           // tiles per raster group
   int RasterN;         // 0: group along M, 1: group along N
   int TmaStore;        // 1: epilogue through shared memory + TMA stores

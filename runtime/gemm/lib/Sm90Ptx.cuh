@@ -66,6 +66,69 @@ __device__ __forceinline__ void tmaLoad2d(void *Dst, const CUtensorMap *Map,
       : "memory");
 }
 
+/// 2-D TMA tile load multicast to the CTAs of this cluster named in \p Mask:
+/// the box lands at \p Dst in each of them and completes on the mbarrier at
+/// \p Bar's offset in each of them.
+__device__ __forceinline__ void tmaLoad2dMulticast(void *Dst,
+                                                   const CUtensorMap *Map,
+                                                   int C0, int C1,
+                                                   uint64_t *Bar,
+                                                   uint16_t Mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+      ".mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smemAddr(Dst)),
+      "l"(reinterpret_cast<uint64_t>(Map)), "r"(C0), "r"(C1),
+      "r"(smemAddr(Bar)), "h"(Mask)
+      : "memory");
+}
+
+/// This CTA's rank in its cluster (0 without a cluster launch).
+__device__ __forceinline__ unsigned clusterCtaRank() {
+  unsigned R;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(R));
+  return R;
+}
+
+/// Every thread of every CTA of the cluster: release this thread's prior
+/// writes (shared memory included) at cluster scope, then wait for all.
+__device__ __forceinline__ void clusterSync() {
+  asm volatile("barrier.cluster.arrive.release;\n"
+               "barrier.cluster.wait.acquire;\n" ::
+                   : "memory");
+}
+
+/// The shared::cluster address of \p Ptr's counterpart in CTA \p Rank.
+__device__ __forceinline__ uint32_t mapaShared(const void *Ptr,
+                                               unsigned Rank) {
+  uint32_t R;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(R)
+               : "r"(smemAddr(Ptr)), "r"(Rank));
+  return R;
+}
+
+/// Arrives on the mbarrier at \p Bar's offset in CTA \p Rank of the cluster
+/// (this CTA included). Default (.release.cta) semantics: what it orders is
+/// wgmma reads already retired by wgmma.wait_group, and an explicit
+/// .release.cluster costs a GPU-wide MEMBAR per arrive.
+__device__ __forceinline__ void mbarArriveCluster(uint64_t *Bar,
+                                                  unsigned Rank) {
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(
+                   mapaShared(Bar, Rank))
+               : "memory");
+}
+
+/// 16-byte load from a shared::cluster address (distributed shared memory).
+__device__ __forceinline__ float4 ldSharedCluster4(uint32_t Addr) {
+  float4 V;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(V.x), "=f"(V.y), "=f"(V.z), "=f"(V.w)
+               : "r"(Addr)
+               : "memory");
+  return V;
+}
+
 /// 2-D TMA tile store of the box at (\p C0 inner, \p C1 outer) from \p Src;
 /// completes as a bulk group of the issuing thread.
 __device__ __forceinline__ void tmaStore2d(const CUtensorMap *Map,

@@ -45,12 +45,23 @@ typedef struct {
 } cudaoptGemmProblem;
 
 /* One point of the kernel family. Kernel indexes the compiled sm_90a
- * configurations (cudaoptGemmKernelName); -1 is the portable fallback. */
+ * configurations (cudaoptGemmKernelName); -1 is the portable fallback.
+ * Fields after Splits are zero in a plan written as {Kernel, Group,
+ * RasterN, Splits}, which keeps such initialisers (older tables, emitted
+ * code) meaning what they meant. */
 typedef struct {
   int Kernel;  /* configuration id, or -1 */
-  int Group;   /* tiles per raster group, >= 1 */
+  int Group;   /* tiles per raster group (of clusters), >= 1 */
   int RasterN; /* 0: raster groups run along M, 1: along N */
-  int Splits;  /* K splits, >= 1; > 1 needs a workspace */
+  int Splits;  /* K splits, >= 1; > 1 needs a workspace unless SplitCluster */
+  int DualAcc; /* 1: two accumulator sets, even/odd K blocks (tiles whose
+                  per-consumer share is at most 64 x 128) */
+  int ClusterM; /* 0/1, or 2: pairs of CTAs on adjacent M tiles, each loading
+                   half of the shared B tile and multicasting it (Splits 1) */
+  int ClusterN; /* 0/1, or 2: the same along N, sharing the A tile */
+  int SplitCluster; /* 1: the Splits (2..8) K splits of a tile form one
+                       thread-block cluster and add their partial tiles
+                       through distributed shared memory; no workspace */
 } cudaoptGemmPlan;
 
 /* Picks a plan (tuned table entry if the shape is in it, else the cost
@@ -81,8 +92,8 @@ int cudaoptGemmSelect(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plan);
 int cudaoptGemmCandidates(const cudaoptGemmProblem *P, cudaoptGemmPlan *Plans,
                           int MaxPlans);
 
-/* Workspace bytes a plan needs (0 when Splits == 1): 64 KB of counters and
- * one M x N fp32 accumulator, whatever the split count. */
+/* Workspace bytes a plan needs (0 when Splits == 1 or SplitCluster): 64 KB
+ * of counters and one M x N fp32 accumulator, whatever the split count. */
 size_t cudaoptGemmWorkspaceBytes(const cudaoptGemmProblem *P,
                                  const cudaoptGemmPlan *Plan);
 
