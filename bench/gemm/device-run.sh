@@ -37,15 +37,15 @@ case "$MODE" in
     # timings (8 tuning rounds) of the new plan options on few-tile and
     # large shapes; each part in its own process with its own deadline.
     X=bench/gemm/exp-clusters.txt
-    timeout 100 "$BIN" --special --shapes "$X" --tags none \
+    timeout 40 "$BIN" --special --shapes "$X" --tags none \
       --out "$OUT/special.jsonl" > "$OUT/special.log" 2>&1
     echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
     grep FAIL "$OUT/special.log" | head -20
-    timeout 90 "$BIN" --shapes "$X" --tags few --types f16 --layouts col \
+    timeout 60 "$BIN" --shapes "$X" --tags few --types f16 --layouts col \
       --tune-rounds 8 --out "$OUT/few.jsonl" "$@" 2>&1 | tee "$OUT/few.log"
-    timeout 150 "$BIN" --shapes "$X" --tags big --types f16,bf16 \
+    timeout 90 "$BIN" --shapes "$X" --tags big --types f16,bf16 \
       --layouts col --tune-rounds 6 --out "$OUT/big.jsonl" "$@" 2>&1 | tee "$OUT/big.log"
-    timeout 60 "$BIN" --shapes "$X" --tags big --types f16 --layouts row \
+    timeout 40 "$BIN" --shapes "$X" --tags big --types f16 --layouts row \
       --tune-rounds 6 --out "$OUT/big.jsonl" "$@" 2>&1 | tee -a "$OUT/big.log"
     python3 bench/gemm/candidates.py "$OUT"/few.jsonl "$OUT"/big.jsonl
     ;;
