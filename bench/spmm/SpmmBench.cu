@@ -484,19 +484,13 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     if (O.Tune) {
       std::vector<TlsSpmmOptions> Cands;
       int NT0 = N <= 8 ? 8 : N <= 16 ? 16 : N <= 32 ? 32 : 64;
-      for (int NT : {NT0, NT0 / 2})
-        for (int Wp : {4, 8})
-          for (int Waves : {1, 2})
-            for (int Stages : {2, 3}) {
-              TlsSpmmOptions V;
-              V.NTile = NT;
-              V.Warps = Wp;
-              V.WavesTarget = Waves;
-              V.Stages = Stages;
-              if (NT >= 8 && tlsSpmmPlan(DM, N, V).Stages &&
-                  tlsSpmmWorkspaceBytes(DM, N, V) <= WsBytes)
-                Cands.push_back(V);
-            }
+      for (TlsSpmmOptions V : tlsSpmmVariants())
+        for (int Waves : {1, 2}) {
+          V.WavesTarget = Waves;
+          if (V.NTile == NT0 && tlsSpmmPlan(DM, N, V).Stages &&
+              tlsSpmmWorkspaceBytes(DM, N, V) <= WsBytes)
+            Cands.push_back(V);
+        }
       std::vector<Method> CMs;
       for (auto &V : Cands)
         CMs.push_back({"cand", [&, V] {
@@ -600,20 +594,15 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     if (O.Variants) {
       // Every kernel variant and split policy, timed together.
       std::vector<TlsSpmmOptions> Vs;
-      for (int NT : {8, 16, 32, 64})
-        for (int Wp : {4, 8})
-          for (int Stages : {2, 3})
-            for (int Waves : {1, 2}) {
-              if ((NT > 2 * N && NT > 8) || (NT < N / 2 && NT < 32))
-                continue;
-              TlsSpmmOptions V;
-              V.NTile = NT;
-              V.Warps = Wp;
-              V.Stages = Stages;
-              V.WavesTarget = Waves;
-              if (tlsSpmmPlan(DM, N, V).Stages == Stages)
-                Vs.push_back(V);
-            }
+      for (TlsSpmmOptions V : tlsSpmmVariants())
+        for (int Waves : {1, 2}) {
+          int NT = V.NTile;
+          if ((NT > 2 * N && NT > 8) || (NT < N / 2 && NT < 32))
+            continue;
+          V.WavesTarget = Waves;
+          if (tlsSpmmPlan(DM, N, V).Stages == V.Stages)
+            Vs.push_back(V);
+        }
       std::vector<Method> VMs;
       std::vector<std::string> Names;
       std::vector<double> VErr;
@@ -624,8 +613,8 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
         CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes, C.Stream, V));
         VErr.push_back(relError(C, Y.data(), M, Ref, M, N));
         TlsSpmmPlan P = tlsSpmmPlan(DM, N, V);
-        Names.push_back(fmt("nt%d w%d st%d k%d", P.NTile, P.Warps, P.Stages,
-                            P.SplitK));
+        Names.push_back(fmt("nt%d w%d st%d ctas%d", P.NTile, P.Warps,
+                            P.Stages, P.Ctas));
         VMs.push_back({"v", [&, V] {
                          CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes,
                                     C.Stream, V));

@@ -35,7 +35,7 @@ for PHASE in "${@:-smoke}"; do
         runtime/sparse/SpmmCheck.cu runtime/sparse/TlsSpmm.cu \
         runtime/sparse/TlsEncoder.cpp -o "$CHK" || exit 1
     fi
-    timeout 120 $CHK > "$OUT/check.log" 2>&1; echo "check rc=$?"
+    timeout ${CHECK_TIMEOUT:-60} $CHK > "$OUT/check.log" 2>&1; echo "check rc=$?"
     grep -E "FAIL|PASS" "$OUT/check.log" | head -20 ;;
   smoke)
     timeout 90 $BIN --shapes 1,7 --n 8,16,32,64,128,256 --reps 5 $C 2>&1 | tee "$OUT/smoke.log"
@@ -50,6 +50,13 @@ for PHASE in "${@:-smoke}"; do
     awk '/^(ok|FAIL) /{if(b)print b; split($0,f," "); c=f[2]"x"f[3]" N="f[4]; match($0,/x[0-9.]+ vs cublas/); d=substr($0,RSTART,RLENGTH); b=""; bv=0}
          /^  variant/{match($0,/x[0-9.]+ vs cublas/); v=substr($0,RSTART+1,RLENGTH-11)+0; if(v>bv){bv=v; b=c" default "d" best "$0}}
          END{if(b)print b}' "$OUT/variants.log" | sed 's/  */ /g' ;;
+  ablate)
+    # Time the default plan with parts of the kernel switched off
+    # (TLS_SPMM_ABLATE bits: 1 gather, 2 decode, 4 mma, 8 W copies).
+    for A in 0 1 3 7 15 8; do
+      TLS_SPMM_ABLATE=$A timeout 30 $BIN --shapes ${ABL_SHAPES:-8} --n ${ABL_NS:-8,32} --reps 10 --no-tune > "$OUT/ablate-$A.log" 2>&1
+      grep -E "^(ok|FAIL) " "$OUT/ablate-$A.log" | sed -E "s/^(\S+) +([0-9]+) +([0-9]+) +([0-9]+) .*tls +([0-9.]+) us.*cublas +([0-9.]+) us.*/ablate $A: \1 \2x\3 N=\4 tls \5 us cublas \6 us/"
+    done ;;
   ncu)
     timeout 90 ncu --clock-control none --section SpeedOfLight --section WarpStateStats \
       --section Occupancy --section LaunchStats --section SchedulerStats \

@@ -1,8 +1,10 @@
 //===- SpmmCheck.cu - GPU correctness test of the three-layer SpMM --------===//
 //
 // tls-spmm-check: runs tlsSpmm on small, awkward shapes (M not a multiple
-// of 16, K not a multiple of 256, N from 1 to 70, padded Ldx/Ldy), for
-// every kernel variant and several split-K settings, and compares with a
+// of 16, K not a multiple of 256, N from 1 to 70, padded Ldx/Ldy), fp16 and
+// bf16, for every kernel variant and several split settings (one output
+// tile per CTA, three CTAs per tile, one wave of stream-K CTAs, two waves),
+// and compares with a
 // double-precision CPU reference. Outputs are poisoned (NaN) before each
 // run and surrounded by guard bands. Prints PASS or the failures.
 // (The benchmark checks the 31 large shapes; this covers the edges.)
@@ -24,8 +26,16 @@ namespace {
 
 int Failures = 0;
 
-uint16_t toHalf(float F) { return __half_as_ushort(__float2half_rn(F)); }
-float fromHalf(uint16_t H) { return __half2float(__ushort_as_half(H)); }
+bool Bf16 = false; // element type of the current case
+
+uint16_t toHalf(float F) {
+  return Bf16 ? __bfloat16_as_ushort(__float2bfloat16_rn(F))
+              : __half_as_ushort(__float2half_rn(F));
+}
+float fromHalf(uint16_t H) {
+  return Bf16 ? __bfloat162float(__ushort_as_bfloat16(H))
+              : __half2float(__ushort_as_half(H));
+}
 
 bool check(cudaError_t E, const char *What) {
   if (E == cudaSuccess)
@@ -59,7 +69,7 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
       Ref[size_t(C) * M + R] = S;
     }
 
-  TlsMatrix TM = encode(W.data(), M, K, ElemType::F16);
+  TlsMatrix TM = encode(W.data(), M, K, Bf16 ? ElemType::BF16 : ElemType::F16);
   TlsDeviceMatrix D;
   if (!check(tlsUpload(TM, D), "upload"))
     return;
@@ -74,28 +84,28 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
   check(cudaMemset(Ws, 0, WsBytes), "zero workspace");
 
   std::vector<TlsSpmmOptions> Plans;
-  for (int NT : {8, 16, 32, 64})
-    for (int Warps : {4, 8})
-      for (int Stages : {2, 3})
-        for (int Split : {0, 1, 3}) {
-          TlsSpmmOptions O;
-          O.NTile = NT;
-          O.Warps = Warps;
-          O.Stages = Stages;
-          O.SplitK = Split;
-          if (tlsSpmmPlan(D, N, O).Stages)
-            Plans.push_back(O);
-        }
+  for (TlsSpmmOptions O : tlsSpmmVariants())
+    for (int Split : {0, 1, 3, -2}) {
+      O.SplitK = Split > 0 ? Split : 0;
+      O.WavesTarget = Split < 0 ? -Split : 0;
+      if (tlsSpmmPlan(D, N, O).Stages)
+        Plans.push_back(O);
+    }
+  Plans.push_back(TlsSpmmOptions()); // the default plan
   std::vector<uint16_t> Y(YElems + 2 * Guard);
   for (const TlsSpmmOptions &O : Plans) {
     check(cudaMemset(DY, 0xA5, (YElems + 2 * Guard) * 2), "guard");
     check(cudaMemset(DY + Guard, 0xFF, YElems * 2), "poison");
     if (tlsSpmmWorkspaceBytes(D, N, O) > WsBytes)
       continue;
-    if (!check(tlsSpmm(D, reinterpret_cast<const __half *>(DX), Ldx, N,
+    cudaError_t Launch =
+        Bf16 ? tlsSpmm(D, reinterpret_cast<const __nv_bfloat16 *>(DX), Ldx, N,
+                       reinterpret_cast<__nv_bfloat16 *>(DY + Guard), Ldy, Ws,
+                       WsBytes, 0, O)
+             : tlsSpmm(D, reinterpret_cast<const __half *>(DX), Ldx, N,
                        reinterpret_cast<__half *>(DY + Guard), Ldy, Ws,
-                       WsBytes, 0, O),
-               "launch") ||
+                       WsBytes, 0, O);
+    if (!check(Launch, "launch") ||
         !check(cudaDeviceSynchronize(), "run"))
       continue;
     check(cudaMemcpy(Y.data(), DY, Y.size() * 2, cudaMemcpyDeviceToHost),
@@ -123,14 +133,16 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
     double Err = Den > 0 ? std::sqrt(Num / Den) : std::sqrt(Num);
     TlsSpmmPlan Pl = tlsSpmmPlan(D, N, O);
     if (Bad || Err > 1e-2) {
-      std::printf("FAIL: M=%u K=%u N=%d s=%.1f nt%d w%d s%d k%d: err %.2e%s\n",
-                  M, K, N, Sparsity, Pl.NTile, Pl.Warps, Pl.Stages,
-                  Pl.SplitK, Err, Bad ? " (unwritten/guard/NaN)" : "");
+      std::printf("FAIL: %s M=%u K=%u N=%d s=%.1f nt%d w%d s%d k%d ctas %d: "
+                  "err %.2e%s\n",
+                  Bf16 ? "bf16" : "f16", M, K, N, Sparsity, Pl.NTile, Pl.Warps,
+                  Pl.Stages, Pl.SplitK, Pl.Ctas, Err,
+                  Bad ? " (unwritten/guard/NaN)" : "");
       ++Failures;
     }
   }
-  std::printf("ok M=%u K=%u N=%d s=%.1f (%zu plans)\n", M, K, N, Sparsity,
-              Plans.size());
+  std::printf("ok %s M=%u K=%u N=%d s=%.1f (%zu plans)\n",
+              Bf16 ? "bf16" : "f16", M, K, N, Sparsity, Plans.size());
   cudaFree(DX);
   cudaFree(DY);
   cudaFree(Ws);
@@ -147,11 +159,15 @@ int main() {
   } Cases[] = {
       {16, 256, 8, 0.5},  {37, 300, 3, 0.5},  {130, 777, 17, 0.3},
       {64, 1024, 70, 0.5}, {200, 2048, 1, 0.9}, {48, 520, 33, 0.0},
-      {96, 4096, 16, 0.6}, {1, 5, 2, 0.5},
+      {96, 4096, 16, 0.6}, {1, 5, 2, 0.5},   {300, 3000, 8, 0.5},
+      {512, 1536, 64, 0.5}, {70, 2600, 130, 0.5},
   };
   uint64_t Seed = 1;
-  for (const auto &C : Cases)
-    runCase(C.M, C.K, C.N, C.S, Seed++);
+  for (int B = 0; B < 2; ++B) {
+    Bf16 = B == 1;
+    for (const auto &C : Cases)
+      runCase(C.M, C.K, C.N, C.S, Seed++);
+  }
   if (Failures) {
     std::printf("%d FAILED\n", Failures);
     return 1;

@@ -1,48 +1,59 @@
 //===- TlsSpmm.cu - SpMM kernel for the three-layer sparse format ---------===//
 //
-// Each warp owns a 16-row tile of W and walks its K range 256 columns (one
-// format block, eight mma.sp k-steps) at a time. The format (version 2) is
-// laid out so the per-block decode is short and needs no lane-to-lane
-// communication but one shuffle per two k-steps:
-//   1. each lane's 64 value slots are contiguous (staged with a 16-byte pad
-//      per lane, so the per-k-step 16-byte fragment loads are conflict-free)
-//      and split into two relocation chains of 32 slots whose bit order is
-//      the slot order: a slot is addressed by one shift-add;
-//   2. a lane builds the empty/need masks of its two chains from its rows'
-//      bitmap words with one table lookup per row and k-step, and half of
-//      the layer-1 metadata of its quad (rows g or g + 8, one table lookup
-//      per byte), the other half coming from lane + 2 by a shuffle;
-//   3. the layer-2 gather walks the needed positions from the top (one FLO
-//      each), takes each value from the matching empty slot (zeroing it for
-//      layer 1) or from the staged residual list, and writes it into a
-//      zeroed per-warp layer-2 buffer with the same layout;
-//   4. per k-step: one 16-byte load each for the layer-1 and layer-2 A
-//      fragments (no masking), one ldmatrix.x4 per n8 tile of X, two mma.sp.
-// The CTA's warps share the X tile. Blocks of W, their residual values and
-// the X tile are staged with cp.async, STAGES deep. Split-K partial sums go
-// to a workspace; the last CTA of each output tile (an atomic counter) adds
-// them up and writes Y, then resets the counter.
+// A persistent, stream-K kernel. The work is the list of "items" (M block,
+// n-chunk, half block): an M block is WARPS 16-row tiles (one per warp), an
+// n-chunk NT columns of X, a half block 128 columns of K (one relocation
+// chain of format version 2). The grid is one wave of CTAs; CTA c walks the
+// contiguous item range [c * T / G, (c + 1) * T / G), so every CTA streams
+// the same number of bytes and its copy pipeline runs on across the
+// boundaries between output tiles.
+//
+// Pipeline: STAGES shared-memory stages, each holding the X half-tile (shared
+// by the CTA's warps) and, per warp, its tile's half block: the chain's
+// values (2 KB, copied into a lane-padded layout so the per-k-step 16-byte
+// fragment loads are conflict-free), its bitmap words (256 B) and the
+// block's residual values. Every thread copies its share with cp.async and
+// signals the stage's "full" mbarrier with cp.async.mbarrier.arrive.noinc;
+// a thread that has consumed a stage arrives on its "empty" mbarrier, and the
+// stage is refilled (by all threads) one item later, so warps may drift one
+// item apart and no CTA-wide barrier sits in the loop.
+//
+// Per item a warp decodes its chain on chip, as in format version 2
+// (docs/sparse-format.md): empty/need masks from the bitmap through a byte
+// table, the layer-1 metadata through a second table and one shuffle, the
+// residual start through a bit-sliced ballot scan, the layer-2 gather (one
+// FLO per value) into a zeroed per-warp buffer; then per k-step two 16-byte
+// fragment loads, one ldmatrix.x4 per n8 tile of X and two mma.sp.
+//
+// Output: a warp that covered a whole output tile writes Y directly; one
+// that covered part of it adds its fp32 partial sums into a workspace with
+// vector atomics (red.global.add.v2.f32), then counts the halves it covered
+// on a per-tile counter; the warp that completes the count converts the
+// tile to fp16/bf16, writes Y and zeroes the workspace tile and counter.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TlsLayout.h"
 #include "TlsSpmm.h"
 
+#include <cuda_bf16.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 namespace cudaopt {
 namespace sparse {
 
 namespace {
 
-// The kernel stages and decodes half a block (one chain, 128 columns) at a
-// time.
 constexpr int HalfCols = BlockCols / 2;
 constexpr int XPitch = HalfCols + 8; // halves; 16-byte pad kills conflicts
 constexpr int LanePitch = 40;        // halves per lane: 32 slots + 16-byte pad
-constexpr int WValBytes = 32 * LanePitch * 2;                   // 2560
-constexpr int WStageBytes = WValBytes + BlockBitmapWords * 2;   // + 256
+constexpr int WValBytes = 32 * LanePitch * 2;  // 2560
+constexpr int WBitsBytes = BlockBitmapWords * 2; // 256: one chain's words
+constexpr int WHeadBytes = 16; // residual start and end of the block
+constexpr int BarrierBytes = 128; // full and empty mbarriers, STAGES <= 8
 
 /// Decode tables, shared memory: EN0/EN1 map a lane's bitmap byte of row g
 /// / g + 8 to its empty bits (byte 0) and need bits (byte 2), placed so that
@@ -72,41 +83,82 @@ struct Params {
   const uint32_t *Bitmap;
   const uint32_t *ResOff;
   const uint16_t *Residual;
-  const __half *X;
-  __half *Y;
-  float *Partial;
-  unsigned *Counters;
+  const uint16_t *X; // fp16 or bf16 bits
+  uint16_t *Y;
+  float *Acc32;      // Tiles * 16 rows x Np columns, fp32, zero between calls
+  unsigned *Counters; // Tiles * NChunks, zero between calls
   int Ldx, Ldy;
   int M, K, N;
   int Tiles, BlockColumns;
-  int SplitK, NChunks, MBlocks;
+  int NChunks, Np;
+  int Hpu;             // items (half blocks) per output tile: 2 * BlockColumns
+  long long Items;     // MBlocks * NChunks * Hpu
   int RCap;    // residual values staged per warp and stage (multiple of 8)
-  int MaxWin;  // most blocks one CTA walks (its residual offsets are staged)
   int Ablate;  // diagnostics only (TLS_SPMM_ABLATE, wrong results): bit 0
                // skips the gather, 1 the mask/metadata decode, 2 the mma
                // phase, 3 the W and residual copies
 };
 
+/// Shared-memory layout (host and device): tables, barriers, the stages
+/// (X half-tile, then one region per warp: header, values, bitmap,
+/// residual), the per-warp layer-2 buffers.
+__host__ __device__ constexpr int xBytes(int NT) { return NT * XPitch * 2; }
+__host__ __device__ constexpr int wRegionBytes(int RCap) {
+  return WHeadBytes + WValBytes + WBitsBytes + RCap * 2;
+}
+__host__ __device__ constexpr int stageBytes(int NT, int Warps, int RCap) {
+  return xBytes(NT) + Warps * wRegionBytes(RCap);
+}
+__host__ __device__ constexpr int totalSharedBytes(int NT, int Warps,
+                                                   int Stages, int RCap) {
+  return TableBytes + BarrierBytes + Stages * stageBytes(NT, Warps, RCap) +
+         Warps * WValBytes;
+}
+
 __device__ __forceinline__ uint32_t smemAddr(const void *P) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(P));
 }
 
-__device__ __forceinline__ void cpAsync16(void *Dst, const void *Src,
+/// 16-byte cp.async; SrcBytes < 16 zero-fills the rest.
+__device__ __forceinline__ void cpAsync16(uint32_t Dst, const void *Src,
                                           int SrcBytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
-                   smemAddr(Dst)),
-               "l"(Src), "r"(SrcBytes));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(Dst),
+               "l"(Src), "r"(SrcBytes)
+               : "memory");
 }
-__device__ __forceinline__ void cpAsync16(void *Dst, const void *Src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
-                   smemAddr(Dst)),
-               "l"(Src));
+__device__ __forceinline__ void cpAsync16(uint32_t Dst, const void *Src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(Dst),
+               "l"(Src)
+               : "memory");
 }
-__device__ __forceinline__ void cpAsyncCommit() {
-  asm volatile("cp.async.commit_group;\n" ::);
+
+// mbarriers (shared::cta). The full barrier of a stage expects one arrival
+// per thread, made by cp.async.mbarrier.arrive.noinc once the thread's
+// copies have landed; the empty barrier one arrival per thread once it has
+// read the stage.
+__device__ __forceinline__ void mbarInit(uint32_t Bar, unsigned Count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(Bar),
+               "r"(Count)
+               : "memory");
 }
-template <int N> __device__ __forceinline__ void cpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+__device__ __forceinline__ void mbarArriveCpAsync(uint32_t Bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
+                   Bar)
+               : "memory");
+}
+__device__ __forceinline__ void mbarArrive(uint32_t Bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(Bar)
+               : "memory");
+}
+__device__ __forceinline__ void mbarWait(uint32_t Bar, uint32_t Parity) {
+  asm volatile("{\n"
+               " .reg .pred p;\n"
+               "TLS_WAIT:\n"
+               " mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+               " @!p bra TLS_WAIT;\n"
+               "}\n" ::"r"(Bar),
+               "r"(Parity)
+               : "memory");
 }
 
 __device__ __forceinline__ void ldmatrixX4(uint32_t (&B)[4], const void *P) {
@@ -175,110 +227,34 @@ __device__ __forceinline__ void gatherChain(uint32_t N, uint32_t E,
   }
 }
 
-/// A holds the fragment as stored, {a0, a1, a2, a3}.
+/// One mma.sp m16n8k32 with f32 accumulation; A holds the fragment as
+/// stored, {a0, a1, a2, a3}.
+template <bool BF16>
 __device__ __forceinline__ void mmaSp(float (&C)[4], const uint4 &A,
                                       const uint32_t (&B)[4], uint32_t Meta) {
-  asm volatile(
-      "mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32.f16.f16.f32 "
-      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "
-      "{%0, %1, %2, %3}, %12, 0x0;\n"
-      : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
-      : "r"(A.x), "r"(A.y), "r"(A.z), "r"(A.w), "r"(B[0]), "r"(B[1]),
-        "r"(B[2]), "r"(B[3]), "r"(Meta));
+  if constexpr (BF16)
+    asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32."
+                 "bf16.bf16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "
+                 "{%0, %1, %2, %3}, %12, 0x0;\n"
+                 : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
+                 : "r"(A.x), "r"(A.y), "r"(A.z), "r"(A.w), "r"(B[0]),
+                   "r"(B[1]), "r"(B[2]), "r"(B[3]), "r"(Meta));
+  else
+    asm volatile("mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f32."
+                 "f16.f16.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9, %10, %11}, "
+                 "{%0, %1, %2, %3}, %12, 0x0;\n"
+                 : "+f"(C[0]), "+f"(C[1]), "+f"(C[2]), "+f"(C[3])
+                 : "r"(A.x), "r"(A.y), "r"(A.z), "r"(A.w), "r"(B[0]),
+                   "r"(B[1]), "r"(B[2]), "r"(B[3]), "r"(Meta));
 }
 
-template <int NT, int WARPS> struct Layout {
-  static constexpr int XBytes = NT * XPitch * 2;
-  __host__ __device__ static int stageBytes(int RCap) {
-    return XBytes + WARPS * WStageBytes + WARPS * RCap * 2;
-  }
-  __host__ __device__ static int offsetsBytes(int MaxWin) {
-    return (WARPS * (MaxWin + 1) * 4 + 15) / 16 * 16;
-  }
-  // Tables first (fixed addresses), then the stages, the residual offsets
-  // and the per-warp layer-2 buffers.
-  __host__ __device__ static int totalBytes(int Stages, int RCap,
-                                            int MaxWin) {
-    return TableBytes + Stages * stageBytes(RCap) + offsetsBytes(MaxWin) +
-           WARPS * WValBytes;
-  }
-};
-
-/// This thread's share of the X half-tile copies: rows Row0 + p * RowStep of
-/// the n-tile, 16 bytes at column Col * 8 of the 128-column half.
-template <int NT, int WARPS> struct XLoader {
-  static constexpr int Threads = WARPS * 32;
-  static constexpr int RowStep = Threads / 16;
-  static constexpr int Passes = (NT + RowStep - 1) / RowStep;
-  const __half *Base; // row Row0 of the tile, column Col * 8, half 0
-  size_t Stride;      // RowStep rows, in halves
-  int Row0, Col, ValidRows;
-  __device__ XLoader(const Params &P, int Nc, int Tid) {
-    Row0 = Tid >> 4;
-    Col = Tid & 15;
-    int Gn = Nc * NT + Row0;
-    Base = P.X + size_t(min(Gn, P.N - 1)) * P.Ldx + Col * 8;
-    Stride = size_t(RowStep) * P.Ldx;
-    // Passes p < ValidRows copy a row inside both the tile and N.
-    int InN = Gn < P.N ? (P.N - Gn + RowStep - 1) / RowStep : 0;
-    int InTile = (NT - Row0 + RowStep - 1) / RowStep;
-    ValidRows = min(InN, InTile);
-  }
-  __device__ __forceinline__ void load(const Params &P, unsigned char *Stage,
-                                       int Half) const {
-    int KLeft = P.K - Half * HalfCols - Col * 8;
-    int Bytes = KLeft >= 8 ? 16 : KLeft > 0 ? 2 * KLeft : 0;
-    const __half *Src = Base + size_t(Half) * HalfCols;
-    __half *Dst = reinterpret_cast<__half *>(Stage) + Row0 * XPitch + Col * 8;
-#pragma unroll
-    for (int J = 0; J < Passes; ++J) {
-      if (J * RowStep + Row0 >= NT && (NT % RowStep) != 0)
-        break;
-      bool Ok = J < ValidRows;
-      cpAsync16(Dst + J * RowStep * XPitch, Ok ? Src + J * Stride : Base,
-                Ok ? Bytes : 0);
-    }
-  }
-};
-
-/// Stage loads of this warp's half block: its chain's values (2048 bytes,
-/// to the lane-padded layout) and bitmap words (256 bytes).
-template <int NT, int WARPS>
-__device__ __forceinline__ void loadW(const Params &P, unsigned char *Stage,
-                                      size_t Block, int Chain, int Warp,
-                                      int Lane) {
-  unsigned char *Ws = Stage + Layout<NT, WARPS>::XBytes + Warp * WStageBytes;
-  const unsigned char *V =
-      reinterpret_cast<const unsigned char *>(P.Values + Block * BlockSlots) +
-      Chain * 2048 + Lane * 16;
-  const unsigned char *B = reinterpret_cast<const unsigned char *>(
-                               P.Bitmap + Block * BlockBitmapWords) +
-                           Chain * 256;
-  unsigned char *D = Ws + (Lane >> 2) * (LanePitch * 2) + (Lane & 3) * 16;
-#pragma unroll
-  for (int I = 0; I < 4; ++I)
-    cpAsync16(D + I * 8 * (LanePitch * 2), V + I * 512);
-  if (Lane < 16)
-    cpAsync16(Ws + WValBytes + Lane * 16, B + Lane * 16);
-}
-
-/// The chunks covering this warp's tile's residual values of one block
-/// (both halves read from it).
-template <int NT, int WARPS>
-__device__ __forceinline__ void loadResidual(const Params &P,
-                                             unsigned char *Stage,
-                                             const uint32_t *RO, int J,
-                                             int Warp, int Lane) {
-  if (P.RCap == 0)
-    return;
-  uint16_t *Rs = reinterpret_cast<uint16_t *>(
-                     Stage + Layout<NT, WARPS>::XBytes + WARPS * WStageBytes) +
-                 Warp * P.RCap;
-  uint32_t Start = RO[J], End = RO[J + 1];
-  uint32_t Aligned = Start & ~7u;
-  int Chunks = min(int((End - Aligned + 7) >> 3), P.RCap >> 3);
-  for (int C = Lane; C < Chunks; C += 32)
-    cpAsync16(Rs + C * 8, P.Residual + Aligned + C * 8);
+template <bool BF16> __device__ __forceinline__ uint16_t toBits(float F) {
+  if constexpr (BF16)
+    return __bfloat16_as_ushort(__float2bfloat16_rn(F));
+  else
+    return __half_as_ushort(__float2half_rn(F));
 }
 
 /// The lane's bitmap byte of one k-step word: groups Tig and 4 + Tig.
@@ -286,77 +262,209 @@ __device__ __forceinline__ uint32_t laneByte(uint32_t W, int Sh) {
   return ((W >> Sh) & 0xF) | ((W >> (Sh + 12)) & 0xF0);
 }
 
-template <int NT, int WARPS, int STAGES>
-__global__ void __launch_bounds__(WARPS * 32)
-    tlsSpmmKernel(const Params P) {
-  extern __shared__ __align__(16) unsigned char Smem[];
-  using Lay = Layout<NT, WARPS>;
+/// Position in the item list: output tile (M block, n-chunk) and half block.
+struct Cursor {
+  int Half, Nc, Mb;
+  __device__ Cursor(const Params &P, long long Item) {
+    long long Unit = Item / P.Hpu;
+    Half = int(Item - Unit * P.Hpu);
+    Mb = int(Unit / P.NChunks);
+    Nc = int(Unit - (long long)Mb * P.NChunks);
+  }
+  __device__ __forceinline__ void next(const Params &P) {
+    if (++Half == P.Hpu) {
+      Half = 0;
+      if (++Nc == P.NChunks) {
+        Nc = 0;
+        ++Mb;
+      }
+    }
+  }
+};
+
+template <int NT, int WARPS, int STAGES, bool BF16>
+__global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
+  extern __shared__ __align__(128) unsigned char Smem[];
+  constexpr int Threads = WARPS * 32;
   constexpr int NTiles8 = NT / 8;
   // Two accumulator sets (layer 1, layer 2) halve the mma dependency chain
   // when there are few n-tiles to interleave.
   constexpr int Sets = NTiles8 <= 2 ? 2 : 1;
-  const int StageBytes = Lay::stageBytes(P.RCap);
+  constexpr int XB = xBytes(NT);
+  const int WRegion = wRegionBytes(P.RCap);
+  const int StageB = stageBytes(NT, WARPS, P.RCap);
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
   const int G = Lane >> 2, Tig = Lane & 3;
+
+  const long long Begin = P.Items * blockIdx.x / gridDim.x;
+  const long long End = P.Items * (blockIdx.x + 1) / gridDim.x;
+  const int Count = int(End - Begin);
+  if (Count <= 0)
+    return;
+
   const Tables *Tab = reinterpret_cast<const Tables *>(Smem);
-  unsigned char *Stages = Smem + TableBytes;
-  unsigned char *Rest = Stages + STAGES * StageBytes;
-  uint32_t *RO = reinterpret_cast<uint32_t *>(Rest) + Warp * (P.MaxWin + 1);
-  unsigned char *A2Area = Rest + Lay::offsetsBytes(P.MaxWin);
-  uint16_t *LaneA2 =
-      reinterpret_cast<uint16_t *>(A2Area + Warp * WValBytes) +
-      Lane * LanePitch;
+  const uint32_t FullBar = smemAddr(Smem + TableBytes);
+  const uint32_t EmptyBar = FullBar + 8 * STAGES;
+  unsigned char *Stages = Smem + TableBytes + BarrierBytes;
+  const uint32_t StagesAddr = smemAddr(Stages);
+  uint16_t *LaneA2 = reinterpret_cast<uint16_t *>(
+                         Stages + STAGES * StageB + Warp * WValBytes) +
+                     Lane * LanePitch;
   const uint32_t A2Addr = smemAddr(LaneA2);
 
-  int Id = blockIdx.x;
-  const int Nc = Id % P.NChunks;
-  Id /= P.NChunks;
-  const int Split = Id % P.SplitK;
-  const int Mb = Id / P.SplitK;
-  const int Base = P.BlockColumns / P.SplitK, Rem = P.BlockColumns % P.SplitK;
-  const int Win0 = Split * Base + min(Split, Rem);
-  const int NumWin = Base + (Split < Rem ? 1 : 0);
-  const int NumHalf = 2 * NumWin;
-  const int Tile = Mb * WARPS + Warp;
-  const bool HasTile = Tile < P.Tiles;
-  const size_t Block0 = size_t(min(Tile, P.Tiles - 1)) * P.BlockColumns + Win0;
-  const XLoader<NT, WARPS> XL(P, Nc, Tid);
-
-  auto issue = [&](int H) {
-    unsigned char *St = Stages + (H % STAGES) * StageBytes;
-    XL.load(P, St, 2 * Win0 + H);
-    if (HasTile && !(P.Ablate & 8)) {
-      loadW<NT, WARPS>(P, St, Block0 + (H >> 1), H & 1, Warp, Lane);
-      loadResidual<NT, WARPS>(P, St, RO, H >> 1, Warp, Lane);
-    }
-  };
-
-  // Copy the decode tables, fetch the residual offsets this warp will need
-  // (one small global read per CTA instead of one per block on the critical
-  // path), then start the first stages.
   {
     const uint4 *Src = reinterpret_cast<const uint4 *>(&DecodeTables);
     uint4 *Dst = reinterpret_cast<uint4 *>(Smem);
-    for (int I = Tid; I < TableBytes / 16; I += WARPS * 32)
+    for (int I = Tid; I < TableBytes / 16; I += Threads)
       Dst[I] = Src[I];
   }
-  if (HasTile)
-    for (int J = Lane; J <= NumWin; J += 32)
-      RO[J] = __ldg(P.ResOff + Block0 + J);
-  __syncwarp();
+  if (Tid == 0)
+    for (int S = 0; S < STAGES; ++S) {
+      mbarInit(FullBar + 8 * S, Threads);
+      mbarInit(EmptyBar + 8 * S, Threads);
+    }
+  __syncthreads();
+
+  // Producer side: every thread copies its share of an item into its stage
+  // and arrives on the stage's full barrier when its copies have landed.
+  Cursor IC(P, Begin);
+  uint32_t PfStart = 0, PfEnd = 0; // residual offsets of item PfItem
+  int PfItem = -1;
+  auto issue = [&](int J) {
+    const uint32_t St = StagesAddr + (J % STAGES) * StageB;
 #pragma unroll
-  for (int S = 0; S < STAGES - 1; ++S) {
-    if (S < NumHalf)
+    for (int C0 = 0; C0 < NT * 16; C0 += Threads) {
+      const int C = C0 + Tid;
+      if ((NT * 16) % Threads == 0 || C < NT * 16) {
+        const int Row = C >> 4, Col = C & 15;
+        const int Gn = IC.Nc * NT + Row, K0 = IC.Half * HalfCols + Col * 8;
+        const int KLeft = P.K - K0;
+        const int Bytes =
+            Gn < P.N ? (KLeft >= 8 ? 16 : KLeft > 0 ? 2 * KLeft : 0) : 0;
+        const uint16_t *Src = Bytes ? P.X + size_t(Gn) * P.Ldx + K0 : P.X;
+        cpAsync16(St + (Row * XPitch + Col * 8) * 2, Src, Bytes);
+      }
+    }
+    const int Tile = IC.Mb * WARPS + Warp;
+    if (Tile < P.Tiles) {
+      const size_t Blk = size_t(Tile) * P.BlockColumns + (IC.Half >> 1);
+      const int Chain = IC.Half & 1;
+      const uint32_t Wr = St + XB + Warp * WRegion;
+      uint32_t Start = PfStart, Stop = PfEnd;
+      if (PfItem != J) {
+        Start = __ldg(P.ResOff + Blk);
+        Stop = __ldg(P.ResOff + Blk + 1);
+      }
+      // Every lane writes the same header words and reads back its own.
+      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr),
+                   "r"(Start), "r"(Stop)
+                   : "memory");
+      if (!(P.Ablate & 8)) {
+        const unsigned char *V = reinterpret_cast<const unsigned char *>(
+                                     P.Values + Blk * BlockSlots) +
+                                 Chain * 2048 + Lane * 16;
+        const uint32_t D = Wr + WHeadBytes + (Lane >> 2) * (LanePitch * 2) +
+                           (Lane & 3) * 16;
+#pragma unroll
+        for (int I = 0; I < 4; ++I)
+          cpAsync16(D + I * 8 * (LanePitch * 2), V + I * 512);
+        if (Lane < 16)
+          cpAsync16(Wr + WHeadBytes + WValBytes + Lane * 16,
+                    reinterpret_cast<const unsigned char *>(
+                        P.Bitmap + Blk * BlockBitmapWords) +
+                        Chain * 256 + Lane * 16);
+        const uint32_t Aligned = Start & ~7u;
+        const int Chunks = min(int((Stop - Aligned + 7) >> 3), P.RCap >> 3);
+        for (int C = Lane; C < Chunks; C += 32)
+          cpAsync16(Wr + WHeadBytes + WValBytes + WBitsBytes + C * 16,
+                    P.Residual + Aligned + C * 8);
+      }
+    }
+    mbarArriveCpAsync(FullBar + 8 * (J % STAGES));
+    // Load the next item's residual offsets now; they are used one issue
+    // later, so their latency hides behind this item's consumption.
+    IC.next(P);
+    const int Tile2 = IC.Mb * WARPS + Warp;
+    if (J + 1 < Count && Tile2 < P.Tiles) {
+      const size_t Blk2 = size_t(Tile2) * P.BlockColumns + (IC.Half >> 1);
+      PfStart = __ldg(P.ResOff + Blk2);
+      PfEnd = __ldg(P.ResOff + Blk2 + 1);
+      PfItem = J + 1;
+    }
+  };
+
+#pragma unroll
+  for (int S = 0; S < STAGES - 1; ++S)
+    if (S < Count)
       issue(S);
-    cpAsyncCommit();
-  }
 
   float Acc[Sets][NTiles8][4];
+  auto zeroAcc = [&] {
 #pragma unroll
-  for (int S = 0; S < Sets; ++S)
+    for (int S = 0; S < Sets; ++S)
+#pragma unroll
+      for (int J = 0; J < NTiles8; ++J)
+        Acc[S][J][0] = Acc[S][J][1] = Acc[S][J][2] = Acc[S][J][3] = 0.f;
+  };
+  zeroAcc();
+
+  // The end of an output tile's item range in this CTA: write Y, or add the
+  // partial sums to the workspace and let the last contributor write Y.
+  auto epilogue = [&](int Nc, int Tile, int Covered) {
+    float A[NTiles8][4];
 #pragma unroll
     for (int J = 0; J < NTiles8; ++J)
-      Acc[S][J][0] = Acc[S][J][1] = Acc[S][J][2] = Acc[S][J][3] = 0.f;
+#pragma unroll
+      for (int E = 0; E < 4; ++E)
+        A[J][E] = Sets == 2 ? Acc[0][J][E] + Acc[Sets - 1][J][E] : Acc[0][J][E];
+    const int Row0 = Tile * TileRows + G;
+    const int Col0 = Nc * NT + 2 * Tig;
+    auto store = [&](int M, int N, float V) {
+      if (M < P.M && N < P.N)
+        P.Y[size_t(N) * P.Ldy + M] = toBits<BF16>(V);
+    };
+    if (Covered == P.Hpu) {
+#pragma unroll
+      for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+        for (int E = 0; E < 4; ++E)
+          store(Row0 + (E >> 1) * 8, Col0 + J * 8 + (E & 1), A[J][E]);
+      return;
+    }
+    // Rows and columns past M and N hold zeros: the workspace has room
+    // for whole tiles, so no bounds checks here.
+    float *Base = P.Acc32 + size_t(Row0) * P.Np + Col0;
+#pragma unroll
+    for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+      for (int RH = 0; RH < 2; ++RH)
+        atomicAdd(reinterpret_cast<float2 *>(Base + size_t(RH * 8) * P.Np +
+                                             J * 8),
+                  make_float2(A[J][2 * RH], A[J][2 * RH + 1]));
+    __threadfence();
+    __syncwarp();
+    unsigned *Ctr = P.Counters + size_t(Tile) * P.NChunks + Nc;
+    unsigned Old = 0;
+    if (Lane == 0)
+      Old = atomicAdd(Ctr, unsigned(Covered));
+    Old = __shfl_sync(0xffffffffu, Old, 0);
+    if (Old + unsigned(Covered) != unsigned(P.Hpu))
+      return;
+    __threadfence();
+#pragma unroll
+    for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+      for (int RH = 0; RH < 2; ++RH) {
+        float2 *Pp =
+            reinterpret_cast<float2 *>(Base + size_t(RH * 8) * P.Np + J * 8);
+        float2 V = __ldcg(Pp);
+        __stcg(Pp, make_float2(0.f, 0.f));
+        store(Row0 + RH * 8, Col0 + J * 8, V.x);
+        store(Row0 + RH * 8, Col0 + J * 8 + 1, V.y);
+      }
+    if (Lane == 0)
+      *Ctr = 0;
+  };
 
   const int Sh = 4 * Tig;
   // This lane tabulates the metadata of row G + 8 * MetaRow, groups
@@ -365,191 +473,147 @@ __global__ void __launch_bounds__(WARPS * 32)
   const uint32_t SelLo = 0x4440u | uint32_t(2 * (Tig & 1));
   const uint32_t SelHi = SelLo + 1;
 
-  for (int H = 0; H < NumHalf; ++H) {
-    cpAsyncWait<STAGES - 2>();
-    __syncthreads();
-    if (H + STAGES - 1 < NumHalf)
-      issue(H + STAGES - 1);
-    cpAsyncCommit();
-    if (!HasTile)
-      continue;
-    const int Chain = H & 1;
-    unsigned char *Stage = Stages + (H % STAGES) * StageBytes;
-    const __half *Xs = reinterpret_cast<const __half *>(Stage);
-    unsigned char *Ws = Stage + Lay::XBytes + Warp * WStageBytes;
-    uint16_t *LaneV = reinterpret_cast<uint16_t *>(Ws) + Lane * LanePitch;
-    const uint4 *Bits4 = reinterpret_cast<const uint4 *>(Ws + WValBytes);
-    const uint32_t RsAddr = smemAddr(Stage + Lay::XBytes +
-                                     WARPS * WStageBytes) +
-                            Warp * P.RCap * 2;
+  Cursor CC(P, Begin);
+  int Covered = 0;
+  for (int J = 0; J < Count; ++J) {
+    const int S = J % STAGES;
+    mbarWait(FullBar + 8 * S, (J / STAGES) & 1);
+    const int Tile = CC.Mb * WARPS + Warp;
+    const bool HasTile = Tile < P.Tiles;
+    if (HasTile) {
+      const int Chain = CC.Half & 1;
+      unsigned char *Stage = Stages + S * StageB;
+      const uint16_t *Xs = reinterpret_cast<const uint16_t *>(Stage);
+      unsigned char *Wr = Stage + XB + Warp * WRegion;
+      const uint32_t *Hdr = reinterpret_cast<const uint32_t *>(Wr);
+      uint16_t *LaneV =
+          reinterpret_cast<uint16_t *>(Wr + WHeadBytes) + Lane * LanePitch;
+      const uint4 *Bits4 =
+          reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
+      const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
 
-    // The layer-2 buffer starts at zero (only needed positions get values).
+      // The layer-2 buffer starts at zero (only needed positions get values).
 #pragma unroll
-    for (int J = 0; J < 4; ++J)
-      *reinterpret_cast<uint4 *>(LaneA2 + J * 8) = make_uint4(0, 0, 0, 0);
+      for (int K = 0; K < 4; ++K)
+        *reinterpret_cast<uint4 *>(LaneA2 + K * 8) = make_uint4(0, 0, 0, 0);
 
-    // Bitmap words of rows G and G + 8 (and of the metadata row).
-    const uint4 BG = Bits4[G], BG8 = Bits4[G + 8], BM = Bits4[G + 8 * MetaRow];
-    const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
-    const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
-    const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
-    // Empty and need masks of the chain: one lookup per row and k-step,
-    // bytes gathered with byte permutes.
-    uint32_t E = 0, Nd = 0;
-    uint32_t Meta[4] = {0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u};
-    if (!(P.Ablate & 2)) {
-      uint32_t V[4];
+      // Bitmap words of rows G and G + 8 (and of the metadata row).
+      const uint4 BG = Bits4[G], BG8 = Bits4[G + 8],
+                  BM = Bits4[G + 8 * MetaRow];
+      const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
+      const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
+      const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
+      // Empty and need masks of the chain: one lookup per row and k-step,
+      // bytes gathered with byte permutes.
+      uint32_t E = 0, Nd = 0;
+      uint32_t Meta[4] = {0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u};
+      if (!(P.Ablate & 2)) {
+        uint32_t V[4];
 #pragma unroll
-      for (int J = 0; J < 4; ++J)
-        V[J] = Tab->EN0[laneByte(WG[J], Sh)] | Tab->EN1[laneByte(WG8[J], Sh)];
-      uint32_t X01 = __byte_perm(V[0], V[1], 0x6240);
-      uint32_t X23 = __byte_perm(V[2], V[3], 0x6240);
-      E = __byte_perm(X01, X23, 0x5410);
-      Nd = __byte_perm(X01, X23, 0x7632);
-    }
-    // Layer-1 metadata: this lane's half, the row g + 8 half from lane + 2.
-    if (!(P.Ablate & 2)) {
+        for (int K = 0; K < 4; ++K)
+          V[K] = Tab->EN0[laneByte(WG[K], Sh)] | Tab->EN1[laneByte(WG8[K], Sh)];
+        uint32_t X01 = __byte_perm(V[0], V[1], 0x6240);
+        uint32_t X23 = __byte_perm(V[2], V[3], 0x6240);
+        E = __byte_perm(X01, X23, 0x5410);
+        Nd = __byte_perm(X01, X23, 0x7632);
+        // Layer-1 metadata: this lane's half, the row g + 8 half from
+        // lane + 2.
 #pragma unroll
-    for (int J = 0; J < 4; ++J)
-      Meta[J] = uint32_t(Tab->Meta[__byte_perm(WM[J], 0, SelLo)]) |
-                uint32_t(Tab->Meta[__byte_perm(WM[J], 0, SelHi)]) << 8;
+        for (int K = 0; K < 4; ++K)
+          Meta[K] = uint32_t(Tab->Meta[__byte_perm(WM[K], 0, SelLo)]) |
+                    uint32_t(Tab->Meta[__byte_perm(WM[K], 0, SelHi)]) << 8;
 #pragma unroll
-    for (int J = 0; J < 4; J += 2) {
-      uint32_t Other =
-          __shfl_down_sync(0xffffffffu, Meta[J] | Meta[J + 1] << 16, 2);
-      Meta[J] |= Other << 16;
-      Meta[J + 1] |= Other & 0xFFFF0000u;
-    }
-    }
-
-    // Layers 2 and 3. The block's residual list holds chain 0 of every lane
-    // (in lane order), then chain 1: a warp scan of the per-lane counts
-    // places this lane's values, from the block's start for chain 0 and
-    // back from its end for chain 1.
-    {
-      // Bit-sliced scan (counts are at most 32): six independent ballots.
-      const int R = residualCount(E, Nd);
-      const uint32_t Below = (1u << Lane) - 1;
-      int Excl = 0, Total = 0;
-#pragma unroll
-      for (int B = 0; B < 6; ++B) {
-        uint32_t M = __ballot_sync(0xffffffffu, (R >> B) & 1);
-        Excl += __popc(M & Below) << B;
-        Total += __popc(M) << B;
+        for (int K = 0; K < 4; K += 2) {
+          uint32_t Other =
+              __shfl_down_sync(0xffffffffu, Meta[K] | Meta[K + 1] << 16, 2);
+          Meta[K] |= Other << 16;
+          Meta[K + 1] |= Other & 0xFFFF0000u;
+        }
       }
-      const int W = H >> 1;
-      const uint32_t Start = RO[W];
-      int Q = int(Start & 7u) + Excl;
-      if (Chain)
-        Q += int(RO[W + 1] - Start) - Total;
-      uint32_t Rq = RsAddr + 2 * Q;
-      const uint32_t Vb = smemAddr(LaneV);
-      if (!(P.Ablate & 1))
-        gatherChain(Nd, E, Vb, A2Addr, Rq);
-    }
 
-    if (!(P.Ablate & 4))
+      // Layers 2 and 3. The block's residual list holds chain 0 of every
+      // lane (in lane order), then chain 1: a warp scan of the per-lane
+      // counts places this lane's values, from the block's start for chain
+      // 0 and back from its end for chain 1.
+      {
+        // Bit-sliced scan (counts are at most 32): six independent ballots.
+        const int R = residualCount(E, Nd);
+        const uint32_t Below = (1u << Lane) - 1;
+        int Excl = 0, Total = 0;
 #pragma unroll
-    for (int J = 0; J < 4; ++J) {
-      uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + J * 8);
-      uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + J * 8);
-#pragma unroll
-      for (int T = 0; T < NTiles8; ++T) {
-        uint32_t B[4];
-        ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + J * 32 +
-                          (Lane >> 3) * 8);
-        mmaSp(Acc[0][T], A1, B, Meta[J]);
-        mmaSp(Acc[Sets - 1][T], A2, B, Layer2Meta);
+        for (int B = 0; B < 6; ++B) {
+          uint32_t Mk = __ballot_sync(0xffffffffu, (R >> B) & 1);
+          Excl += __popc(Mk & Below) << B;
+          Total += __popc(Mk) << B;
+        }
+        const uint32_t Start = Hdr[0], Stop = Hdr[1];
+        int Q = int(Start & 7u) + Excl;
+        if (Chain)
+          Q += int(Stop - Start) - Total;
+        if (!(P.Ablate & 1))
+          gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q);
       }
-    }
-  }
-  cpAsyncWait<0>();
 
-  if (Sets == 2)
+      if (!(P.Ablate & 4))
 #pragma unroll
-    for (int J = 0; J < NTiles8; ++J)
+        for (int K = 0; K < 4; ++K) {
+          uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + K * 8);
+          uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + K * 8);
 #pragma unroll
-      for (int E = 0; E < 4; ++E)
-        Acc[0][J][E] += Acc[Sets - 1][J][E];
-
-  // Epilogue.
-  const int Row0 = Tile * TileRows + G;
-  if (P.SplitK == 1) {
-#pragma unroll
-    for (int J = 0; J < NTiles8; ++J)
-#pragma unroll
-      for (int E = 0; E < 4; ++E) {
-        int M = Row0 + (E >> 1) * 8, N = Nc * NT + J * 8 + 2 * Tig + (E & 1);
-        if (M < P.M && N < P.N)
-          P.Y[size_t(N) * P.Ldy + M] = __float2half_rn(Acc[0][J][E]);
-      }
-    return;
-  }
-  const int Mp = P.MBlocks * WARPS * TileRows;
-  const int Np = P.NChunks * NT;
-#pragma unroll
-  for (int J = 0; J < NTiles8; ++J)
-#pragma unroll
-    for (int E = 0; E < 4; ++E) {
-      int M = Row0 + (E >> 1) * 8, N = Nc * NT + J * 8 + 2 * Tig + (E & 1);
-      P.Partial[(size_t(Split) * Np + N) * Mp + M] = Acc[0][J][E];
+          for (int T = 0; T < NTiles8; ++T) {
+            uint32_t B[4];
+            ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
+                              (Lane >> 3) * 8);
+            mmaSp<BF16>(Acc[0][T], A1, B, Meta[K]);
+            mmaSp<BF16>(Acc[Sets - 1][T], A2, B, Layer2Meta);
+          }
+        }
     }
-  __threadfence();
-  __syncthreads();
-  __shared__ int IsLast;
-  if (Tid == 0) {
-    unsigned Old = atomicAdd(P.Counters + Mb * P.NChunks + Nc, 1u);
-    IsLast = Old == unsigned(P.SplitK - 1);
+    mbarArrive(EmptyBar + 8 * S);
+    // Refill the stage of the previous item once every warp is done with it.
+    const int Jn = J + STAGES - 1;
+    if (Jn < Count) {
+      if (J >= 1)
+        mbarWait(EmptyBar + 8 * ((J - 1) % STAGES), ((J - 1) / STAGES) & 1);
+      issue(Jn);
+    }
+    ++Covered;
+    if (CC.Half == P.Hpu - 1 || J == Count - 1) {
+      if (HasTile)
+        epilogue(CC.Nc, Tile, Covered);
+      zeroAcc();
+      Covered = 0;
+    }
+    CC.next(P);
   }
-  __syncthreads();
-  if (!IsLast)
-    return;
-  __threadfence();
-  constexpr int Rows = WARPS * TileRows;
-  for (int I = Tid; I < Rows * NT; I += WARPS * 32) {
-    int M = Mb * Rows + I % Rows, N = Nc * NT + I / Rows;
-    float Sum = 0.f;
-    for (int S = 0; S < P.SplitK; ++S)
-      Sum += __ldcg(P.Partial + (size_t(S) * Np + N) * Mp + M);
-    if (M < P.M && N < P.N)
-      P.Y[size_t(N) * P.Ldy + M] = __float2half_rn(Sum);
-  }
-  if (Tid == 0)
-    P.Counters[Mb * P.NChunks + Nc] = 0;
 }
 
 struct Variant {
   int NT, Warps, Stages;
+  bool Bf16;
   void (*Kernel)(Params);
-  int (*TotalBytes)(int, int, int);
 };
 
-template <int NT, int WARPS, int STAGES> Variant variant() {
-  return {NT, WARPS, STAGES, tlsSpmmKernel<NT, WARPS, STAGES>,
-          [](int S, int R, int W) {
-            return Layout<NT, WARPS>::totalBytes(S, R, W);
-          }};
+template <int NT, int WARPS, int STAGES, bool BF16> Variant variant() {
+  return {NT, WARPS, STAGES, BF16, tlsSpmmKernel<NT, WARPS, STAGES, BF16>};
 }
 
-const Variant *allVariants(size_t &Count) {
-  static const Variant All[] = {
-      variant<8, 4, 2>(),  variant<8, 4, 3>(),  variant<8, 8, 2>(),
-      variant<8, 8, 3>(),  variant<16, 4, 2>(), variant<16, 4, 3>(),
-      variant<16, 8, 2>(), variant<16, 8, 3>(), variant<32, 4, 2>(),
-      variant<32, 4, 3>(), variant<32, 8, 2>(), variant<64, 4, 2>(),
-      variant<64, 8, 2>()};
-  Count = sizeof(All) / sizeof(All[0]);
+// Per n-tile in order of preference: the planner takes the first that fits
+// in shared memory (many residual values per block, at low sparsity, need
+// smaller variants).
+#define TLS_VARIANTS_NT(NT, B)                                                 \
+  variant<NT, 16, 3, B>(), variant<NT, 12, 4, B>(), variant<NT, 8, 4, B>(),    \
+      variant<NT, 4, 3, B>()
+#define TLS_VARIANTS_64(B)                                                     \
+  variant<64, 12, 3, B>(), variant<64, 8, 4, B>(), variant<64, 4, 3, B>()
+
+const std::vector<Variant> &allVariants() {
+  static const std::vector<Variant> All = {
+      TLS_VARIANTS_NT(8, false),  TLS_VARIANTS_NT(16, false),
+      TLS_VARIANTS_NT(32, false), TLS_VARIANTS_64(false),
+      TLS_VARIANTS_NT(8, true),   TLS_VARIANTS_NT(16, true),
+      TLS_VARIANTS_NT(32, true),  TLS_VARIANTS_64(true)};
   return All;
-}
-
-const Variant *findVariant(int NT, int Warps, int Stages) {
-  size_t Count;
-  const Variant *All = allVariants(Count);
-  for (size_t I = 0; I < Count; ++I)
-    if (All[I].NT == NT && All[I].Warps == Warps &&
-        (!Stages || All[I].Stages == Stages))
-      return &All[I];
-  return nullptr;
 }
 
 int deviceSms() {
@@ -573,18 +637,49 @@ int maxSharedOptin() {
 }
 
 void allowMaxShared(const Variant &V) {
-  static bool Done[32] = {};
-  size_t Count;
-  size_t I = size_t(&V - allVariants(Count));
-  if (I < 32 && Done[I])
+  static std::vector<char> Done(allVariants().size(), 0);
+  size_t I = size_t(&V - allVariants().data());
+  if (Done[I])
     return;
   cudaFuncSetAttribute(V.Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                       maxSharedOptin() - 1024);
-  if (I < 32)
-    Done[I] = true;
+                       maxSharedOptin());
+  Done[I] = 1;
+}
+
+int residualCap(const TlsDeviceMatrix &W) {
+  // Every residual value of a block is staged (plus the misalignment of its
+  // start): the gather reads them from shared memory only.
+  return int(W.MaxBlockResidual + 7 + 7) / 8 * 8;
+}
+
+const Variant *chooseVariant(const TlsDeviceMatrix &W, int NT,
+                             const TlsSpmmOptions &Opts) {
+  const bool Bf16 = W.Type == ElemType::BF16;
+  const int RCap = residualCap(W);
+  for (const Variant &V : allVariants()) {
+    if (V.Bf16 != Bf16 || V.NT != NT || (Opts.Warps && V.Warps != Opts.Warps) ||
+        (Opts.Stages && V.Stages != Opts.Stages))
+      continue;
+    if (totalSharedBytes(V.NT, V.Warps, V.Stages, RCap) <= maxSharedOptin())
+      return &V;
+  }
+  return nullptr;
 }
 
 } // namespace
+
+std::vector<TlsSpmmOptions> tlsSpmmVariants() {
+  std::vector<TlsSpmmOptions> Out;
+  for (const Variant &V : allVariants())
+    if (!V.Bf16) {
+      TlsSpmmOptions O;
+      O.NTile = V.NT;
+      O.Warps = V.Warps;
+      O.Stages = V.Stages;
+      Out.push_back(O);
+    }
+  return Out;
+}
 
 TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                         const TlsSpmmOptions &Opts) {
@@ -594,95 +689,58 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                : N <= 16  ? 16
                : N <= 32  ? 32
                           : 64;
-  Plan.Warps = Opts.Warps ? Opts.Warps : 4;
-  int Tiles = (W.Rows + 15) / 16;
-  int BlockColumns = (W.Cols + 255) / 256;
-  // Every residual value of a block is staged (plus the misalignment of its
-  // start): the gather reads them from shared memory only.
-  const int RCap = int(W.MaxBlockResidual + 7 + 7) / 8 * 8;
-  const int Limit = maxSharedOptin() - 1024;
-  auto Fits = [&](const Variant *C) {
-    return C && C->TotalBytes(C->Stages, RCap, BlockColumns) <= Limit;
-  };
-  const Variant *V = findVariant(Plan.NTile, Plan.Warps, Opts.Stages);
-  if (!Fits(V)) {
-    // Many residual values (low sparsity): fall back to a smaller variant,
-    // unless the caller pinned the shape.
-    if (Opts.NTile || Opts.Warps || Opts.Stages)
-      return Plan;
-    for (const Variant *C : {findVariant(Plan.NTile, 4, 2), findVariant(8, 4, 2)})
-      if (Fits(C)) {
-        V = C;
-        break;
-      }
-    if (!Fits(V))
-      return Plan;
-    Plan.NTile = V->NT;
-    Plan.Warps = V->Warps;
-  }
+  const Variant *V = chooseVariant(W, Plan.NTile, Opts);
+  if (!V || N <= 0)
+    return Plan;
+  const int RCap = residualCap(W);
+  const int Tiles = int((W.Rows + 15) / 16);
+  const int BlockColumns = int((W.Cols + 255) / 256);
+  Plan.Warps = V->Warps;
   Plan.Stages = V->Stages;
   Plan.MBlocks = (Tiles + Plan.Warps - 1) / Plan.Warps;
   Plan.NChunks = (N + Plan.NTile - 1) / Plan.NTile;
-  auto Fit = [&](int MaxWin) {
-    return size_t(V->TotalBytes(V->Stages, RCap, MaxWin));
-  };
-  size_t Shared = Fit(BlockColumns);
-  // The occupancy query answers 0 for more than the kernel's current dynamic
-  // shared-memory limit (48 KB until raised), so raise it first; otherwise
-  // the first plan of each variant would see one CTA per SM.
+  Plan.ResidualCap = RCap;
+  Plan.SharedBytes = size_t(totalSharedBytes(V->NT, V->Warps, V->Stages, RCap));
+  const long long Units = (long long)Plan.MBlocks * Plan.NChunks;
+  const long long Items = Units * 2 * BlockColumns;
+  // The occupancy query answers 0 for more than the kernel's current
+  // dynamic shared-memory limit (48 KB until raised), so raise it first.
   allowMaxShared(*V);
   int PerSm = 0;
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, V->Kernel,
-                                                Plan.Warps * 32, Shared);
+                                                Plan.Warps * 32,
+                                                Plan.SharedBytes);
   PerSm = std::max(PerSm, 1);
-  // With one CTA per SM nothing overlaps one CTA's pipeline fill with
-  // another's work unless there are more CTAs than SMs: aim for two waves
-  // (3584 x 20480, N = 32: 175 -> 116 us in the run of 2026-11-30).
-  int Waves = Opts.WavesTarget ? Opts.WavesTarget : (PerSm == 1 ? 2 : 1);
-  int Slots = PerSm * deviceSms() * Waves;
-  int Split = Opts.SplitK;
-  if (!Split)
-    Split = std::max(1, Slots / std::max(1, Plan.MBlocks * Plan.NChunks));
-  Plan.SplitK = std::max(1, std::min(Split, BlockColumns));
-  Plan.MaxWin = (BlockColumns + Plan.SplitK - 1) / Plan.SplitK;
-  Plan.SharedBytes = Fit(Plan.MaxWin);
-  Plan.ResidualCap = RCap;
-  Plan.Ctas = Plan.MBlocks * Plan.NChunks * Plan.SplitK;
+  long long Ctas = (long long)PerSm * deviceSms() *
+                   std::max(1, Opts.WavesTarget);
+  if (Opts.SplitK > 0)
+    Ctas = Units * Opts.SplitK;
+  Ctas = std::max(1LL, std::min(Ctas, Items));
+  Plan.Ctas = int(Ctas);
+  Plan.SplitK = int((Ctas + Units - 1) / Units);
+  Plan.MaxWin = int((Items + Ctas - 1) / Ctas); // items per CTA (at most)
   return Plan;
 }
 
 namespace {
-/// Counters sit at the start of the workspace in a region of fixed size, so
-/// plans for different N or options can share one workspace: every call
-/// leaves its counters at zero and never writes partial sums over another
-/// plan's counters.
-size_t counterBytes(const TlsSpmmPlan &P) {
-  size_t Need = size_t(P.MBlocks) * P.NChunks * sizeof(unsigned);
-  return std::max<size_t>((Need + 255) / 256 * 256, size_t(256) << 10);
+size_t counterBytes(const TlsSpmmPlan &P, const TlsDeviceMatrix &W) {
+  size_t Tiles = (W.Rows + 15) / 16;
+  return (Tiles * P.NChunks * sizeof(unsigned) + 255) / 256 * 256;
 }
-} // namespace
-
-size_t tlsSpmmWorkspaceBytes(const TlsDeviceMatrix &W, int N,
-                             const TlsSpmmOptions &Opts) {
-  TlsSpmmPlan P = tlsSpmmPlan(W, N, Opts);
-  if (!P.Stages)
-    return 0;
-  size_t Mp = size_t(P.MBlocks) * P.Warps * TileRows;
-  size_t Np = size_t(P.NChunks) * P.NTile;
-  size_t Partial = P.SplitK > 1 ? size_t(P.SplitK) * Np * Mp * sizeof(float) : 0;
-  return counterBytes(P) + Partial;
+size_t accBytes(const TlsSpmmPlan &P, const TlsDeviceMatrix &W) {
+  size_t Tiles = (W.Rows + 15) / 16;
+  return Tiles * TileRows * size_t(P.NChunks) * P.NTile * sizeof(float);
 }
 
-cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
-                    __half *Y, int Ldy, void *Workspace, size_t WorkspaceBytes,
-                    cudaStream_t Stream, const TlsSpmmOptions &Opts) {
+cudaError_t launch(const TlsDeviceMatrix &W, const void *X, int Ldx, int N,
+                   void *Y, int Ldy, void *Workspace, size_t WorkspaceBytes,
+                   cudaStream_t Stream, const TlsSpmmOptions &Opts) {
   if (N <= 0 || Ldx % 8 || Ldx < int(W.Cols) || Ldy < int(W.Rows) ||
       reinterpret_cast<uintptr_t>(X) % 16)
     return cudaErrorInvalidValue;
   TlsSpmmPlan Plan = tlsSpmmPlan(W, N, Opts);
-  const Variant *V = Plan.Stages
-                         ? findVariant(Plan.NTile, Plan.Warps, Plan.Stages)
-                         : nullptr;
+  const Variant *V =
+      Plan.Stages ? chooseVariant(W, Plan.NTile, Opts) : nullptr;
   if (!V || WorkspaceBytes < tlsSpmmWorkspaceBytes(W, N, Opts))
     return cudaErrorInvalidValue;
   Params P{};
@@ -690,11 +748,11 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
   P.Bitmap = W.Bitmap;
   P.ResOff = W.ResidualOffsets;
   P.Residual = W.Residual;
-  P.X = X;
-  P.Y = Y;
+  P.X = static_cast<const uint16_t *>(X);
+  P.Y = static_cast<uint16_t *>(Y);
   P.Counters = static_cast<unsigned *>(Workspace);
-  P.Partial = reinterpret_cast<float *>(static_cast<char *>(Workspace) +
-                                        counterBytes(Plan));
+  P.Acc32 = reinterpret_cast<float *>(static_cast<char *>(Workspace) +
+                                      counterBytes(Plan, W));
   P.Ldx = Ldx;
   P.Ldy = Ldy;
   P.M = int(W.Rows);
@@ -702,11 +760,11 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
   P.N = N;
   P.Tiles = int((W.Rows + 15) / 16);
   P.BlockColumns = int((W.Cols + 255) / 256);
-  P.SplitK = Plan.SplitK;
   P.NChunks = Plan.NChunks;
-  P.MBlocks = Plan.MBlocks;
+  P.Np = Plan.NChunks * Plan.NTile;
+  P.Hpu = 2 * P.BlockColumns;
+  P.Items = (long long)Plan.MBlocks * Plan.NChunks * P.Hpu;
   P.RCap = Plan.ResidualCap;
-  P.MaxWin = Plan.MaxWin;
   static const int Ablate = [] {
     const char *E = std::getenv("TLS_SPMM_ABLATE");
     return E ? std::atoi(E) : 0;
@@ -716,11 +774,38 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
   V->Kernel<<<Plan.Ctas, Plan.Warps * 32, Plan.SharedBytes, Stream>>>(P);
   return cudaGetLastError();
 }
+} // namespace
+
+size_t tlsSpmmWorkspaceBytes(const TlsDeviceMatrix &W, int N,
+                             const TlsSpmmOptions &Opts) {
+  TlsSpmmPlan P = tlsSpmmPlan(W, N, Opts);
+  if (!P.Stages)
+    return 0;
+  return counterBytes(P, W) + accBytes(P, W);
+}
+
+cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
+                    __half *Y, int Ldy, void *Workspace, size_t WorkspaceBytes,
+                    cudaStream_t Stream, const TlsSpmmOptions &Opts) {
+  if (W.Type != ElemType::F16)
+    return cudaErrorInvalidValue;
+  return launch(W, X, Ldx, N, Y, Ldy, Workspace, WorkspaceBytes, Stream, Opts);
+}
+
+cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __nv_bfloat16 *X, int Ldx,
+                    int N, __nv_bfloat16 *Y, int Ldy, void *Workspace,
+                    size_t WorkspaceBytes, cudaStream_t Stream,
+                    const TlsSpmmOptions &Opts) {
+  if (W.Type != ElemType::BF16)
+    return cudaErrorInvalidValue;
+  return launch(W, X, Ldx, N, Y, Ldy, Workspace, WorkspaceBytes, Stream, Opts);
+}
 
 cudaError_t tlsUpload(const TlsMatrix &M, TlsDeviceMatrix &D) {
   D = TlsDeviceMatrix();
   D.Rows = M.Rows;
   D.Cols = M.Cols;
+  D.Type = M.Type;
   D.NumBlocks = M.numBlocks();
   TlsStats S = computeStats(M);
   D.MaxBlockResidual = S.MaxBlockResidual;

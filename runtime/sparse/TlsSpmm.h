@@ -5,11 +5,12 @@
 // X + n * Ldx (the K activations of token n), column n of Y is Y + n * Ldy.
 // In LLM terms X is the [N, K] activation matrix and Y the [N, M] output.
 //
-// One kernel: mma.sp (m16n8k32, f16 in, f32 accumulate) for layer 1, a second
-// mma.sp for the slot-filled layer 2 and the residual layer 3 whose values the
-// CUDA cores of each lane gather on chip; cp.async pipelining; split-K with an
-// in-kernel reduction by the last CTA of each output tile. Needs the .tls
-// format version 2 layout (TlsLayout.h).
+// One persistent stream-K kernel: mma.sp (m16n8k32, f16 or bf16 in, f32
+// accumulate) for layer 1, a second mma.sp for the slot-filled layer 2 and
+// the residual layer 3 whose values the CUDA cores of each lane gather on
+// chip; cp.async copies completing on mbarriers, several stages deep; split
+// output tiles reduced in fp32 in the workspace by the last contributor.
+// Needs the .tls format version 2 layout (TlsLayout.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +19,11 @@
 
 #include "TlsFormat.h"
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include <vector>
 
 namespace cudaopt {
 namespace sparse {
@@ -27,6 +31,7 @@ namespace sparse {
 /// A TlsMatrix in device memory (tlsUpload allocates it, tlsFree frees it).
 struct TlsDeviceMatrix {
   uint32_t Rows = 0, Cols = 0;
+  ElemType Type = ElemType::F16; // X and Y have the same element type
   uint64_t NumBlocks = 0;
   uint32_t MaxBlockResidual = 0;
   const uint16_t *Values = nullptr;
@@ -40,12 +45,17 @@ void tlsFree(TlsDeviceMatrix &D);
 
 /// Tuning knobs; zero means "choose".
 struct TlsSpmmOptions {
-  int NTile = 0;      // 8, 16, 32 or 64 columns of X per CTA
-  int Warps = 0;      // 4 or 8 warps (16 rows each) per CTA
-  int Stages = 0;     // cp.async pipeline depth (2 or 3 where built)
-  int SplitK = 0;     // number of K splits
-  int WavesTarget = 0; // aim for this many waves of CTAs when choosing SplitK
+  int NTile = 0;       // 8, 16, 32 or 64 columns of X per output tile
+  int Warps = 0;       // warps (16-row tiles) per CTA: 4, 8, 12 or 16
+  int Stages = 0;      // pipeline depth (shared-memory stages)
+  int SplitK = 0;      // CTAs per output tile (grid = tiles * SplitK);
+                       // 0: one wave of persistent CTAs (stream-K)
+  int WavesTarget = 0; // with SplitK = 0: this many CTAs per resident slot
 };
+
+/// Every kernel variant built (NTile, Warps, Stages set), for tests and
+/// tuning; the same set exists for fp16 and bf16.
+std::vector<TlsSpmmOptions> tlsSpmmVariants();
 
 /// Bytes of workspace tlsSpmm needs for this shape and these options.
 /// The workspace must be zeroed once after allocation (cudaMemset); every
@@ -55,11 +65,18 @@ size_t tlsSpmmWorkspaceBytes(const TlsDeviceMatrix &W, int N,
                              const TlsSpmmOptions &Opts = {});
 
 /// Launches the SpMM on Stream. X needs Ldx % 8 == 0 and 16-byte alignment.
+/// The element type of X and Y must be W's (cudaErrorInvalidValue if not).
 cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
                     __half *Y, int Ldy, void *Workspace, size_t WorkspaceBytes,
                     cudaStream_t Stream, const TlsSpmmOptions &Opts = {});
+cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __nv_bfloat16 *X, int Ldx,
+                    int N, __nv_bfloat16 *Y, int Ldy, void *Workspace,
+                    size_t WorkspaceBytes, cudaStream_t Stream,
+                    const TlsSpmmOptions &Opts = {});
 
 /// What tlsSpmm would launch (for reports).
+/// SplitK: CTAs per output tile (rounded up); MaxWin: items (half blocks of
+/// 128 columns) per CTA. Stages is 0 when no variant fits.
 struct TlsSpmmPlan {
   int NTile, Warps, Stages, SplitK, NChunks, MBlocks, ResidualCap, MaxWin;
   size_t SharedBytes;
