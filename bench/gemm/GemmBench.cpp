@@ -361,7 +361,7 @@ public:
         if (Other.SplitCluster)
           Other.Splits = std::min(Other.Splits, 8);
         AddValid(Other);
-      } else if (Opt.Clusters) {
+      } else if (Opt.Clusters && double(S.M) * S.N >= 132.0 * 128 * 128) {
         for (int D = 0; D < 2; ++D) {
           cudaoptGemmPlan V = First;
           (D ? V.ClusterN : V.ClusterM) = 2;
@@ -601,6 +601,15 @@ public:
              true);
     }
     std::printf("special tests: %d failure(s)\n", Failures);
+    // What bounds cluster plans: clusters that fit at once, per size.
+    for (int Id = 0; Id < cudaoptGemmNumKernels(); ++Id) {
+      if (isMmaSync(cudaoptGemmPlan{Id, 1, 0, 1}))
+        continue;
+      std::printf("max active clusters %-18s", cudaoptGemmKernelName(Id));
+      for (int Size = 1; Size <= 8; ++Size)
+        std::printf(" %d:%d", Size, cudaoptGemmMaxActiveClusters(Id, Size));
+      std::printf("\n");
+    }
   }
 
 private:

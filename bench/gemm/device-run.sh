@@ -36,18 +36,25 @@ case "$MODE" in
   clusters)  # exp-clusters.txt: correctness of every variant, then A/B
     # timings (8 tuning rounds) of the new plan options on few-tile and
     # large shapes; each part in its own process with its own deadline.
+    # The run tool returns at most 8 files: results go to a scratch folder
+    # and only the logs and result lines are copied to $OUT.
     X=bench/gemm/exp-clusters.txt
+    W=$(mktemp -d)
     timeout 40 "$BIN" --special --shapes "$X" --tags none \
-      --out "$OUT/special.jsonl" > "$OUT/special.log" 2>&1
+      --out "$W/special.jsonl" > "$OUT/special.log" 2>&1
     echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
     grep FAIL "$OUT/special.log" | head -20
     timeout 60 "$BIN" --shapes "$X" --tags few --types f16 --layouts col \
-      --tune-rounds 8 --out "$OUT/few.jsonl" "$@" 2>&1 | tee "$OUT/few.log"
+      --tune-rounds 8 --out "$W/few.jsonl" "$@" > "$OUT/few.log" 2>&1
+    echo "few rc=$?"
     timeout 90 "$BIN" --shapes "$X" --tags big --types f16,bf16 \
-      --layouts col --tune-rounds 6 --out "$OUT/big.jsonl" "$@" 2>&1 | tee "$OUT/big.log"
+      --layouts col --tune-rounds 6 --out "$W/big.jsonl" "$@" > "$OUT/big.log" 2>&1
+    echo "big rc=$?"
     timeout 40 "$BIN" --shapes "$X" --tags big --types f16 --layouts row \
-      --tune-rounds 6 --out "$OUT/big.jsonl" "$@" 2>&1 | tee -a "$OUT/big.log"
-    python3 bench/gemm/candidates.py "$OUT"/few.jsonl "$OUT"/big.jsonl
+      --tune-rounds 6 --out "$W/big.jsonl" "$@" >> "$OUT/big.log" 2>&1
+    echo "big row rc=$?"
+    cp "$W/few.jsonl" "$W/big.jsonl" "$OUT/" 2>/dev/null
+    python3 bench/gemm/candidates.py "$W/few.jsonl" "$W/big.jsonl" | tee "$OUT/candidates.txt"
     ;;
   fix)  # re-measure a subset after a fix: fp16, B col, grid + llm shapes
     timeout "${F16_LIMIT:-20}" "$BIN" --special --shapes bench/gemm/shapes.txt \

@@ -134,6 +134,11 @@ const char *cudaoptGemmKernelName(int Kernel) {
   return K ? K->Name : nullptr;
 }
 
+int cudaoptGemmMaxActiveClusters(int Kernel, int ClusterSize) {
+  const KernelInfo *K = kernelInfo(Kernel);
+  return K && K->MaxActiveClusters ? K->MaxActiveClusters(ClusterSize) : 0;
+}
+
 const char *cudaoptGemmTableVersion(void) { return tableVersion(); }
 
 } // extern "C"

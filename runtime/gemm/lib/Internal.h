@@ -63,6 +63,9 @@ struct KernelInfo {
   double Efficiency;
   LaunchFn Launch;
   const char *Name;
+  /// Clusters of N CTAs that fit on the device at once (0: unknown; null
+  /// for kernels that are never launched as clusters).
+  int (*MaxActiveClusters)(int N);
 };
 
 /// The compiled configurations, indexed by id.

@@ -29,7 +29,10 @@ constexpr double SplitRedBytesPerSec = 400e9; // fp32 RED into L2 (a guess)
 // Predictions, not yet fitted: the two-accumulator K loop's speed-up of the
 // main loop, the fixed cost of a cluster split (barriers, DSMEM round
 // trips) and one SM's DSMEM read rate.
-constexpr double DualAccGain = 1.3;
+// Run 15: two accumulator sets changed nothing measurable (64x64 and
+// 64x128 tiles, 0-3% either way), so the model does not offer them and
+// predicts no gain; the tuner still measures the toggle of its first plan.
+constexpr double DualAccGain = 1.0;
 constexpr double SplitClusterSeconds = 0.8e-6;
 constexpr double SmDsmemBytesPerSec = 100e9;
 constexpr int MaxSplitCluster = 8; // portable cluster size
@@ -89,6 +92,15 @@ double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   long long Units = Tiles * Splits;
   long long Waves = ceilDiv(Units, Sms);
   long long Active = std::min<long long>(Units, Sms);
+  if (Splits > 1 && Plan.SplitCluster) {
+    // One unit per CTA, a cluster per tile; clusters that do not fit at
+    // once (run 15: k4 clusters on 32 tiles took two waves) run later.
+    long long Fit = K->MaxActiveClusters ? K->MaxActiveClusters(Splits) : 0;
+    if (Fit < 1)
+      Fit = std::max<long long>(1, Sms / Splits);
+    Waves = ceilDiv(Tiles, Fit);
+    Active = std::min<long long>(Tiles, Fit) * Splits;
+  }
   double Efficiency = K->Efficiency;
   if (Plan.DualAcc) // prediction, to be refitted: overlapping K blocks
     Efficiency = std::min(0.8, Efficiency * DualAccGain);
@@ -155,7 +167,6 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
       continue;
     }
     long long Tiles = ceilDiv(P.M, K->BM) * ceilDiv(P.N, K->BN);
-    const bool Dual = dualAccAllowed(K->BM, K->BN, K->Consumers);
     for (int Splits : SplitChoices) {
       if (Splits > 1 && (Splits > KBlocks / 2 || Tiles >= Sms))
         continue;
@@ -168,12 +179,9 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
           continue;
         if (SplitCluster && Splits > MaxSplitCluster)
           continue;
-        for (int DualAcc = 0; DualAcc <= (Dual ? 1 : 0); ++DualAcc) {
-          cudaoptGemmPlan Plan{Id, 8, 0, Splits};
-          Plan.DualAcc = DualAcc;
-          Plan.SplitCluster = SplitCluster;
-          All.push_back({modelSeconds(P, Plan, Sms), Plan});
-        }
+        cudaoptGemmPlan Plan{Id, 8, 0, Splits};
+        Plan.SplitCluster = SplitCluster;
+        All.push_back({modelSeconds(P, Plan, Sms), Plan});
       }
     }
   }

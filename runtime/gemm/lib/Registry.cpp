@@ -8,7 +8,8 @@ namespace cudaopt::gemm {
 #define CUDAOPT_DECLARE(Id, BM, BN, NC, ST, EFF)                               \
   cudaError_t launchSm90Config##Id(const cudaoptGemmProblem &,                 \
                                    const cudaoptGemmPlan &, void *, size_t,    \
-                                   cudaStream_t);
+                                   cudaStream_t);                              \
+  int maxActiveClustersSm90Config##Id(int);
 CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_DECLARE)
 #undef CUDAOPT_DECLARE
 
@@ -16,15 +17,17 @@ namespace {
 // clang-format off
 #define CUDAOPT_ENTRY(Id, BM, BN, NC, ST, EFF)                                 \
   {Id, BM, BN, NC, ST, EFF, launchSm90Config##Id,                              \
-   #BM "x" #BN "x64_c" #NC "_s" #ST},
+   #BM "x" #BN "x64_c" #NC "_s" #ST, maxActiveClustersSm90Config##Id},
 // clang-format on
 const KernelInfo Kernels[] = {
     CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_ENTRY)
     // Not sm_90a tile configurations: BM x BN is the output tile of a CTA,
     // Consumers/Stages/Efficiency are unused (Model.cpp models them by
     // bandwidth and round trips).
-    {MmaSync16KernelId, 16, 64, 0, 0, 0.0, launchMmaSync, "mma16x64_sync"},
-    {MmaSync64KernelId, 64, 64, 0, 0, 0.0, launchMmaSync, "mma64x64_sync"}};
+    {MmaSync16KernelId, 16, 64, 0, 0, 0.0, launchMmaSync, "mma16x64_sync",
+     nullptr},
+    {MmaSync64KernelId, 64, 64, 0, 0, 0.0, launchMmaSync, "mma64x64_sync",
+     nullptr}};
 #undef CUDAOPT_ENTRY
 } // namespace
 

@@ -226,9 +226,10 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
             const int Rows = BlockK / P.ClusterM;
 #pragma unroll
             for (int C = 0; C < BN / 64; ++C) {
-              unsigned char *D = DB + C * 64 * BlockK * 2 + Rank * Rows * 128;
+              unsigned char *D = DB + C * 64 * BlockK * 2;
               if (P.ClusterM > 1)
-                tmaLoad2dMulticast(D, &MapB, W.Tn * BN + C * 64,
+                tmaLoad2dMulticast(D + Rank * Rows * 128, &MapB,
+                                   W.Tn * BN + C * 64,
                                    Kb * BlockK + Rank * Rows, &Full[S], Mask);
               else
                 tmaLoad2d(D, &MapB, W.Tn * BN + C * 64, Kb * BlockK,

@@ -15,4 +15,8 @@ cudaError_t launchSm90Config0(const cudaoptGemmProblem &P,
                                           Stream);
 }
 
+int maxActiveClustersSm90Config0(int ClusterSize) {
+  return maxActiveClustersSm90<128, 256, 2, 4>(ClusterSize);
+}
+
 } // namespace cudaopt::gemm

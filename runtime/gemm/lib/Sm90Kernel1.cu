@@ -15,4 +15,8 @@ cudaError_t launchSm90Config1(const cudaoptGemmProblem &P,
                                           Stream);
 }
 
+int maxActiveClustersSm90Config1(int ClusterSize) {
+  return maxActiveClustersSm90<256, 128, 2, 4>(ClusterSize);
+}
+
 } // namespace cudaopt::gemm

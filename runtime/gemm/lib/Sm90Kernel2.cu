@@ -15,4 +15,8 @@ cudaError_t launchSm90Config2(const cudaoptGemmProblem &P,
                                           Stream);
 }
 
+int maxActiveClustersSm90Config2(int ClusterSize) {
+  return maxActiveClustersSm90<128, 128, 2, 6>(ClusterSize);
+}
+
 } // namespace cudaopt::gemm

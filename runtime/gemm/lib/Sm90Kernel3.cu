@@ -15,4 +15,8 @@ cudaError_t launchSm90Config3(const cudaoptGemmProblem &P,
                                          Stream);
 }
 
+int maxActiveClustersSm90Config3(int ClusterSize) {
+  return maxActiveClustersSm90<64, 256, 1, 5>(ClusterSize);
+}
+
 } // namespace cudaopt::gemm

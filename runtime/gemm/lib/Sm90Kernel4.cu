@@ -15,4 +15,8 @@ cudaError_t launchSm90Config4(const cudaoptGemmProblem &P,
                                          Stream);
 }
 
+int maxActiveClustersSm90Config4(int ClusterSize) {
+  return maxActiveClustersSm90<64, 128, 1, 8>(ClusterSize);
+}
+
 } // namespace cudaopt::gemm

@@ -15,4 +15,8 @@ cudaError_t launchSm90Config5(const cudaoptGemmProblem &P,
                                          Stream);
 }
 
+int maxActiveClustersSm90Config5(int ClusterSize) {
+  return maxActiveClustersSm90<128, 64, 2, 8>(ClusterSize);
+}
+
 } // namespace cudaopt::gemm

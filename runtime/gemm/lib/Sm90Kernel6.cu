@@ -15,4 +15,8 @@ cudaError_t launchSm90Config6(const cudaoptGemmProblem &P,
                                          Stream);
 }
 
+int maxActiveClustersSm90Config6(int ClusterSize) {
+  return maxActiveClustersSm90<64, 64, 1, 12>(ClusterSize);
+}
+
 } // namespace cudaopt::gemm

@@ -14,6 +14,44 @@
 
 namespace cudaopt::gemm {
 
+/// How many clusters of ClusterSize CTAs of this configuration can run at
+/// once (1 CTA per SM; a GPC whose free SMs do not divide evenly leaves some
+/// idle), 0 if the query fails. Cached: it depends only on the device.
+template <int BM, int BN, int NumConsumers, int Stages>
+int maxActiveClustersSm90(int ClusterSize) {
+  using Cfg = Sm90Gemm<__half, BM, BN, NumConsumers, Stages, false>;
+  auto *Kernel = sm90GemmKernel<__half, BM, BN, NumConsumers, Stages, false>;
+  static int Cached[17] = {};
+  if (ClusterSize < 1 || ClusterSize > 16)
+    return 0;
+  if (Cached[ClusterSize] != 0)
+    return Cached[ClusterSize] > 0 ? Cached[ClusterSize] : 0;
+  int Sms = 0, Fit = 0;
+  cudaLaunchConfig_t Config = {};
+  cudaLaunchAttribute Attr[1];
+  Attr[0].id = cudaLaunchAttributeClusterDimension;
+  Attr[0].val.clusterDim.x = ClusterSize;
+  Attr[0].val.clusterDim.y = 1;
+  Attr[0].val.clusterDim.z = 1;
+  Config.blockDim = dim3(Cfg::Threads);
+  Config.dynamicSmemBytes = Cfg::SmemBytes;
+  Config.attrs = Attr;
+  Config.numAttrs = 1;
+  if (multiProcessorCount(&Sms) != cudaSuccess ||
+      cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           Cfg::SmemBytes) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  Config.gridDim = dim3(Sms / ClusterSize * ClusterSize);
+  if (cudaOccupancyMaxActiveClusters(&Fit, Kernel, &Config) != cudaSuccess) {
+    cudaGetLastError();
+    Fit = -1;
+  }
+  Cached[ClusterSize] = Fit;
+  return Fit > 0 ? Fit : 0;
+}
+
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
           bool BRowMajor>
 cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
@@ -128,17 +166,10 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   if (K.ClusterK == 1) {
     // Persistent: as many clusters as fit at once (a GPC may leave an SM
     // idle when its free SMs do not pair up), never more than the units.
-    static int MaxClusters[9] = {};
-    if (MaxClusters[ClusterSize] == 0) {
-      Config.gridDim = dim3(Sms / ClusterSize * ClusterSize);
-      int Fit = 0;
-      Err = cudaOccupancyMaxActiveClusters(&Fit, Kernel, &Config);
-      if (Err != cudaSuccess)
-        return Err;
-      MaxClusters[ClusterSize] = Fit > 0 ? Fit : 1;
-    }
-    Clusters = Units < MaxClusters[ClusterSize] ? Units
-                                                : MaxClusters[ClusterSize];
+    int Fit = maxActiveClustersSm90<BM, BN, NumConsumers, Stages>(ClusterSize);
+    if (Fit < 1)
+      Fit = Sms / ClusterSize > 0 ? Sms / ClusterSize : 1;
+    Clusters = Units < Fit ? Units : Fit;
   }
   // ClusterK: one unit per CTA (the reduction reuses the stage buffers);
   // clusters that do not fit at once run in later waves.

@@ -102,6 +102,11 @@ size_t cudaoptGemmWorkspaceBytes(const cudaoptGemmProblem *P,
 int cudaoptGemmNumKernels(void);
 const char *cudaoptGemmKernelName(int Kernel);
 
+/* How many clusters of ClusterSize CTAs of compiled configuration Kernel
+ * fit on the current device at once (what bounds cluster plans); 0 if
+ * unknown or the kernel is never launched as clusters. */
+int cudaoptGemmMaxActiveClusters(int Kernel, int ClusterSize);
+
 /* Version of the tuned table compiled in. */
 const char *cudaoptGemmTableVersion(void);
 
