@@ -11,7 +11,10 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
+#include <chrono>
+#include <csignal>
 #include <map>
+#include <mutex>
 #include <thread>
 
 using namespace llvm;
@@ -41,6 +44,42 @@ static Expected<json::Value> readJSON(StringRef Path) {
     return createStringError(B.getError(), "no result file %s",
                              Path.str().c_str());
   return json::parse((*B)->getBuffer());
+}
+
+/// Runs the worker and waits for it, killing it DeadlineSeconds after its
+/// start (returning -2, as ExecuteAndWait does), not counting the time it
+/// waits for the GPU lock: the worker holds WaitFlag while it waits, and
+/// waiting for another tune's timing is not a hang.
+static int runWorker(StringRef Worker, ArrayRef<StringRef> Argv,
+                     ArrayRef<std::optional<StringRef>> Redirects,
+                     unsigned DeadlineSeconds, StringRef WaitFlag,
+                     std::string &ErrMsg, bool &Failed) {
+  sys::fs::remove(WaitFlag);
+  sys::ProcessInfo PI = sys::ExecuteNoWait(Worker, Argv, std::nullopt,
+                                           Redirects, 0, &ErrMsg, &Failed);
+  if (Failed || PI.Pid <= 0)
+    return -1;
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point Last = Clock::now();
+  Clock::time_point Deadline = Last + std::chrono::seconds(DeadlineSeconds);
+  while (true) {
+    sys::ProcessInfo W = sys::Wait(PI, /*SecondsToWait=*/0, &ErrMsg, nullptr,
+                                   /*Polling=*/true);
+    if (W.Pid != 0)
+      return W.ReturnCode;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Clock::time_point Now = Clock::now();
+    if (sys::fs::exists(WaitFlag))
+      Deadline += Now - Last;
+    Last = Now;
+    if (Now > Deadline) {
+      ::kill(PI.Pid, SIGKILL);
+      sys::Wait(PI, std::nullopt);
+      sys::fs::remove(WaitFlag);
+      ErrMsg = "deadline of " + std::to_string(DeadlineSeconds) + " s passed";
+      return -2;
+    }
+  }
 }
 
 /// One worker process at a time on Opts.Device, restarted after faults.
@@ -100,7 +139,13 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
     sys::path::append(JobPath, "job" + std::to_string(Attempt) + ".json");
     sys::path::append(ResultPath, "result" + std::to_string(Attempt) + ".json");
     sys::path::append(LogPath, "worker" + std::to_string(Attempt) + ".log");
+    SmallString<256> WaitFlag(Opts.WorkDir);
+    sys::path::append(WaitFlag, "lock-wait" + std::to_string(Attempt));
     ++Attempt;
+    // The worker locks the GPU itself: shared while it sets up and
+    // verifies, exclusive only while it times (nothing else runs then).
+    Job["gpu_lock"] = json::Object{{"dir", GpuLock::directory()},
+                                   {"wait_flag", std::string(WaitFlag)}};
     {
       std::error_code EC;
       raw_fd_ostream OS(JobPath, EC);
@@ -114,16 +159,22 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
                                             StringRef(LogPath)};
     std::string ErrMsg;
     bool Failed = false;
-    int RC;
-    {
-      GpuLock Lock(Opts.Device); // Nothing else times on this GPU meanwhile.
-      RC = sys::ExecuteAndWait(Opts.Worker, Argv, std::nullopt, Redirects,
-                               Opts.DeadlineSeconds, 0, &ErrMsg, &Failed);
-    }
+    const int RC = runWorker(Opts.Worker, Argv, Redirects, Opts.DeadlineSeconds,
+                             WaitFlag, ErrMsg, Failed);
     Expected<json::Value> R = readJSON(ResultPath);
     const json::Object *RO = R ? R->getAsObject() : nullptr;
     if (!R)
       consumeError(R.takeError());
+    if (RO) {
+      GpuLock::addWaitSeconds(RO->getNumber("lock_wait_s").value_or(0));
+      if (const json::Object *P = RO->getObject("phase_seconds");
+          P && Opts.WorkerPhases) {
+        static std::mutex PhasesMutex; // One client thread per GPU.
+        std::lock_guard<std::mutex> G(PhasesMutex);
+        for (const auto &[Phase, Secs] : *P)
+          (*Opts.WorkerPhases)[Phase.str()] += Secs.getAsNumber().value_or(0);
+      }
+    }
     if (RO)
       if (std::optional<StringRef> D = RO->getString("device"))
         DeviceName = D->str();

@@ -180,10 +180,15 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     H.Model = buildKernelModel(Ctx, K); // Spec mode has not needed it yet.
   MO.Reference = gemmReferenceFor(*H.Model, H.IntArgs, H.BufferElements,
                                   H.Grid, H.Block, ReferenceNote);
+  std::map<std::string, double> WorkerPhases;
+  MO.WorkerPhases = &WorkerPhases;
   ReferenceMeasurement Ref;
   Expected<std::vector<Measurement>> Ms =
       measureVariants(Variants, Cubins, H.Args, MO, Result.Device, &Ref);
   Result.addPhase("measure", PhaseStart);
+  for (const auto &[Phase, Secs] : WorkerPhases)
+    Result.PhaseSeconds["measure: worker " + Phase + " (included above)"] +=
+        Secs;
   if (!Ms)
     return Ms.takeError();
 

@@ -4,15 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Support/GpuLock.h"
+#include "cuda-opt/Support/GpuLockFiles.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 
 #include <atomic>
 #include <chrono>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 using namespace llvm;
 
@@ -22,29 +21,30 @@ static std::atomic<int64_t> WaitMicroseconds{0};
 
 double GpuLock::totalWaitSeconds() { return WaitMicroseconds.load() / 1e6; }
 
-GpuLock::GpuLock(int Device, Mode M) {
-  auto Start = std::chrono::steady_clock::now();
-  SmallString<256> Path;
+void GpuLock::addWaitSeconds(double Seconds) {
+  WaitMicroseconds += static_cast<int64_t>(Seconds * 1e6);
+}
+
+std::string GpuLock::directory() {
   if (std::optional<std::string> Dir = sys::Process::GetEnv("CUDA_OPT_LOCK_DIR"))
-    Path = *Dir;
+    return *Dir;
+  SmallString<256> Path;
+  sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
+  return std::string(Path);
+}
+
+GpuLock::GpuLock(int Device, Mode M)
+    : Files(std::make_unique<GpuLockFiles>(directory(), Device)) {
+  auto Start = std::chrono::steady_clock::now();
+  if (M == Shared)
+    Files->lockShared();
   else
-    sys::path::system_temp_directory(/*ErasedOnReboot=*/true, Path);
-  sys::path::append(Path, "cuda-opt-gpu" + std::to_string(Device) + ".lock");
-  FD = ::open(Path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  // Without a lock file (read-only temp dir) we run unserialised rather than
-  // not at all.
-  if (FD >= 0)
-    while (::flock(FD, M == Shared ? LOCK_SH : LOCK_EX) != 0 &&
-           errno == EINTR) {
-    }
+    Files->lockExclusive();
   WaitMicroseconds += std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now() - Start)
                           .count();
 }
 
-GpuLock::~GpuLock() {
-  if (FD >= 0)
-    ::close(FD);
-}
+GpuLock::~GpuLock() = default;
 
 } // namespace cuda_opt

@@ -26,6 +26,7 @@
 #include "Json.h"
 #include "LibraryCall.h"
 #include "Stats.h"
+#include "cuda-opt/Support/GpuLockFiles.h"
 
 #include <cuda.h>
 
@@ -36,6 +37,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -135,6 +137,10 @@ struct Job {
   /// GEMM-like kernels: cuBLAS on the same problem, timed alongside.
   bool HasGemmRef = false;
   GemmReference GemmRef;
+  /// "gpu_lock": {"dir", "wait_flag"}: the GPU lock (GpuLockFiles.h) is held
+  /// shared from the start and exclusively while timing; WaitFlag exists
+  /// while the worker waits for it, so the client's deadline pauses.
+  std::string LockDir, LockWaitFlag;
 };
 
 std::string ResultPath;
@@ -288,6 +294,8 @@ Job parseJob(const Json &J) {
   Jb.RelTol = J["rtol"].number(-1);
   Jb.TimeLimit = J["time_limit_s"].number(-1);
   Jb.Race = J["race"].boolean(false);
+  Jb.LockDir = J["gpu_lock"]["dir"].string();
+  Jb.LockWaitFlag = J["gpu_lock"]["wait_flag"].string();
   const Json &Ref = J["reference"];
   if (!Ref.isNull() && Ref["kind"].string() == "cublas_gemm") {
     Jb.HasGemmRef = true;
@@ -578,6 +586,37 @@ int main(int argc, char **argv) {
     fatal("job file is not valid JSON: " + ParseError, 64);
   Job Jb = parseJob(J);
   const auto Started = std::chrono::steady_clock::now();
+  // Where the worker's time goes (result "phase_seconds"), lock waits apart.
+  Json Phases = Json::object();
+  double LockWait = 0;
+  auto PhaseStart = Started;
+  auto EndPhase = [&](const char *Name) {
+    const auto Now = std::chrono::steady_clock::now();
+    Phases.set(Name, std::chrono::duration<double>(Now - PhaseStart).count());
+    PhaseStart = Now;
+  };
+  std::unique_ptr<cuda_opt::GpuLockFiles> Lock;
+  auto LockGpu = [&](bool Exclusive) {
+    if (Jb.LockDir.empty())
+      return;
+    if (!Lock)
+      Lock = std::make_unique<cuda_opt::GpuLockFiles>(Jb.LockDir, Jb.Device);
+    const auto T0 = std::chrono::steady_clock::now();
+    if (!Jb.LockWaitFlag.empty())
+      std::ofstream(Jb.LockWaitFlag) << "waiting\n";
+    if (Exclusive)
+      Lock->lockExclusive();
+    else
+      Lock->lockShared();
+    if (!Jb.LockWaitFlag.empty())
+      std::remove(Jb.LockWaitFlag.c_str());
+    const auto T1 = std::chrono::steady_clock::now();
+    LockWait += std::chrono::duration<double>(T1 - T0).count();
+    PhaseStart += T1 - T0;
+    Result.set("lock_wait_s", LockWait);
+  };
+  // Nothing here runs while another process times on this GPU.
+  LockGpu(/*Exclusive=*/false);
 
   check(cuInit(0), "cuInit");
   CUdevice Dev;
@@ -619,6 +658,8 @@ int main(int argc, char **argv) {
   if (!Checks.load(Dev, ChecksError))
     fatal(ChecksError);
 
+  EndPhase("setup");
+
   // Verification on every seed.
   Json VerifyFailures = Json::object();
   for (size_t SI = 0; SI < Jb.Seeds.size(); ++SI) {
@@ -658,6 +699,8 @@ int main(int argc, char **argv) {
     }
   }
 
+  EndPhase("verify");
+
   // Timing: every verified variant interleaved with the baseline, one launch
   // per round each, L2 flushed before each launch.
   int L2Bytes = 0;
@@ -676,6 +719,9 @@ int main(int argc, char **argv) {
   resetBuffers(Jb);
   std::vector<CUdeviceptr> Ptrs;
   std::vector<void *> Params = kernelParams(Jb, Ptrs);
+  EndPhase("timing-setup");
+  // Only the timing needs the GPU to itself.
+  LockGpu(/*Exclusive=*/true);
   Result.set("in_progress", "timing");
   writeResult();
   for (int Round = 0; Round < Jb.Warmup + Jb.Runs; ++Round) {
@@ -768,6 +814,8 @@ int main(int argc, char **argv) {
       R.set("error", G.Error.empty() ? "not run" : G.Error);
     Result.set("reference", R);
   }
+  EndPhase("timing");
+  Result.set("phase_seconds", Phases);
   Result.set("l2_flush_bytes", Jb.FlushL2 ? static_cast<long long>(FlushBytes) : 0LL);
   Result.set("in_progress", Json());
   Result.set("complete", true);

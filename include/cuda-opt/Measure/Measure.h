@@ -18,6 +18,7 @@
 #include <array>
 #include <functional>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,6 +98,9 @@ struct MeasureOptions {
   /// "race"; runtime/measure/Worker.cpp).
   bool Race = false;
   std::string WorkDir;
+  /// If set, the workers' own phase times ("setup", "verify", "timing",
+  /// ...; result "phase_seconds") are added to it.
+  std::map<std::string, double> *WorkerPhases = nullptr;
   /// Called after each worker process ends, with (done, total).
   std::function<void(unsigned, unsigned)> Progress;  /// A library baseline timed beside the variants (job "reference"), e.g.
   /// {"kind": "cublas_gemm", "m": .., "n": .., "k": .., "batch": ..,

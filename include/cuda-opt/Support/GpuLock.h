@@ -5,15 +5,22 @@
 // run on a GPU while something is timed on it: measurement workers hold this
 // lock exclusively; program runs that only capture (nothing is timed) hold it
 // shared, so they overlap each other but never a measurement; compiles do not
-// take it. An advisory flock(2) on $CUDA_OPT_LOCK_DIR (default: the system
-// temp dir)/cuda-opt-gpuN.lock; released when the object dies or the process
-// exits.
+// take it. The measurement worker takes it itself (shared for set-up and
+// verification, exclusive only while it times), given directory() in its
+// job. Advisory flock(2) files in $CUDA_OPT_LOCK_DIR (default: the system
+// temp dir), protocol in GpuLockFiles.h; released when the object dies or
+// the process exits.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_SUPPORT_GPULOCK_H
 #define CUDA_OPT_SUPPORT_GPULOCK_H
 
+#include <memory>
+#include <string>
+
 namespace cuda_opt {
+
+class GpuLockFiles;
 
 class GpuLock {
 public:
@@ -23,12 +30,16 @@ public:
   /// Seconds this process has spent waiting for GPU locks so far (all
   /// threads): how much of a tune's time other processes' GPU work cost it.
   static double totalWaitSeconds();
+  /// Adds a child process's lock waits (the worker's) to totalWaitSeconds.
+  static void addWaitSeconds(double Seconds);
+  /// The directory holding the lock files.
+  static std::string directory();
   ~GpuLock();
   GpuLock(const GpuLock &) = delete;
   GpuLock &operator=(const GpuLock &) = delete;
 
 private:
-  int FD = -1;
+  std::unique_ptr<GpuLockFiles> Files;
 };
 
 } // namespace cuda_opt
