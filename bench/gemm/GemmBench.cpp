@@ -100,6 +100,16 @@ std::string planName(const cudaoptGemmPlan &P) {
   return S.str();
 }
 
+/// Output tiles of a plan's configuration ("BMxBNx64_..." names), 0 if
+/// the name does not say.
+long long tilesOf(const cudaoptGemmPlan &P, const Shape &S) {
+  const char *Name = cudaoptGemmKernelName(P.Kernel);
+  int BM = 0, BN = 0;
+  if (!Name || std::sscanf(Name, "%dx%dx", &BM, &BN) != 2 || BM < 1 || BN < 1)
+    return 0;
+  return (long long)((S.M + BM - 1) / BM) * ((S.N + BN - 1) / BN);
+}
+
 bool samePlan(const cudaoptGemmPlan &A, const cudaoptGemmPlan &B) {
   auto Norm = [](int X) { return X < 1 ? 1 : X; };
   return A.Kernel == B.Kernel && A.Group == B.Group &&
@@ -361,7 +371,9 @@ public:
         if (Other.SplitCluster)
           Other.Splits = std::min(Other.Splits, 8);
         AddValid(Other);
-      } else if (Opt.Clusters && double(S.M) * S.N >= 132.0 * 128 * 128) {
+      } else if (Opt.Clusters && tilesOf(First, S) >= 32) {
+        // Enough tiles to pair up: where many SMs pull operand tiles at
+        // once, multicast halves the L2 -> SM traffic of the shared one.
         for (int D = 0; D < 2; ++D) {
           cudaoptGemmPlan V = First;
           (D ? V.ClusterN : V.ClusterM) = 2;

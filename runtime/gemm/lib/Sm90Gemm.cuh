@@ -78,6 +78,7 @@ struct Unit {
   int Tm, Tn, Tile, Split, Kb0, Kb1;
 };
 
+template <bool Ext>
 __device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U,
                                            int Rank) {
   Unit R;
@@ -92,10 +93,14 @@ __device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U,
   int Size = min(Major - First, P.Group);
   int A = First + Rem % Size;
   int B = Rem / Size;
-  R.Tm = (P.RasterN ? B : A) * P.ClusterM + (P.ClusterM > 1 ? Rank : 0);
-  R.Tn = (P.RasterN ? A : B) * P.ClusterN + (P.ClusterN > 1 ? Rank : 0);
-  if (P.ClusterK > 1)
-    Split = Rank;
+  R.Tm = P.RasterN ? B : A;
+  R.Tn = P.RasterN ? A : B;
+  if constexpr (Ext) {
+    R.Tm = R.Tm * P.ClusterM + (P.ClusterM > 1 ? Rank : 0);
+    R.Tn = R.Tn * P.ClusterN + (P.ClusterN > 1 ? Rank : 0);
+    if (P.ClusterK > 1)
+      Split = Rank;
+  }
   R.Split = Split;
   R.Kb0 = Split * P.KBlocksPerSplit;
   R.Kb1 = min(P.KBlocks, R.Kb0 + P.KBlocksPerSplit);
@@ -146,7 +151,7 @@ struct Sm90Gemm {
 };
 
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
-          bool BRowMajor>
+          bool BRowMajor, bool Ext>
 __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     sm90GemmKernel(const __grid_constant__ CUtensorMap MapA,
                    const __grid_constant__ CUtensorMap MapB,
@@ -170,8 +175,14 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
   // Multicast clusters: McSize CTAs share one operand tile, each loading
   // 1/McSize of it into every CTA of the cluster, so a stage is free only
   // when the consumers of all of them have released it.
-  const int McSize = P.ClusterM * P.ClusterN;
-  const int ClusterSize = McSize * P.ClusterK;
+  // Ext: the instance that can run the cluster and two-accumulator plan
+  // options; the plain instance compiles them out (run 16: carrying them
+  // as run-time branches cost the plain plans 2-10%).
+  const int CM = Ext ? P.ClusterM : 1;
+  const int CN = Ext ? P.ClusterN : 1;
+  const int CK = Ext ? P.ClusterK : 1;
+  const int McSize = CM * CN;
+  const int ClusterSize = McSize * CK;
   const int Rank = ClusterSize > 1 ? static_cast<int>(clusterCtaRank()) : 0;
   if (threadIdx.x == 0) {
     prefetchTensorMap(&MapA);
@@ -200,21 +211,23 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       const uint16_t Mask = static_cast<uint16_t>((1u << McSize) - 1);
       int It = 0;
       for (int U = ClusterId; U < NumUnits; U += NumClusters) {
-        Unit W = decodeUnit(P, U, Rank);
+        Unit W = decodeUnit<Ext>(P, U, Rank);
         // A multicast pair on an odd number of tiles has a CTA wholly
         // outside C: it loads its own operand from the last tile (its half
         // of the shared one is real) and stores nothing.
-        W.Tm = min(W.Tm, P.TilesM - 1);
-        W.Tn = min(W.Tn, P.TilesN - 1);
+        if (McSize > 1) {
+          W.Tm = min(W.Tm, P.TilesM - 1);
+          W.Tn = min(W.Tn, P.TilesN - 1);
+        }
         for (int Kb = W.Kb0; Kb < W.Kb1; ++Kb, ++It) {
           int S = It % Stages;
           mbarWait(&Empty[S], ((It / Stages) & 1) ^ 1);
           mbarArriveExpectTx(&Full[S], Cfg::ABytes + Cfg::BBytes);
           unsigned char *DA = SA + S * Cfg::ABytes;
           unsigned char *DB = SB + S * Cfg::BBytes;
-          if (P.ClusterN > 1) {
+          if (CN > 1) {
             // A is shared along N: this CTA loads rows Rank/ClusterN of it.
-            const int Rows = BM / P.ClusterN;
+            const int Rows = BM / CN;
             tmaLoad2dMulticast(DA + Rank * Rows * 128, &MapA, Kb * BlockK,
                                W.Tm * BM + Rank * Rows, &Full[S], Mask);
           } else {
@@ -223,11 +236,11 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           if constexpr (BRowMajor) {
             // 64-column chunks, BlockK K rows each; shared along M: this
             // CTA loads K rows Rank/ClusterM of every chunk.
-            const int Rows = BlockK / P.ClusterM;
+            const int Rows = BlockK / CM;
 #pragma unroll
             for (int C = 0; C < BN / 64; ++C) {
               unsigned char *D = DB + C * 64 * BlockK * 2;
-              if (P.ClusterM > 1)
+              if (CM > 1)
                 tmaLoad2dMulticast(D + Rank * Rows * 128, &MapB,
                                    W.Tn * BN + C * 64,
                                    Kb * BlockK + Rank * Rows, &Full[S], Mask);
@@ -236,8 +249,8 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
                           &Full[S]);
             }
           } else {
-            if (P.ClusterM > 1) {
-              const int Rows = BN / P.ClusterM;
+            if (CM > 1) {
+              const int Rows = BN / CM;
               tmaLoad2dMulticast(DB + Rank * Rows * 128, &MapB, Kb * BlockK,
                                  W.Tn * BN + Rank * Rows, &Full[S], Mask);
             } else {
@@ -249,7 +262,7 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     }
     // The consumers' mid-kernel cluster barrier of a ClusterK launch (one
     // unit per CTA): partial tiles written, reduction may start.
-    if (P.ClusterK > 1)
+    if (CK > 1)
       clusterSync();
   } else {
     // Consumer warpgroups.
@@ -260,24 +273,24 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     const int Lane = Tid % 32;
     // Hands stage S back to the producers of every CTA that wrote it.
     auto Release = [&](int S) {
-      if (Tid != 0)
-        return;
-      mbarArrive(&Empty[S]);
-      if (McSize > 1) // a pair: the peer's producer wrote half of it
-        mbarArriveCluster(&Empty[S], Rank ^ 1);
+      if (Tid == 0) {
+        mbarArrive(&Empty[S]);
+        if (McSize > 1) // a pair: the peer's producer wrote half of it
+          mbarArriveCluster(&Empty[S], Rank ^ 1);
+      }
     };
     // Two accumulator sets where registers allow (P.DualAcc): even K blocks
     // into Acc, odd into Acc2, so consecutive wgmma groups do not depend on
     // each other and can overlap in the tensor pipe. With one set, a
     // 64-wide tile spent ~0.17 us per K block whatever its N (run 14).
-    constexpr bool DualOk = dualAccAllowed(BM, BN, NumConsumers);
+    constexpr bool DualOk = Ext && dualAccAllowed(BM, BN, NumConsumers);
     float Acc[MI][BN / 2];
     float Acc2[DualOk ? MI : 1][DualOk ? BN / 2 : 2];
     int It = 0;
     int CBuf = 0; // which of this consumer's two output chunks is next
     unsigned char *CStage = SC + Cw * 2 * Cfg::CChunkBytes;
     for (int U = ClusterId; U < NumUnits; U += NumClusters) {
-      Unit W = decodeUnit(P, U, Rank);
+      Unit W = decodeUnit<Ext>(P, U, Rank);
       int PrevS = 0;
       // One K block into accumulator set D; First is the set's first block,
       // which overwrites instead of adding.
@@ -351,9 +364,9 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       // the next one, for j < N/8.
       const int RowBase = W.Tm * BM + Cw * Cfg::WarpM + Warp * 16 + Lane / 4;
       const int ColBase = W.Tn * BN + (Lane % 4) * 2;
-      if (W.Tm >= P.TilesM || W.Tn >= P.TilesN)
+      if (McSize > 1 && (W.Tm >= P.TilesM || W.Tn >= P.TilesN))
         continue; // the idle half of a multicast pair (see the producer)
-      if (P.ClusterK > 1) {
+      if (CK > 1) {
         // K split over the cluster (one unit per CTA, so the stage buffers
         // are idle now): every CTA writes its fp32 partial tile into its
         // own shared memory, then CTA r sums rows r/ClusterK of the tile
@@ -376,14 +389,14 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
                   Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
             }
         clusterSync();
-        const int RowsPer = (BM + P.ClusterK - 1) / P.ClusterK;
+        const int RowsPer = (BM + CK - 1) / CK;
         const int Quads = min(RowsPer, BM - Rank * RowsPer) * (BN / 4);
         for (int E = Cw * 128 + Tid; E < Quads; E += NumConsumers * 128) {
           const int R = Rank * RowsPer + E / (BN / 4);
           const int C = (E % (BN / 4)) * 4;
           const float *Local = Red + R * RedLd + C;
           float4 Sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-          for (int Q = 0; Q < P.ClusterK; ++Q) {
+          for (int Q = 0; Q < CK; ++Q) {
             float4 V = ldSharedCluster4(mapaShared(Local, Q));
             Sum.x += V.x;
             Sum.y += V.y;

@@ -20,7 +20,8 @@ namespace cudaopt::gemm {
 template <int BM, int BN, int NumConsumers, int Stages>
 int maxActiveClustersSm90(int ClusterSize) {
   using Cfg = Sm90Gemm<__half, BM, BN, NumConsumers, Stages, false>;
-  auto *Kernel = sm90GemmKernel<__half, BM, BN, NumConsumers, Stages, false>;
+  auto *Kernel =
+      sm90GemmKernel<__half, BM, BN, NumConsumers, Stages, false, true>;
   static int Cached[17] = {};
   if (ClusterSize < 1 || ClusterSize > 16)
     return 0;
@@ -52,13 +53,16 @@ int maxActiveClustersSm90(int ClusterSize) {
   return Fit > 0 ? Fit : 0;
 }
 
+/// Ext: the kernel instance with the cluster and two-accumulator options
+/// compiled in (launchSm90 picks it only for plans that use them).
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
-          bool BRowMajor>
+          bool BRowMajor, bool Ext>
 cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
                        void *Workspace, size_t WorkspaceBytes,
                        cudaStream_t Stream) {
   using Cfg = Sm90Gemm<T, BM, BN, NumConsumers, Stages, BRowMajor>;
-  auto *Kernel = sm90GemmKernel<T, BM, BN, NumConsumers, Stages, BRowMajor>;
+  auto *Kernel =
+      sm90GemmKernel<T, BM, BN, NumConsumers, Stages, BRowMajor, Ext>;
   static const cudaError_t AttrErr = cudaFuncSetAttribute(
       Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SmemBytes);
   if (AttrErr != cudaSuccess)
@@ -175,6 +179,21 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   // clusters that do not fit at once run in later waves.
   Config.gridDim = dim3(Clusters * ClusterSize);
   return cudaLaunchKernelEx(&Config, Kernel, MapA, MapB, MapC, K);
+}
+
+/// The plain or the Ext instance, by what the plan uses.
+template <typename T, int BM, int BN, int NumConsumers, int Stages,
+          bool BRowMajor>
+cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
+                       void *Workspace, size_t WorkspaceBytes,
+                       cudaStream_t Stream) {
+  const bool Ext = Plan.DualAcc || Plan.ClusterM > 1 || Plan.ClusterN > 1 ||
+                   (Plan.SplitCluster && Plan.Splits > 1);
+  if (Ext)
+    return launchSm90<T, BM, BN, NumConsumers, Stages, BRowMajor, true>(
+        P, Plan, Workspace, WorkspaceBytes, Stream);
+  return launchSm90<T, BM, BN, NumConsumers, Stages, BRowMajor, false>(
+      P, Plan, Workspace, WorkspaceBytes, Stream);
 }
 
 /// Dispatches one configuration over element type and B layout.
