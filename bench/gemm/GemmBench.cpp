@@ -600,6 +600,63 @@ public:
                  nullptr, Alpha),
              false);
     }
+    // Back-to-back dependent GEMMs (programmatic dependent launch): the
+    // second reads the first one's output as its A, with no host sync in
+    // between; its result must equal, bit for bit, a run of the second
+    // alone after a sync. The first output is poisoned (NaN) before, so a
+    // read ahead of the first kernel's writes shows. Plans: an unsplit
+    // big-tile one, a cluster split and a workspace split.
+    {
+      const int D = 2048;
+      const size_t Elems = size_t(D) * D, Bytes = Elems * 2;
+      char *Buf = nullptr;
+      BENCH_CHECK(cudaMalloc(&Buf, 5 * Bytes));
+      char *A = Buf, *B = Buf + Bytes, *C1 = Buf + 2 * Bytes,
+           *C2 = Buf + 3 * Bytes, *C3 = Buf + 4 * Bytes;
+      fillNormal(A, Elems, false, 91, 0, 1, Stream);
+      fillNormal(B, Elems, false, 92, 0, 1, Stream);
+      auto Prob = [&](const void *X, void *Y, int N, int K) {
+        cudaoptGemmProblem P{D, N, K, CUDAOPT_GEMM_F16, CUDAOPT_GEMM_B_COL,
+                             X, K, B, K, Y, N, 1.0f / 32, 0.0f};
+        return P;
+      };
+      const cudaoptGemmPlan Plans[] = {{0, 8, 0, 1}, {6, 8, 0, 4, 0, 0, 0, 1},
+                                       {2, 8, 0, 3}};
+      for (const cudaoptGemmPlan &Pl2 : Plans) {
+        // Second GEMM: 2048 x 256 x 2048 (few tiles: the split plans apply).
+        cudaoptGemmProblem P1 = Prob(A, C1, D, D), P2 = Prob(C1, C2, 256, D),
+                           P3 = Prob(C1, C3, 256, D);
+        cudaoptGemmPlan Pl1{0, 8, 0, 1};
+        BENCH_CHECK(cudaMemsetAsync(C1, 0xFF, Bytes, Stream));
+        BENCH_CHECK(cudaStreamSynchronize(Stream));
+        bool Ok = cudaoptGemmRun(&P1, &Pl1, Ws, WsBytes, Stream) ==
+                      cudaSuccess &&
+                  cudaoptGemmRun(&P2, &Pl2, Ws, WsBytes, Stream) == cudaSuccess;
+        BENCH_CHECK(cudaStreamSynchronize(Stream));
+        Ok = Ok &&
+             cudaoptGemmRun(&P3, &Pl2, Ws, WsBytes, Stream) == cudaSuccess;
+        BENCH_CHECK(cudaStreamSynchronize(Stream));
+        std::vector<unsigned short> H2(size_t(D) * 256), H3(size_t(D) * 256);
+        BENCH_CHECK(cudaMemcpy(H2.data(), C2, H2.size() * 2,
+                               cudaMemcpyDeviceToHost));
+        BENCH_CHECK(cudaMemcpy(H3.data(), C3, H3.size() * 2,
+                               cudaMemcpyDeviceToHost));
+        // Equal up to the order of the workspace split's fp32 atomics; any
+        // read of the poisoned C1 would show as NaN.
+        double Err = 0, Ref = 0;
+        bool Finite = Ok;
+        for (size_t I = 0; I < H2.size(); ++I) {
+          float X = __half2float(__ushort_as_half(H2[I]));
+          float Y = __half2float(__ushort_as_half(H3[I]));
+          Finite = Finite && std::isfinite(X) && std::isfinite(Y);
+          Err += double(X - Y) * (X - Y);
+          Ref += double(Y) * Y;
+        }
+        Report("back-to-back dependent GEMMs, second " + planName(Pl2),
+               Finite && Ref > 0 ? std::sqrt(Err / Ref) : INFINITY, true);
+      }
+      cudaFree(Buf);
+    }
     // Odd leading dimension: the dispatcher must take the fallback.
     {
       Shape S{333, 777, 1111, "fallback"};

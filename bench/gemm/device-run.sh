@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `run` tool), from the repository root:
-#   bench/gemm/device-run.sh smoke|exp|clusters|fix|full [gemm-bench args]
+#   bench/gemm/device-run.sh smoke|exp|clusters|pdl|fix|full [gemm-bench args]
 # Uses build-gemm/gemm-bench when it was carried and links, else builds.
 # Logs and results go to $OUT (default ./out).
 set -uo pipefail
@@ -55,6 +55,19 @@ case "$MODE" in
     echo "big row rc=$?"
     cp "$W/few.jsonl" "$W/big.jsonl" "$OUT/" 2>/dev/null
     python3 bench/gemm/candidates.py "$W/few.jsonl" "$W/big.jsonl" | tee "$OUT/candidates.txt"
+    ;;
+  pdl)  # exp.txt shapes, fp16 / B col, without then with programmatic
+    # dependent launch (CUDAOPT_GEMM_PDL), special tests with it on
+    W=$(mktemp -d)
+    timeout 60 env CUDAOPT_GEMM_PDL=0 "$BIN" --shapes bench/gemm/exp.txt \
+      --types f16 --layouts col --out "$W/nopdl.jsonl" "$@" > "$OUT/nopdl.log" 2>&1
+    echo "no pdl rc=$?"
+    timeout 90 "$BIN" --special --shapes bench/gemm/exp.txt --types f16 \
+      --layouts col --out "$W/pdl.jsonl" "$@" > "$OUT/pdl.log" 2>&1
+    echo "pdl rc=$?"
+    grep -E "FAIL|special tests|back-to-back" "$OUT/pdl.log"
+    cp "$W/nopdl.jsonl" "$W/pdl.jsonl" "$OUT/"
+    python3 bench/gemm/ab.py "$W/nopdl.jsonl" "$W/pdl.jsonl" | tee "$OUT/ab.txt"
     ;;
   fix)  # re-measure a subset after a fix: fp16, B col, grid + llm shapes
     timeout "${F16_LIMIT:-20}" "$BIN" --special --shapes bench/gemm/shapes.txt \

@@ -155,6 +155,10 @@ __global__ void __launch_bounds__(Threads, minBlocksFor<MT>())
   const int Split = blockIdx.y;
   const int C0 = Split * P.ChunksPerCta;
   const int C1 = min(P.Chunks, C0 + P.ChunksPerCta);
+  // Programmatic dependent launch (see Sm90Gemm.cuh): the next kernel may
+  // start; this one waits for its predecessor before any global access.
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
 
   // This lane's A rows in m-tile Mt: Mb + 16 Mt + G and + 8 (zero past M).
   bool HasA[MT][2];
@@ -384,8 +388,17 @@ cudaError_t launch(const GemvParams &K, dim3 Grid, cudaStream_t Stream) {
       Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(redBytes<MT>()));
   if (AttrErr != cudaSuccess)
     return AttrErr;
-  Kernel<<<Grid, Threads, redBytes<MT>(), Stream>>>(K);
-  return cudaGetLastError();
+  cudaLaunchConfig_t Config = {};
+  cudaLaunchAttribute Attr[1];
+  Attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  Attr[0].val.programmaticStreamSerializationAllowed = 1;
+  Config.gridDim = Grid;
+  Config.blockDim = dim3(Threads);
+  Config.dynamicSmemBytes = redBytes<MT>();
+  Config.stream = Stream;
+  Config.attrs = Attr;
+  Config.numAttrs = pdlEnabled() ? 1 : 0;
+  return cudaLaunchKernelEx(&Config, Kernel, K);
 }
 
 template <int MT>

@@ -21,6 +21,10 @@ cudaError_t encodeTileMap(CUtensorMap *Map, const void *Base, bool Bf16,
                           long long Inner, long long Outer, long long Ld,
                           int BoxInner, int BoxOuter);
 
+/// Whether the sm_90a kernels are launched with programmatic dependent
+/// launch (default; CUDAOPT_GEMM_PDL=0 in the environment turns it off).
+bool pdlEnabled();
+
 /// SM count of the current device (cached per device).
 cudaError_t multiProcessorCount(int *Count);
 

@@ -199,6 +199,12 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     clusterSync();
   else
     __syncthreads();
+  // Programmatic dependent launch: the next GEMM in the stream may start
+  // its prologue on free SMs now (it still waits for this grid to finish
+  // before touching memory); this one waits for its predecessor here,
+  // after its own prologue, before the first global access.
+  gridDepLaunchDependents();
+  gridDepWait();
 
   const int NumUnits = P.GridM * P.GridN * P.Splits;
   const int ClusterId = blockIdx.x / ClusterSize;

@@ -149,25 +149,34 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   Err = multiProcessorCount(&Sms);
   if (Err != cudaSuccess)
     return Err;
-  if (ClusterSize == 1) {
-    int Grid = Units < Sms ? Units : Sms;
-    Kernel<<<Grid, Cfg::Threads, Cfg::SmemBytes, Stream>>>(MapA, MapB, MapC,
-                                                           K);
-    return cudaGetLastError();
-  }
   cudaLaunchConfig_t Config = {};
-  cudaLaunchAttribute Attr[1];
-  Attr[0].id = cudaLaunchAttributeClusterDimension;
-  Attr[0].val.clusterDim.x = ClusterSize;
-  Attr[0].val.clusterDim.y = 1;
-  Attr[0].val.clusterDim.z = 1;
+  cudaLaunchAttribute Attr[2];
+  int NumAttrs = 0;
+  if (ClusterSize > 1) {
+    Attr[NumAttrs].id = cudaLaunchAttributeClusterDimension;
+    Attr[NumAttrs].val.clusterDim.x = ClusterSize;
+    Attr[NumAttrs].val.clusterDim.y = 1;
+    Attr[NumAttrs].val.clusterDim.z = 1;
+    ++NumAttrs;
+  }
+  if (pdlEnabled()) {
+    // Programmatic dependent launch: the next kernel in the stream may
+    // start (and run its prologue) once every CTA of this one has started;
+    // the kernel waits (griddepcontrol.wait) for the previous one to
+    // complete before it touches global memory.
+    Attr[NumAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    Attr[NumAttrs].val.programmaticStreamSerializationAllowed = 1;
+    ++NumAttrs;
+  }
   Config.blockDim = dim3(Cfg::Threads);
   Config.dynamicSmemBytes = Cfg::SmemBytes;
   Config.stream = Stream;
   Config.attrs = Attr;
-  Config.numAttrs = 1;
+  Config.numAttrs = NumAttrs;
   int Clusters = Units;
-  if (K.ClusterK == 1) {
+  if (ClusterSize == 1) {
+    Clusters = Units < Sms ? Units : Sms;
+  } else if (K.ClusterK == 1) {
     // Persistent: as many clusters as fit at once (a GPC may leave an SM
     // idle when its free SMs do not pair up), never more than the units.
     int Fit = maxActiveClustersSm90<BM, BN, NumConsumers, Stages>(ClusterSize);

@@ -83,6 +83,18 @@ __device__ __forceinline__ void tmaLoad2dMulticast(void *Dst,
       : "memory");
 }
 
+/// Programmatic dependent launch: lets the next grid in the stream start
+/// once every CTA of this one has executed it (or exited).
+__device__ __forceinline__ void gridDepLaunchDependents() {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+/// Waits until the grids this one depends on (programmatically) have
+/// completed and their memory is visible; a no-op without such a launch.
+__device__ __forceinline__ void gridDepWait() {
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+}
+
 /// This CTA's rank in its cluster (0 without a cluster launch).
 __device__ __forceinline__ unsigned clusterCtaRank() {
   unsigned R;

@@ -8,6 +8,7 @@
 #include "Internal.h"
 
 #include <cstdint>
+#include <cstdlib>
 
 namespace cudaopt::gemm {
 namespace {
@@ -53,6 +54,14 @@ cudaError_t encodeTileMap(CUtensorMap *Map, const void *Base, bool Bf16,
       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return R == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+bool pdlEnabled() {
+  static const bool On = [] {
+    const char *V = std::getenv("CUDAOPT_GEMM_PDL");
+    return !(V && V[0] == '0');
+  }();
+  return On;
 }
 
 cudaError_t multiProcessorCount(int *Count) {
