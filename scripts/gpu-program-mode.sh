@@ -20,7 +20,7 @@ if [ "$filter" != none ]; then
   grep -E "^(PASS|FAIL|UNRESOLVED|XFAIL)|^ *(Passed|Failed|Unsupported|Unresolved)" \
     "$OUT/gpu-tests.log"
   # The failing tests' output, for the next fix.
-  awk '/^\*\*\*\*\*\*\*\*\*\* TEST .* FAILED/,/^\*\*\*\*\*\*\*\*\*\*$/' \
+  awk '/TEST .* FAILED \*+$/,/^\*+$/' \
     "$OUT/gpu-tests.log" | tail -c 6000
 fi
 if [ $# -gt 0 ]; then

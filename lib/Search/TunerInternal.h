@@ -91,7 +91,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
 /// The launch probe (docs/program-mode-plan.md): launch-changing variants
 /// whose host code differs from the original's only inside the kernel's
 /// launch statements get their launch from one config-mode run of the
-/// original program. Off unless CUDA_OPT_LAUNCH_PROBE is set. Returns which
+/// original program. Off when CUDA_OPT_NO_LAUNCH_PROBE is set. Returns which
 /// variants got their launch.
 std::vector<bool> probeVariantLaunches(
     const Toolchain &TC, const SourceInput &Input, ParsedSource &Parsed,

@@ -46,8 +46,9 @@ parseVariant(const Toolchain &TC, const SourceInput &VI,
 /// launch statements (same callee, stream and argument texts, same
 /// parameter sizes) get their launch from one config-mode run of the
 /// original program that evaluates every such variant's <<<...>>>
-/// expressions at the site. Off unless CUDA_OPT_LAUNCH_PROBE is set, until
-/// it has been checked against the per-variant runs on the GPU. Returns
+/// expressions at the site (checked against the per-variant runs on the
+/// GPU: test/GPU/program/launch-probe.test). CUDA_OPT_NO_LAUNCH_PROBE=1
+/// turns it off. Returns
 /// which variants got their launch; a failed probe run leaves them all to
 /// the per-variant runs.
 std::vector<bool> probeVariantLaunches(
@@ -55,7 +56,7 @@ std::vector<bool> probeVariantLaunches(
     const KernelInfo &K, const Harness &H, std::vector<VariantSource> &Vs,
     const std::vector<bool> &Need, const ParsePreamble *Preamble) {
   std::vector<bool> Done(Vs.size(), false);
-  if (!std::getenv("CUDA_OPT_LAUNCH_PROBE"))
+  if (std::getenv("CUDA_OPT_NO_LAUNCH_PROBE"))
     return Done;
   const ProbeBase Base = probeBase(Parsed.getASTContext(), K, Input.Text);
   std::vector<std::vector<LaunchProbe>> Probes(Base.Launches.size());
