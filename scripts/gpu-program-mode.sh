@@ -33,7 +33,7 @@ if [ $# -gt 0 ]; then
   python3 "$root/bench/summarize.py" --out "$OUT_BENCH" \
     --results "$OUT/results" > "$OUT/summary.log" 2>&1
   (cd "$OUT_BENCH" && tar -czf "$OUT/reports.tgz" *.report.json *.report.md \
-    *.opt.cu status.tsv run.log logs 2>/dev/null)
+    *.opt.cu status.tsv last-run.json run.log logs 2>/dev/null)
   tail -45 "$OUT/bench.log"
   cat "$OUT/summary.log"
 fi
