@@ -43,7 +43,10 @@ for PHASE in "${@:-smoke}"; do
       echo "SMOKE FAILED"; exit 1
     fi ;;
   quick)
-    timeout 60 $BIN --shapes ${QUICK_SHAPES:-1,7,8,15} --n 8,32,128 --reps 10 $C --json "$OUT/quick.json" 2>&1 | tee "$OUT/quick.log" | grep -v "^#" | cut -c1-40,56-75,88-110,136-160,210-300 ;;
+    timeout 60 $BIN --shapes ${QUICK_SHAPES:-1,7,8,15} --n ${QUICK_NS:-8,32,128} --reps 10 ${QUICK_FLAGS:-} $C --json "$OUT/quick${QUICK_TAG:-}.json" 2>&1 | tee "$OUT/quick${QUICK_TAG:-}.log" | grep -v "^#" | cut -c1-40,56-75,88-110,136-160,210-300 ;;
+  quickdirty)
+    # The same with the memset-only L2 flush of the earlier runs.
+    QUICK_FLAGS="--dirty-flush --no-tune" QUICK_TAG=-dirty bash "$0" quick | grep -v "^NVIDIA\|^cuSPARSELt\|^|" ;;
   variants)
     timeout ${VAR_TIMEOUT:-60} $BIN --shapes ${VAR_SHAPES:-1,15,29} --n ${VAR_NS:-8,32,128} --reps 10 --variants $C > "$OUT/variants.log" 2>&1
     # Per case: the default's speedup, then the best variant.
@@ -52,11 +55,13 @@ for PHASE in "${@:-smoke}"; do
          END{if(b)print b}' "$OUT/variants.log" | sed 's/  */ /g' ;;
   ablate)
     # Time the default plan with parts of the kernel switched off
-    # (TLS_SPMM_ABLATE bits: 1 gather, 2 decode, 4 mma, 8 W copies).
-    for A in 0 1 3 7 15 8; do
-      TLS_SPMM_ABLATE=$A timeout 30 $BIN --shapes ${ABL_SHAPES:-8} --n ${ABL_NS:-8,32} --reps 10 --no-tune > "$OUT/ablate-$A.log" 2>&1
-      grep -E "^(ok|FAIL) " "$OUT/ablate-$A.log" | sed -E "s/^(\S+) +([0-9]+) +([0-9]+) +([0-9]+) .*tls +([0-9.]+) us.*cublas +([0-9.]+) us.*/ablate $A: \1 \2x\3 N=\4 tls \5 us cublas \6 us/"
-    done ;;
+    # (TLS_SPMM_ABLATE bits: 1 gather, 2 decode, 4 mma, 8 W copies, 16 fixup).
+    for A in ${ABL_SET:-0 1 3 7 15 8 16 31}; do
+      TLS_SPMM_ABLATE=$A timeout 30 $BIN --shapes ${ABL_SHAPES:-8} --n ${ABL_NS:-8,32} --reps 10 --no-tune > "$OUT/ablate.tmp" 2>&1
+      cat "$OUT/ablate.tmp" >> "$OUT/ablate.log"
+      grep -E "^(ok|FAIL) " "$OUT/ablate.tmp" | sed -E "s/^(\S+) +([0-9]+) +([0-9]+) +([0-9]+) .*tls +([0-9.]+) us.*cublas +([0-9.]+) us.*/ablate $A: \1 \2x\3 N=\4 tls \5 us cublas \6 us/"
+    done
+    rm -f "$OUT/ablate.tmp" ;;
   ncu)
     timeout 90 ncu --clock-control none --section SpeedOfLight --section WarpStateStats \
       --section Occupancy --section LaunchStats --section SchedulerStats \
@@ -76,4 +81,6 @@ for PHASE in "${@:-smoke}"; do
   esac
 done
 grep -h "^FAIL\|accumulation" "$OUT"/*.log | head -20
-ls "$OUT"/*.json >/dev/null 2>&1 && python3 bench/spmm/summarize.py "$OUT"/*.json
+J=$(ls "$OUT"/*.json 2>/dev/null | grep -v -- -dirty)
+[ -n "$J" ] && python3 bench/spmm/summarize.py $J
+[ -f "$OUT/quick-dirty.json" ] && echo "memset-only flush:" && python3 bench/spmm/summarize.py "$OUT/quick-dirty.json"

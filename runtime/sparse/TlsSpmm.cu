@@ -10,9 +10,9 @@
 //
 // Pipeline: STAGES shared-memory stages, each holding the X half-tile (shared
 // by the CTA's warps) and, per warp, its tile's half block: the chain's
-// values (2 KB, copied into a lane-padded layout so the per-k-step 16-byte
-// fragment loads are conflict-free), its bitmap words (256 B) and the
-// block's residual values. Every thread copies its share with cp.async and
+// values (2 KB, each lane's four 16-byte fragments XOR-swizzled so the
+// per-k-step fragment loads are conflict-free), its bitmap words (256 B) and
+// the block's residual values (their offsets are loaded 32 items ahead). Every thread copies its share with cp.async and
 // signals the stage's "full" mbarrier with cp.async.mbarrier.arrive.noinc;
 // a thread that has consumed a stage arrives on its "empty" mbarrier, and the
 // stage is refilled (by all threads) one item later, so warps may drift one
@@ -49,8 +49,10 @@ namespace {
 
 constexpr int HalfCols = BlockCols / 2;
 constexpr int XPitch = HalfCols + 8; // halves; 16-byte pad kills conflicts
-constexpr int LanePitch = 40;        // halves per lane: 32 slots + 16-byte pad
-constexpr int WValBytes = 32 * LanePitch * 2;  // 2560
+// A lane's 32 slots (64 bytes) of a chain in shared memory: its k-step K
+// fragment (16 bytes) at chunk K ^ laneSwizzle, so that the 16-byte fragment
+// loads of a quarter warp hit eight different bank quads.
+constexpr int WValBytes = 32 * 64; // 2048
 constexpr int WBitsBytes = BlockBitmapWords * 2; // 256: one chain's words
 constexpr int WHeadBytes = 16; // residual start and end of the block
 constexpr int BarrierBytes = 128; // full and empty mbarriers, STAGES <= 8
@@ -66,17 +68,14 @@ struct Tables {
 };
 constexpr int TableBytes = int(sizeof(Tables)); // 2304
 
-constexpr Tables makeTables() {
-  Tables T{};
-  for (uint32_t B = 0; B < 256; ++B) {
-    uint32_t I = infoByte(B);
-    T.EN0[B] = spreadRowBits(I & 0xF) | spreadRowBits(I >> 4) << 16;
-    T.EN1[B] = T.EN0[B] << 2;
-    T.Meta[B] = uint8_t(metaByte(B));
-  }
-  return T;
+/// Fills entry B of the tables (each CTA computes them: no global load at
+/// its start).
+__device__ __forceinline__ void fillTables(Tables &T, uint32_t B) {
+  uint32_t I = infoByte(B);
+  T.EN0[B] = spreadRowBits(I & 0xF) | spreadRowBits(I >> 4) << 16;
+  T.EN1[B] = T.EN0[B] << 2;
+  T.Meta[B] = uint8_t(metaByte(B));
 }
-__device__ const Tables DecodeTables = makeTables();
 
 struct Params {
   const uint16_t *Values;
@@ -96,7 +95,8 @@ struct Params {
   int RCap;    // residual values staged per warp and stage (multiple of 8)
   int Ablate;  // diagnostics only (TLS_SPMM_ABLATE, wrong results): bit 0
                // skips the gather, 1 the mask/metadata decode, 2 the mma
-               // phase, 3 the W and residual copies
+               // phase, 3 the W and residual copies, 4 the fixup of split
+               // output tiles (fence, counter, last contributor)
 };
 
 /// Shared-memory layout (host and device): tables, barriers, the stages
@@ -168,17 +168,22 @@ __device__ __forceinline__ void ldmatrixX4(uint32_t (&B)[4], const void *P) {
       : "r"(smemAddr(P)));
 }
 
+/// 16-bit shared-memory load into (and store from) a 32-bit register: no
+/// 16-bit register moves in the gather loop.
 __device__ __forceinline__ uint32_t lds16(uint32_t A) {
-  unsigned short V;
-  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(V) : "r"(A) : "memory");
+  uint32_t V;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(V) : "r"(A) : "memory");
   return V;
 }
 /// Stores the low 16 bits of V at A when P is nonzero (a predicated STS).
 __device__ __forceinline__ void sts16If(uint32_t A, uint32_t V, uint32_t P) {
   asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n"
                " @p st.shared.u16 [%0], %1;\n}\n" ::"r"(A),
-               "h"((unsigned short)V), "r"(P)
+               "r"(V), "r"(P)
                : "memory");
+}
+__device__ __forceinline__ void sts16(uint32_t A, uint32_t V) {
+  asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(A), "r"(V) : "memory");
 }
 
 /// 1 << S for S in 0..31, 0 for S >= 32 (PTX clamps the shift amount; the
@@ -196,34 +201,37 @@ __device__ __forceinline__ uint32_t bitAt(int S) {
 /// residual value. The value of the next step is loaded before this step's
 /// stores (it never reads what they write: another empty slot, or the
 /// residual list). Vb, Db: shared-memory byte addresses of the chain's slots
-/// and of its layer-2 buffer; Rq: of its next residual value. A step after
+/// and of its layer-2 buffer (both swizzled by Sw); Rq: of its next residual
+/// value. A step after
 /// the last need changes nothing that is read again: it may zero a remaining
 /// empty slot, which holds zero anyway (the encoder leaves unused empty
 /// slots zero).
 __device__ __forceinline__ void gatherChain(uint32_t N, uint32_t E,
                                             uint32_t Vb, uint32_t Db,
-                                            uint32_t Rq) {
+                                            uint32_t Rq, uint32_t Sw) {
   if (!N)
     return;
-  int X = highestBit(N); // FLO: -1 for zero
-  int Y = highestBit(E);
-  uint32_t Ya = Vb + 2 * Y;
-  uint32_t V = lds16(E ? Ya : Rq);
-  while (true) {
-    // State of the next step.
-    uint32_t Had = E;
-    Rq += E ? 0 : 2;
-    E ^= bitAt(Y);
+  int Y = highestBit(E); // FLO: -1 for zero
+  uint32_t A = E ? Vb + (uint32_t(Y << 1) ^ Sw) : Rq;
+  uint32_t V = lds16(A);
+#pragma unroll 2
+  for (;;) {
+    const int X = highestBit(N);
     N ^= bitAt(X);
-    int X2 = highestBit(N), Y2 = highestBit(E);
-    uint32_t Ya2 = Vb + 2 * Y2;
-    uint32_t V2 = lds16(E ? Ya2 : Rq);
-    // This step's stores.
-    sts16If(Ya, 0, Had);
-    sts16If(Db + 2 * X, V, 1);
+    // The next step's value is loaded before this step's stores.
+    const uint32_t Had = E;
+    E ^= bitAt(Y);
+    Rq += Had ? 0 : 2;
+    const int Y2 = highestBit(E);
+    const uint32_t A2 = E ? Vb + (uint32_t(Y2 << 1) ^ Sw) : Rq;
+    const uint32_t V2 = lds16(A2);
+    sts16If(A, 0, Had);
+    sts16(Db + (uint32_t(X << 1) ^ Sw), V);
     if (!N)
       break;
-    X = X2, Y = Y2, Ya = Ya2, V = V2;
+    Y = Y2;
+    A = A2;
+    V = V2;
   }
 }
 
@@ -307,17 +315,34 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
   const uint32_t EmptyBar = FullBar + 8 * STAGES;
   unsigned char *Stages = Smem + TableBytes + BarrierBytes;
   const uint32_t StagesAddr = smemAddr(Stages);
-  uint16_t *LaneA2 = reinterpret_cast<uint16_t *>(
-                         Stages + STAGES * StageB + Warp * WValBytes) +
-                     Lane * LanePitch;
+  // This lane's fragment chunk K lives at byte (16 * K) ^ Sw of its 64.
+  const uint32_t Sw = uint32_t((Lane >> 1) & 3) << 4;
+  unsigned char *LaneA2 =
+      Stages + STAGES * StageB + Warp * WValBytes + Lane * 64;
   const uint32_t A2Addr = smemAddr(LaneA2);
 
-  {
-    const uint4 *Src = reinterpret_cast<const uint4 *>(&DecodeTables);
-    uint4 *Dst = reinterpret_cast<uint4 *>(Smem);
-    for (int I = Tid; I < TableBytes / 16; I += Threads)
-      Dst[I] = Src[I];
-  }
+  // Residual offsets (start, end) of the block of item J sit in lane
+  // J - RoBase of (RoS, RoE); the next 32 items' in (RoS2, RoE2), loaded 32
+  // items ahead so that no copy waits for them.
+  auto roLoad = [&](int Base, uint32_t &S, uint32_t &E) {
+    S = E = 0;
+    if (Base + Lane < Count) {
+      Cursor C(P, Begin + Base + Lane);
+      const int Tile = C.Mb * WARPS + Warp;
+      if (Tile < P.Tiles) {
+        const size_t Blk = size_t(Tile) * P.BlockColumns + (C.Half >> 1);
+        S = __ldg(P.ResOff + Blk);
+        E = __ldg(P.ResOff + Blk + 1);
+      }
+    }
+  };
+  int RoBase = 0;
+  uint32_t RoS, RoE, RoS2, RoE2;
+  roLoad(0, RoS, RoE);
+  roLoad(32, RoS2, RoE2);
+
+  for (int B = Tid; B < 256; B += Threads)
+    fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
   if (Tid == 0)
     for (int S = 0; S < STAGES; ++S) {
       mbarInit(FullBar + 8 * S, Threads);
@@ -328,9 +353,14 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
   // Producer side: every thread copies its share of an item into its stage
   // and arrives on the stage's full barrier when its copies have landed.
   Cursor IC(P, Begin);
-  uint32_t PfStart = 0, PfEnd = 0; // residual offsets of item PfItem
-  int PfItem = -1;
   auto issue = [&](int J) {
+    if (J - RoBase >= 32) {
+      RoBase += 32;
+      RoS = RoS2;
+      RoE = RoE2;
+      roLoad(RoBase + 32, RoS2, RoE2);
+    }
+
     const uint32_t St = StagesAddr + (J % STAGES) * StageB;
 #pragma unroll
     for (int C0 = 0; C0 < NT * 16; C0 += Threads) {
@@ -350,29 +380,32 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
       const size_t Blk = size_t(Tile) * P.BlockColumns + (IC.Half >> 1);
       const int Chain = IC.Half & 1;
       const uint32_t Wr = St + XB + Warp * WRegion;
-      uint32_t Start = PfStart, Stop = PfEnd;
-      if (PfItem != J) {
-        Start = __ldg(P.ResOff + Blk);
-        Stop = __ldg(P.ResOff + Blk + 1);
-      }
-      // Every lane writes the same header words and reads back its own.
-      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr),
-                   "r"(Start), "r"(Stop)
-                   : "memory");
       if (!(P.Ablate & 8)) {
         const unsigned char *V = reinterpret_cast<const unsigned char *>(
                                      P.Values + Blk * BlockSlots) +
                                  Chain * 2048 + Lane * 16;
-        const uint32_t D = Wr + WHeadBytes + (Lane >> 2) * (LanePitch * 2) +
-                           (Lane & 3) * 16;
+        // Chunk Lane & 3 of lane Lane / 4 + 8 * I, whose swizzle is
+        // ((Lane >> 3) & 3) << 4 for every I.
+        const uint32_t D = Wr + WHeadBytes + (Lane >> 2) * 64 +
+                           (((Lane & 3) ^ ((Lane >> 3) & 3)) << 4);
 #pragma unroll
         for (int I = 0; I < 4; ++I)
-          cpAsync16(D + I * 8 * (LanePitch * 2), V + I * 512);
+          cpAsync16(D + I * 512, V + I * 512);
         if (Lane < 16)
           cpAsync16(Wr + WHeadBytes + WValBytes + Lane * 16,
                     reinterpret_cast<const unsigned char *>(
                         P.Bitmap + Blk * BlockBitmapWords) +
                         Chain * 256 + Lane * 16);
+      }
+      // The residual copies wait for the offsets (loaded long ago, except
+      // for the first items), so they come after the other copies.
+      const uint32_t Start = __shfl_sync(0xffffffffu, RoS, J - RoBase);
+      const uint32_t Stop = __shfl_sync(0xffffffffu, RoE, J - RoBase);
+      // Every lane writes the same header words and reads back its own.
+      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr),
+                   "r"(Start), "r"(Stop)
+                   : "memory");
+      if (!(P.Ablate & 8)) {
         const uint32_t Aligned = Start & ~7u;
         const int Chunks = min(int((Stop - Aligned + 7) >> 3), P.RCap >> 3);
         for (int C = Lane; C < Chunks; C += 32)
@@ -381,16 +414,7 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
       }
     }
     mbarArriveCpAsync(FullBar + 8 * (J % STAGES));
-    // Load the next item's residual offsets now; they are used one issue
-    // later, so their latency hides behind this item's consumption.
     IC.next(P);
-    const int Tile2 = IC.Mb * WARPS + Warp;
-    if (J + 1 < Count && Tile2 < P.Tiles) {
-      const size_t Blk2 = size_t(Tile2) * P.BlockColumns + (IC.Half >> 1);
-      PfStart = __ldg(P.ResOff + Blk2);
-      PfEnd = __ldg(P.ResOff + Blk2 + 1);
-      PfItem = J + 1;
-    }
   };
 
 #pragma unroll
@@ -441,6 +465,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
         atomicAdd(reinterpret_cast<float2 *>(Base + size_t(RH * 8) * P.Np +
                                              J * 8),
                   make_float2(A[J][2 * RH], A[J][2 * RH + 1]));
+    if (P.Ablate & 16)
+      return;
     __threadfence();
     __syncwarp();
     unsigned *Ctr = P.Counters + size_t(Tile) * P.NChunks + Nc;
@@ -486,8 +512,7 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
       const uint16_t *Xs = reinterpret_cast<const uint16_t *>(Stage);
       unsigned char *Wr = Stage + XB + Warp * WRegion;
       const uint32_t *Hdr = reinterpret_cast<const uint32_t *>(Wr);
-      uint16_t *LaneV =
-          reinterpret_cast<uint16_t *>(Wr + WHeadBytes) + Lane * LanePitch;
+      unsigned char *LaneV = Wr + WHeadBytes + Lane * 64;
       const uint4 *Bits4 =
           reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
       const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
@@ -495,7 +520,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
       // The layer-2 buffer starts at zero (only needed positions get values).
 #pragma unroll
       for (int K = 0; K < 4; ++K)
-        *reinterpret_cast<uint4 *>(LaneA2 + K * 8) = make_uint4(0, 0, 0, 0);
+        *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ Sw)) =
+            make_uint4(0, 0, 0, 0);
 
       // Bitmap words of rows G and G + 8 (and of the metadata row).
       const uint4 BG = Bits4[G], BG8 = Bits4[G + 8],
@@ -551,14 +577,14 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
         if (Chain)
           Q += int(Stop - Start) - Total;
         if (!(P.Ablate & 1))
-          gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q);
+          gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
       }
 
       if (!(P.Ablate & 4))
 #pragma unroll
         for (int K = 0; K < 4; ++K) {
-          uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + K * 8);
-          uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + K * 8);
+          uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
+          uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ Sw));
 #pragma unroll
           for (int T = 0; T < NTiles8; ++T) {
             uint32_t B[4];
@@ -601,18 +627,22 @@ template <int NT, int WARPS, int STAGES, bool BF16> Variant variant() {
 // Per n-tile in order of preference: the planner takes the first that fits
 // in shared memory (many residual values per block, at low sparsity, need
 // smaller variants).
-#define TLS_VARIANTS_NT(NT, B)                                                 \
-  variant<NT, 16, 3, B>(), variant<NT, 12, 4, B>(), variant<NT, 8, 4, B>(),    \
-      variant<NT, 4, 3, B>()
+#define TLS_VARIANTS_SMALL(NT, B)                                              \
+  variant<NT, 16, 4, B>(), variant<NT, 16, 3, B>(), variant<NT, 12, 4, B>(),   \
+      variant<NT, 8, 4, B>(), variant<NT, 4, 3, B>()
+#define TLS_VARIANTS_32(B)                                                     \
+  variant<32, 16, 3, B>(), variant<32, 12, 4, B>(), variant<32, 8, 4, B>(),    \
+      variant<32, 4, 3, B>()
 #define TLS_VARIANTS_64(B)                                                     \
-  variant<64, 12, 3, B>(), variant<64, 8, 4, B>(), variant<64, 4, 3, B>()
+  variant<64, 12, 4, B>(), variant<64, 12, 3, B>(), variant<64, 8, 4, B>(),    \
+      variant<64, 4, 3, B>()
 
 const std::vector<Variant> &allVariants() {
   static const std::vector<Variant> All = {
-      TLS_VARIANTS_NT(8, false),  TLS_VARIANTS_NT(16, false),
-      TLS_VARIANTS_NT(32, false), TLS_VARIANTS_64(false),
-      TLS_VARIANTS_NT(8, true),   TLS_VARIANTS_NT(16, true),
-      TLS_VARIANTS_NT(32, true),  TLS_VARIANTS_64(true)};
+      TLS_VARIANTS_SMALL(8, false), TLS_VARIANTS_SMALL(16, false),
+      TLS_VARIANTS_32(false),       TLS_VARIANTS_64(false),
+      TLS_VARIANTS_SMALL(8, true),  TLS_VARIANTS_SMALL(16, true),
+      TLS_VARIANTS_32(true),        TLS_VARIANTS_64(true)};
   return All;
 }
 
