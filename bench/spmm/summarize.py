@@ -173,14 +173,27 @@ def main():
     ap.add_argument("--md")
     ap.add_argument("--json")
     ap.add_argument("--png")
+    ap.add_argument("--attach", action="append", default=[],
+                    metavar="KEY=FILE",
+                    help="store FILE under KEY in the --json output: a JSON "
+                    "document as is, or spmm-bench output as its summary "
+                    "and records (e.g. an earlier run, for comparison)")
     a = ap.parse_args()
     meta, rows = load(a.inputs)
     table = summarize(rows)
     print_table(table)
     if a.json:
+        doc = {"meta": meta, "summary": table, "results": rows}
+        for item in a.attach:
+            key, path = item.split("=", 1)
+            try:
+                with open(path) as f:
+                    doc[key] = json.load(f)
+            except json.JSONDecodeError:
+                m, r = load([path])
+                doc[key] = {"meta": m, "summary": summarize(r), "results": r}
         with open(a.json, "w") as f:
-            json.dump({"meta": meta, "summary": table, "results": rows}, f,
-                      indent=1)
+            json.dump(doc, f, indent=1)
     if a.md:
         with open(a.md, "w") as f:
             print_table(table, f)
