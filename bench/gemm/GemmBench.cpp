@@ -35,7 +35,7 @@ struct Options {
   double ArenaGiB = 8;
   std::vector<cudaoptGemmPlan> Extra; // --extra Kernel/Group/RasterN/Splits,...
   bool Special = false;
-  bool Clusters = true; // --no-clusters: no multicast-pair candidates
+  bool Clusters = true;       // --no-clusters: no multicast-pair candidates
   std::set<std::string> Tags; // empty: every shape
 };
 
@@ -112,9 +112,9 @@ long long tilesOf(const cudaoptGemmPlan &P, const Shape &S) {
 
 bool samePlan(const cudaoptGemmPlan &A, const cudaoptGemmPlan &B) {
   auto Norm = [](int X) { return X < 1 ? 1 : X; };
-  return A.Kernel == B.Kernel && A.Group == B.Group &&
-         A.RasterN == B.RasterN && A.Splits == B.Splits &&
-         A.DualAcc == B.DualAcc && Norm(A.ClusterM) == Norm(B.ClusterM) &&
+  return A.Kernel == B.Kernel && A.Group == B.Group && A.RasterN == B.RasterN &&
+         A.Splits == B.Splits && A.DualAcc == B.DualAcc &&
+         Norm(A.ClusterM) == Norm(B.ClusterM) &&
          Norm(A.ClusterN) == Norm(B.ClusterN) &&
          (A.SplitCluster && A.Splits > 1) == (B.SplitCluster && B.Splits > 1);
 }
@@ -616,12 +616,23 @@ public:
       fillNormal(A, Elems, false, 91, 0, 1, Stream);
       fillNormal(B, Elems, false, 92, 0, 1, Stream);
       auto Prob = [&](const void *X, void *Y, int N, int K) {
-        cudaoptGemmProblem P{D, N, K, CUDAOPT_GEMM_F16, CUDAOPT_GEMM_B_COL,
-                             X, K, B, K, Y, N, 1.0f / 32, 0.0f};
+        cudaoptGemmProblem P{};
+        P.M = D;
+        P.N = N;
+        P.K = K;
+        P.Type = CUDAOPT_GEMM_F16;
+        P.LayoutB = CUDAOPT_GEMM_B_COL;
+        P.A = X;
+        P.Lda = K;
+        P.B = B;
+        P.Ldb = K;
+        P.C = Y;
+        P.Ldc = N;
+        P.Alpha = 1.0f / 32;
         return P;
       };
-      const cudaoptGemmPlan Plans[] = {{0, 8, 0, 1}, {6, 8, 0, 4, 0, 0, 0, 1},
-                                       {2, 8, 0, 3}};
+      const cudaoptGemmPlan Plans[] = {
+          {0, 8, 0, 1}, {6, 8, 0, 4, 0, 0, 0, 1}, {2, 8, 0, 3}};
       for (const cudaoptGemmPlan &Pl2 : Plans) {
         // Second GEMM: 2048 x 256 x 2048 (few tiles: the split plans apply).
         cudaoptGemmProblem P1 = Prob(A, C1, D, D), P2 = Prob(C1, C2, 256, D),
@@ -629,18 +640,18 @@ public:
         cudaoptGemmPlan Pl1{0, 8, 0, 1};
         BENCH_CHECK(cudaMemsetAsync(C1, 0xFF, Bytes, Stream));
         BENCH_CHECK(cudaStreamSynchronize(Stream));
-        bool Ok = cudaoptGemmRun(&P1, &Pl1, Ws, WsBytes, Stream) ==
-                      cudaSuccess &&
-                  cudaoptGemmRun(&P2, &Pl2, Ws, WsBytes, Stream) == cudaSuccess;
+        bool Ok =
+            cudaoptGemmRun(&P1, &Pl1, Ws, WsBytes, Stream) == cudaSuccess &&
+            cudaoptGemmRun(&P2, &Pl2, Ws, WsBytes, Stream) == cudaSuccess;
         BENCH_CHECK(cudaStreamSynchronize(Stream));
-        Ok = Ok &&
-             cudaoptGemmRun(&P3, &Pl2, Ws, WsBytes, Stream) == cudaSuccess;
+        Ok =
+            Ok && cudaoptGemmRun(&P3, &Pl2, Ws, WsBytes, Stream) == cudaSuccess;
         BENCH_CHECK(cudaStreamSynchronize(Stream));
         std::vector<unsigned short> H2(size_t(D) * 256), H3(size_t(D) * 256);
-        BENCH_CHECK(cudaMemcpy(H2.data(), C2, H2.size() * 2,
-                               cudaMemcpyDeviceToHost));
-        BENCH_CHECK(cudaMemcpy(H3.data(), C3, H3.size() * 2,
-                               cudaMemcpyDeviceToHost));
+        BENCH_CHECK(
+            cudaMemcpy(H2.data(), C2, H2.size() * 2, cudaMemcpyDeviceToHost));
+        BENCH_CHECK(
+            cudaMemcpy(H3.data(), C3, H3.size() * 2, cudaMemcpyDeviceToHost));
         // Equal up to the order of the workspace split's fp32 atomics; any
         // read of the poisoned C1 would show as NaN.
         double Err = 0, Ref = 0;

@@ -27,8 +27,7 @@ int main() {
       continue;
     }
     std::printf("%s/g%d/r%d/k%d%s%s\n", kernelInfo(Plan.Kernel)->Name,
-                Plan.Group, Plan.RasterN, Plan.Splits,
-                Plan.DualAcc ? "/d" : "",
+                Plan.Group, Plan.RasterN, Plan.Splits, Plan.DualAcc ? "/d" : "",
                 Plan.SplitCluster && Plan.Splits > 1 ? "/c" : "");
   }
   return 0;

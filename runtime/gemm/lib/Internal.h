@@ -45,7 +45,7 @@ size_t splitWorkspaceBytes(int M, int N, int Splits);
 /// decode) and 64 x 64 (small shapes) output tiles per CTA, M tiled over the
 /// grid. Their configuration ids follow the sm_90a ones; a plan's Splits is
 /// the K split, Group and RasterN are ignored.
-constexpr int GemvMaxM = 16;        // the model offers the 16-row one up to here
+constexpr int GemvMaxM = 16; // the model offers the 16-row one up to here
 constexpr int MmaSync16KernelId = 7;
 constexpr int MmaSync64KernelId = 8;
 constexpr int GemvKernelId = MmaSync16KernelId;

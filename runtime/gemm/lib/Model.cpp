@@ -125,8 +125,7 @@ double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
     // The splits of a tile are one cluster: each CTA stores its partial
     // tile to its shared memory, one cluster barrier, then each reads its
     // 1/Splits of the rows from all of them (DSMEM) and writes C.
-    Seconds += SplitClusterSeconds +
-               4.0 * K->BM * K->BN / SmDsmemBytesPerSec;
+    Seconds += SplitClusterSeconds + 4.0 * K->BM * K->BN / SmDsmemBytesPerSec;
   } else if (Splits > 1) { // partial tiles written and read back once
     // Each split adds its fp32 partial tile into one workspace tile with
     // vector atomics (performed in L2); the last one reads it back.
@@ -183,8 +182,8 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
         // multi-wave one won, and the 368 measured were 1.51x slower than
         // the shape's best (geomean; fastest 1.07x).
         if (SplitCluster) {
-          long long Fit = K->MaxActiveClusters ? K->MaxActiveClusters(Splits)
-                                               : 0;
+          long long Fit =
+              K->MaxActiveClusters ? K->MaxActiveClusters(Splits) : 0;
           if (Fit < 1)
             Fit = Sms * 9 / 10 / Splits;
           if (Tiles > Fit)

@@ -251,8 +251,7 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
                                    W.Tn * BN + C * 64,
                                    Kb * BlockK + Rank * Rows, &Full[S], Mask);
               else
-                tmaLoad2d(D, &MapB, W.Tn * BN + C * 64, Kb * BlockK,
-                          &Full[S]);
+                tmaLoad2d(D, &MapB, W.Tn * BN + C * 64, Kb * BlockK, &Full[S]);
             }
           } else {
             if (CM > 1) {
@@ -300,7 +299,7 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       int PrevS = 0;
       // One K block into accumulator set D; First is the set's first block,
       // which overwrites instead of adding.
-      auto Consume = [&](int Kb, float(&D)[MI][BN / 2], int First) {
+      auto Consume = [&](int Kb, float (&D)[MI][BN / 2], int First) {
         int S = It % Stages;
         mbarWait(&Full[S], (It / Stages) & 1);
         uint32_t ABase = smemAddr(SA + S * Cfg::ABytes) + Cw * Cfg::WarpM * 128;

@@ -69,18 +69,15 @@ __device__ __forceinline__ void tmaLoad2d(void *Dst, const CUtensorMap *Map,
 /// 2-D TMA tile load multicast to the CTAs of this cluster named in \p Mask:
 /// the box lands at \p Dst in each of them and completes on the mbarrier at
 /// \p Bar's offset in each of them.
-__device__ __forceinline__ void tmaLoad2dMulticast(void *Dst,
-                                                   const CUtensorMap *Map,
-                                                   int C0, int C1,
-                                                   uint64_t *Bar,
-                                                   uint16_t Mask) {
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile"
-      ".mbarrier::complete_tx::bytes.multicast::cluster"
-      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smemAddr(Dst)),
-      "l"(reinterpret_cast<uint64_t>(Map)), "r"(C0), "r"(C1),
-      "r"(smemAddr(Bar)), "h"(Mask)
-      : "memory");
+__device__ __forceinline__ void
+tmaLoad2dMulticast(void *Dst, const CUtensorMap *Map, int C0, int C1,
+                   uint64_t *Bar, uint16_t Mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"
+               ".mbarrier::complete_tx::bytes.multicast::cluster"
+               " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smemAddr(Dst)),
+               "l"(reinterpret_cast<uint64_t>(Map)), "r"(C0), "r"(C1),
+               "r"(smemAddr(Bar)), "h"(Mask)
+               : "memory");
 }
 
 /// Programmatic dependent launch: lets the next grid in the stream start
@@ -111,8 +108,7 @@ __device__ __forceinline__ void clusterSync() {
 }
 
 /// The shared::cluster address of \p Ptr's counterpart in CTA \p Rank.
-__device__ __forceinline__ uint32_t mapaShared(const void *Ptr,
-                                               unsigned Rank) {
+__device__ __forceinline__ uint32_t mapaShared(const void *Ptr, unsigned Rank) {
   uint32_t R;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                : "=r"(R)

@@ -50,12 +50,12 @@ typedef struct {
  * RasterN, Splits}, which keeps such initialisers (older tables, emitted
  * code) meaning what they meant. */
 typedef struct {
-  int Kernel;  /* configuration id, or -1 */
-  int Group;   /* tiles per raster group (of clusters), >= 1 */
-  int RasterN; /* 0: raster groups run along M, 1: along N */
-  int Splits;  /* K splits, >= 1; > 1 needs a workspace unless SplitCluster */
-  int DualAcc; /* 1: two accumulator sets, even/odd K blocks (tiles whose
-                  per-consumer share is at most 64 x 128) */
+  int Kernel;   /* configuration id, or -1 */
+  int Group;    /* tiles per raster group (of clusters), >= 1 */
+  int RasterN;  /* 0: raster groups run along M, 1: along N */
+  int Splits;   /* K splits, >= 1; > 1 needs a workspace unless SplitCluster */
+  int DualAcc;  /* 1: two accumulator sets, even/odd K blocks (tiles whose
+                   per-consumer share is at most 64 x 128) */
   int ClusterM; /* 0/1, or 2: pairs of CTAs on adjacent M tiles, each loading
                    half of the shared B tile and multicasting it (Splits 1) */
   int ClusterN; /* 0/1, or 2: the same along N, sharing the A tile */
