@@ -1,7 +1,8 @@
 #!/bin/bash
 # The script the SpMM work sends to the lent GPU (one call = smoke test,
 # variant sweep, grid). Writes logs and JSON under $OUT; prints a short
-# summary last. Usage: bench/spmm/device-run.sh [smoke|variants|grid50|other]...
+# summary last. Usage: bench/spmm/device-run.sh
+# [check|abi|smoke|quick|quickdirty|variants|ablate|ncu|grid50|other]...
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/spmm-out}
@@ -37,6 +38,15 @@ for PHASE in "${@:-smoke}"; do
     fi
     timeout ${CHECK_TIMEOUT:-60} $CHK > "$OUT/check.log" 2>&1; echo "check rc=$?"
     grep -E "FAIL|PASS" "$OUT/check.log" | head -20 ;;
+  abi)
+    # The host function the MLIR lowering calls (TlsMlirAbi.cu), end to end.
+    ABI=build-spmm/tls-mlir-abi-check
+    if ! [ -x "$ABI" ]; then
+      nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/sparse \
+        runtime/sparse/MlirAbiCheck.cu runtime/sparse/TlsMlirAbi.cu \
+        runtime/sparse/TlsSpmm.cu runtime/sparse/TlsEncoder.cpp -o "$ABI" || exit 1
+    fi
+    timeout 60 $ABI > "$OUT/abi.log" 2>&1; echo "abi rc=$?"; cat "$OUT/abi.log" ;;
   smoke)
     timeout 90 $BIN --shapes 1,7 --n 8,16,32,64,128,256 --reps 5 $C 2>&1 | tee "$OUT/smoke.log"
     if ! grep -q "^ok " "$OUT/smoke.log" || grep -q "FAIL" "$OUT/smoke.log"; then
