@@ -136,21 +136,27 @@ __device__ __forceinline__ void cpAsync16(uint32_t Dst, const void *Src) {
 // per thread, made by cp.async.mbarrier.arrive.noinc once the thread's
 // copies have landed; the empty barrier one arrival per thread once it has
 // read the stage.
+// (sm_80 has the same barriers but no try_wait: it polls with test_wait.)
 __device__ __forceinline__ void mbarInit(uint32_t Bar, unsigned Count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(Bar),
-               "r"(Count)
+  asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(Bar), "r"(Count)
                : "memory");
 }
 __device__ __forceinline__ void mbarArriveCpAsync(uint32_t Bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(
-                   Bar)
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(Bar)
                : "memory");
 }
 __device__ __forceinline__ void mbarArrive(uint32_t Bar) {
+#if __CUDA_ARCH__ >= 900
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(Bar)
                : "memory");
+#else
+  asm volatile("{\n .reg .b64 st;\n mbarrier.arrive.shared.b64 st, [%0];\n}\n" ::"r"(
+                   Bar)
+               : "memory");
+#endif
 }
 __device__ __forceinline__ void mbarWait(uint32_t Bar, uint32_t Parity) {
+#if __CUDA_ARCH__ >= 900
   asm volatile("{\n"
                " .reg .pred p;\n"
                "TLS_WAIT:\n"
@@ -159,6 +165,26 @@ __device__ __forceinline__ void mbarWait(uint32_t Bar, uint32_t Parity) {
                "}\n" ::"r"(Bar),
                "r"(Parity)
                : "memory");
+#else
+  asm volatile("{\n"
+               " .reg .pred p;\n"
+               "TLS_WAIT:\n"
+               " mbarrier.test_wait.parity.shared.b64 p, [%0], %1;\n"
+               " @!p bra TLS_WAIT;\n"
+               "}\n" ::"r"(Bar),
+               "r"(Parity)
+               : "memory");
+#endif
+}
+
+/// Adds two floats at an 8-byte aligned address (a vector red on sm_90).
+__device__ __forceinline__ void redAdd2(float *P, float A, float B) {
+#if __CUDA_ARCH__ >= 900
+  atomicAdd(reinterpret_cast<float2 *>(P), make_float2(A, B));
+#else
+  atomicAdd(P, A);
+  atomicAdd(P + 1, B);
+#endif
 }
 
 __device__ __forceinline__ void ldmatrixX4(uint32_t (&B)[4], const void *P) {
@@ -462,9 +488,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
     for (int J = 0; J < NTiles8; ++J)
 #pragma unroll
       for (int RH = 0; RH < 2; ++RH)
-        atomicAdd(reinterpret_cast<float2 *>(Base + size_t(RH * 8) * P.Np +
-                                             J * 8),
-                  make_float2(A[J][2 * RH], A[J][2 * RH + 1]));
+        redAdd2(Base + size_t(RH * 8) * P.Np + J * 8, A[J][2 * RH],
+                A[J][2 * RH + 1]);
     if (P.Ablate & 16)
       return;
     __threadfence();
