@@ -253,8 +253,9 @@ Expected<CublasGemmMapping> Mapper::run() {
   }
   // (h, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
   if (C.Kind == CublasGemmKind::Sgemm && !Opts.AllowFp16Compute)
-    return fail("fp32 operands: there is no fp32 GEMM in the tuned family; "
-                "TF32 or fp16 would change precision (give "
+    return fail("fp32 operands: cudaoptGemm's fp32 path is a CUDA-core "
+                "kernel for naive fp32 GEMM kernels, not a replacement for "
+                "cuBLAS's own SGEMM; TF32 or fp16 would change precision (give "
                 "allow-fp16-compute=1 to run it in fp16 with fp32 "
                 "accumulation, as CUBLAS_COMPUTE_32F_FAST_16F allows, with "
                 "an fp16-rounded result)");

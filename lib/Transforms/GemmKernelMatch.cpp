@@ -296,19 +296,19 @@ Error Matcher::checkTypes(const MemoryAccess &X, const MemoryAccess &Y,
   Elem EA = elementOf(X.BaseDecl->getType()->getPointeeType());
   Elem EB = elementOf(Y.BaseDecl->getType()->getPointeeType());
   Elem EC = elementOf(Out.BaseDecl->getType()->getPointeeType());
-  if (EA == Elem::F32 && EB == Elem::F32 && EC == Elem::F32)
-    return refuse(kernel() +
-                  " is an fp32 GEMM: there is no fp32 GEMM in the tuned "
-                  "family; TF32 or fp16 would change precision");
   if (EA == Elem::F64 || EB == Elem::F64 || EC == Elem::F64)
-    return refuse(kernel() + " is an fp64 GEMM; the tuned family is fp16 and "
-                             "bf16 only");
-  if (EA != EB || EB != EC || (EA != Elem::F16 && EA != Elem::BF16))
+    return refuse(kernel() + " is an fp64 GEMM; the tuned family is fp16, "
+                             "bf16 and fp32 only");
+  if (EA != EB || EB != EC ||
+      (EA != Elem::F16 && EA != Elem::BF16 && EA != Elem::F32))
     return refuse(kernel() + " mixes element types (A: " + X.ElementType +
                   ", B: " + Y.ElementType + ", C: " + Out.ElementType +
-                  "); cudaoptGemm needs A, B and C all __half or all "
-                  "__nv_bfloat16");
+                  "); cudaoptGemm needs A, B and C all __half, all "
+                  "__nv_bfloat16 or all float");
   Result.BF16 = EA == Elem::BF16;
+  // fp32: the runtime's CUDA-core kernel computes the same FMA chain over k
+  // as `acc += A * B` does (runtime/gemm/lib/Sgemm.cu); no tensor cores.
+  Result.F32 = EA == Elem::F32;
   QualType AccType = Acc->getType().getCanonicalType().getUnqualifiedType();
   if (!AccType->isSpecificBuiltinType(BuiltinType::Float))
     return refuse(kernel() + " accumulates in '" +
@@ -709,7 +709,9 @@ Expected<GemmProblem> problemAtLaunch(ASTContext &Ctx, const KernelInfo &K,
   P.M = ArgAs(Match.M, Ctx.IntTy);
   P.N = ArgAs(Match.N, Ctx.IntTy);
   P.K = ArgAs(Match.K, Ctx.IntTy);
-  P.Type = Match.BF16 ? "CUDAOPT_GEMM_BF16" : "CUDAOPT_GEMM_F16";
+  P.Type = Match.F32    ? "CUDAOPT_GEMM_F32"
+           : Match.BF16 ? "CUDAOPT_GEMM_BF16"
+                        : "CUDAOPT_GEMM_F16";
   P.LayoutB = Match.BColumnMajor ? "CUDAOPT_GEMM_B_COL" : "CUDAOPT_GEMM_B_ROW";
   P.A = Arg(Match.A);
   P.Lda = P.K;

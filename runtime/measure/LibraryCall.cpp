@@ -28,7 +28,9 @@ bool LibraryCall::parse(const Json &J, size_t NumArgs, std::string &Error) {
   Lda = J["lda"].integer(0);
   Ldb = J["ldb"].integer(0);
   Ldc = J["ldc"].integer(0);
-  BF16 = J["dtype"].string() == "bf16";
+  const std::string DType = J["dtype"].string();
+  BF16 = DType == "bf16";
+  F32 = DType == "f32";
   BRowMajor = J["b_layout"].string() != "col";
   A = static_cast<int>(J["a"].integer(-1));
   B = static_cast<int>(J["b"].integer(-1));
@@ -65,7 +67,7 @@ CUresult LibraryCall::run(const std::vector<CUdeviceptr> &Ptrs,
   P.M = static_cast<int>(M);
   P.N = static_cast<int>(N);
   P.K = static_cast<int>(K);
-  P.Type = BF16 ? CUDAOPT_GEMM_BF16 : CUDAOPT_GEMM_F16;
+  P.Type = F32 ? CUDAOPT_GEMM_F32 : BF16 ? CUDAOPT_GEMM_BF16 : CUDAOPT_GEMM_F16;
   P.LayoutB = BRowMajor ? CUDAOPT_GEMM_B_ROW : CUDAOPT_GEMM_B_COL;
   P.A = reinterpret_cast<const void *>(Ptrs[A]);
   P.Lda = Lda;

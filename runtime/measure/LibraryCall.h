@@ -41,7 +41,7 @@ public:
 private:
   std::string Kind, Path;
   long long M = 0, N = 0, K = 0, Lda = 0, Ldb = 0, Ldc = 0;
-  bool BF16 = false, BRowMajor = true;
+  bool BF16 = false, F32 = false, BRowMajor = true;
   int A = -1, B = -1, C = -1;
   double Alpha = 1, Beta = 0;
   void *Entry = nullptr;

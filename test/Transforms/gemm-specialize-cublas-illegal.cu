@@ -9,7 +9,7 @@
 // CHECK-NEXT: cublasGemmEx at {{.*}}:{{[0-9]+}}:3: the compute type accumulates in fp16; cudaoptGemm accumulates in fp32, which changes the results (give allow-fp16-compute=1 to accept that)
 // CHECK-NEXT: cublasGemmEx at {{.*}}:{{[0-9]+}}:3: transa and transb must be compile-time constants
 // CHECK-NEXT: cublasHgemm at {{.*}}:{{[0-9]+}}:3: cublasHgemm accumulates in fp16; cudaoptGemm accumulates in fp32, which changes the results (give allow-fp16-compute=1 to accept that)
-// CHECK-NEXT: cublasSgemm at {{.*}}:{{[0-9]+}}:3: fp32 operands: there is no fp32 GEMM in the tuned family; TF32 or fp16 would change precision (give allow-fp16-compute=1 to run it in fp16 with fp32 accumulation, as CUBLAS_COMPUTE_32F_FAST_16F allows, with an fp16-rounded result)
+// CHECK-NEXT: cublasSgemm at {{.*}}:{{[0-9]+}}:3: fp32 operands: cudaoptGemm's fp32 path is a CUDA-core kernel for naive fp32 GEMM kernels, not a replacement for cuBLAS's own SGEMM; TF32 or fp16 would change precision (give allow-fp16-compute=1 to run it in fp16 with fp32 accumulation, as CUBLAS_COMPUTE_32F_FAST_16F allows, with an fp16-rounded result)
 // CHECK-NEXT: cublasLtMatmul at {{.*}}:{{[0-9]+}}:3: the layout 'la' is not a local variable of the calling function, so its settings are not visible
 // CHECK-NEXT: cublasLtMatmul at {{.*}}:{{[0-9]+}}:3: layout 'lb' sets CUBLASLT_MATRIX_LAYOUT_ORDER (row-major order, batching or an offset), which is not mapped; only default column-major layouts are
 // CHECK-NEXT: cublasLtMatmul at {{.*}}:{{[0-9]+}}:3: the matmul descriptor sets CUBLASLT_MATMUL_DESC_EPILOGUE, which cudaoptGemm does not model

@@ -1,4 +1,4 @@
-// RUN: not cuda-opt --passes=gemm-specialize --kernel=sgemm %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=FP32
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=dgemm %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=FP64
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=half_acc %s 2>&1 | FileCheck %s --check-prefix=HACC
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=relu_epilogue %s 2>&1 | FileCheck %s --check-prefix=EPI
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=bias %s 2>&1 | FileCheck %s --check-prefix=EXTRA
@@ -13,8 +13,8 @@
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=early_break %s 2>&1 | FileCheck %s --check-prefix=BREAK
 // RUN: not test -e %t.cu
 
-// FP32: error: pass 'gemm-specialize{allow-fp16-compute=0}' is not legal here:
-// FP32-NEXT: kernel 'sgemm': kernel 'sgemm' is an fp32 GEMM: there is no fp32 GEMM in the tuned family; TF32 or fp16 would change precision
+// FP64: error: pass 'gemm-specialize{allow-fp16-compute=0}' is not legal here:
+// FP64-NEXT: kernel 'dgemm': kernel 'dgemm' is an fp64 GEMM; the tuned family is fp16, bf16 and fp32 only
 // HACC: kernel 'half_acc' accumulates in '__half'; cudaoptGemm accumulates in fp32, which would change the results
 // EPI: kernel 'relu_epilogue' stores `__float2half(acc > 0.0f ? acc : 0.0f)` at {{.*}}, not the accumulator (or a scalar parameter times it); an epilogue such as a bias, an activation or beta * C has no equivalent in cudaoptGemm
 // EXTRA: kernel 'bias' does extra work: it makes 4 memory accesses (A[row * K + k], B[k * N + col], C[row * N + col], bias[col]), not just the loads of A and B and the store of C
@@ -32,12 +32,12 @@
 
 #include <cuda_fp16.h>
 
-__global__ void sgemm(const float *A, const float *B, float *C, int M, int N,
-                      int K) {
+__global__ void dgemm(const double *A, const double *B, double *C, int M,
+                      int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < M && col < N) {
-    float acc = 0.0f;
+    double acc = 0.0;
     for (int k = 0; k < K; ++k)
       acc += A[row * K + k] * B[k * N + col];
     C[row * N + col] = acc;

@@ -79,3 +79,27 @@ void linear(const __nv_bfloat16 *x, const __nv_bfloat16 *w, __nv_bfloat16 *y,
   // CHECK-NEXT: {{^}} /*Beta=*/0.0f});
   linear_bf16<<<grid, block>>>(x, w, y, tokens, out, in, 0.5f);
 }
+
+// fp32 in and out: the runtime's CUDA-core kernel, which computes the same
+// FMA chain over k (CUDAOPT_GEMM_F32); one size parameter for M, N and K.
+// CHECK-LABEL: {{^}}__global__ void sgemm_square(
+__global__ void sgemm_square(const float *A, const float *B, float *C, int n) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < n && col < n) {
+    float sum = 0.0f;
+    for (int k = 0; k < n; ++k)
+      sum += A[row * n + k] * B[k * n + col];
+    C[row * n + col] = sum;
+  }
+}
+
+// CHECK-LABEL: {{^}}void square(
+void square(const float *A, const float *B, float *C, int n) {
+  dim3 block(16, 16);
+  dim3 grid((n + 15) / 16, (n + 15) / 16);
+  // CHECK-NOT: sgemm_square{{<<<}}
+  // CHECK: {{^}} cudaoptGemmLaunch(0,
+  // CHECK-NEXT: {{^}} {/*M=*/n, /*N=*/n, /*K=*/n, CUDAOPT_GEMM_F32,
+  sgemm_square<<<grid, block>>>(A, B, C, n);
+}

@@ -26,6 +26,7 @@ struct GemmKernelMatch {
   /// B read as B[col * K + k] (stored N x K) instead of B[k * N + col].
   bool BColumnMajor = false;
   bool BF16 = false;
+  bool F32 = false; ///< fp32 A, B, C (the CUDA-core kernel)
   /// The launch dimension (0 = x, 1 = y, 2 = z) that indexes rows and
   /// columns of C.
   unsigned RowDim = 1, ColDim = 0;

@@ -19,7 +19,7 @@ namespace cuda_opt {
 /// enumerator names of gemm.h.
 struct GemmProblem {
   std::string M, N, K;
-  std::string Type = "CUDAOPT_GEMM_F16"; ///< or CUDAOPT_GEMM_BF16
+  std::string Type = "CUDAOPT_GEMM_F16"; ///< or CUDAOPT_GEMM_BF16, CUDAOPT_GEMM_F32
   std::string LayoutB;                   ///< CUDAOPT_GEMM_B_ROW or _B_COL
   std::string A, Lda, B, Ldb, C, Ldc;
   std::string Alpha = "1.0f", Beta = "0.0f";

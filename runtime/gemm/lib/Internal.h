@@ -59,8 +59,13 @@ cudaError_t launchMmaSync(const cudaoptGemmProblem &P,
 /// The K splits launchMmaSync really uses for a requested count.
 int gemvSplits(int K, int Splits);
 
-/// The portable fallback (any alignment, any device).
+/// The portable fallback (any alignment, any device); for CUDAOPT_GEMM_F32
+/// it is the exact fp32 kernel, launchSgemm.
 cudaError_t launchFallback(const cudaoptGemmProblem &P, cudaStream_t Stream);
+
+/// The fp32 CUDA-core GEMM (lib/Sgemm.cu): bit-identical to a sequential
+/// fp32 FMA chain over k per output.
+cudaError_t launchSgemm(const cudaoptGemmProblem &P, cudaStream_t Stream);
 
 struct KernelInfo {
   int Id, BM, BN, Consumers, Stages;

@@ -98,7 +98,7 @@ bool sm90Supports(const cudaoptGemmProblem &P) {
   auto Aligned = [](const void *Ptr, uintptr_t Bytes) {
     return reinterpret_cast<uintptr_t>(Ptr) % Bytes == 0;
   };
-  if (P.M < 1 || P.N < 1 || P.K < 1)
+  if (P.M < 1 || P.N < 1 || P.K < 1 || P.Type == CUDAOPT_GEMM_F32)
     return false;
   if (!Aligned(P.A, 16) || !Aligned(P.B, 16) || !Aligned(P.C, 4))
     return false;

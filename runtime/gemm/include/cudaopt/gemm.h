@@ -10,7 +10,9 @@
 //   B: CUDAOPT_GEMM_B_COL: element (k, n) at B[n * Ldb + k] ("TN", nn.Linear
 //      weight layout); CUDAOPT_GEMM_B_ROW: element (k, n) at B[k * Ldb + n]
 //   C: element (m, n) at C[m * Ldc + n]; not read when Beta == 0
-// fp16 or bf16 in and out, fp32 accumulation. Runs asynchronously on Stream.
+// fp16 or bf16 in and out, fp32 accumulation (tensor cores); or fp32 in and
+// out (CUDAOPT_GEMM_F32), computed exactly as a sequential fp32 FMA chain
+// over k on the CUDA cores (lib/Sgemm.cu). Runs asynchronously on Stream.
 //
 //===----------------------------------------------------------------------===*/
 
@@ -24,7 +26,11 @@
 extern "C" {
 #endif
 
-typedef enum { CUDAOPT_GEMM_F16 = 0, CUDAOPT_GEMM_BF16 = 1 } cudaoptGemmType;
+typedef enum {
+  CUDAOPT_GEMM_F16 = 0,
+  CUDAOPT_GEMM_BF16 = 1,
+  CUDAOPT_GEMM_F32 = 2 /* fp32 FFMA, no tensor cores; plan is always -1 */
+} cudaoptGemmType;
 
 typedef enum {
   CUDAOPT_GEMM_B_COL = 0, /* B stored N x K, K contiguous */
