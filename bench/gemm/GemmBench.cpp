@@ -801,7 +801,7 @@ bool parse(int Argc, char **Argv, Options &O) {
 
 cudaoptGemmProblem ShapeBuffers::problem(int Set, float Alpha,
                                          float Beta) const {
-  cudaoptGemmProblem P;
+  cudaoptGemmProblem P = {};
   P.M = M;
   P.N = N;
   P.K = K;

@@ -60,8 +60,20 @@ Expected<json::Object> gemmLibraryCall(clang::ASTContext &Ctx,
                                "alpha is not a captured float or double");
     Alpha = *A;
   }
+  double Batch = 1;
+  if (Match->Batch) {
+    std::optional<double> B = capturedNumber(Ctx, K, L, *Match->Batch);
+    if (!B || *B < 1 || *B > 65535)
+      return createStringError(inconvertibleErrorCode(),
+                               "the captured batch count is not in 1..65535");
+    Batch = *B;
+  }
   auto I64 = [](double V) { return static_cast<int64_t>(V); };
   return json::Object{
+      {"batch", I64(Batch)},
+      {"stride_a", I64(*M) * I64(*KK)},
+      {"stride_b", I64(*KK) * I64(*N)},
+      {"stride_c", I64(*M) * I64(*N)},
       {"kind", "cudaopt_gemm"},
       {"path", LibraryPath},
       {"m", I64(*M)},

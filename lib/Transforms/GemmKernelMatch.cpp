@@ -17,6 +17,10 @@
 // layouts, the loop gives K, the guard gives M and N, and the body may hold
 // nothing else that touches memory.
 //
+// Batched: with `int b = blockIdx.z;` (any block dimension that indexes
+// neither rows nor columns) guarded by `b < batch`, the indexes may add
+// b * M * K, b * K * N and b * M * N (packed batches).
+//
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Transforms/GemmKernelMatch.h"
 #include "cuda-opt/Analysis/KernelModel.h"
@@ -239,6 +243,14 @@ private:
     C.TraverseStmt(K.Decl->getBody());
     return C.Writes;
   }
+  /// The symbol of scalar parameter number \p I.
+  std::optional<unsigned> symbolOfParam(unsigned I) const {
+    for (unsigned S = 0; S < Syms.size(); ++S)
+      if (Syms[S].Kind == SymbolKind::Param &&
+          Syms[S].Decl == K.Decl->getParamDecl(I))
+        return S;
+    return std::nullopt;
+  }
   unsigned paramIndex(const ValueDecl *D) const {
     return cast<ParmVarDecl>(D)->getFunctionScopeIndex();
   }
@@ -257,6 +269,8 @@ private:
   const KernelInfo &K;
   KernelModel Model;
   const SymbolTable &Syms;
+  /// blockIdx.d of a batched GEMM (the batch index), if any.
+  std::optional<unsigned> BatchSym;
   GemmKernelMatch Result;
 };
 
@@ -466,6 +480,10 @@ Error Matcher::matchGuard(const MemoryAccess &Out, const IndexExpr &Row,
   std::optional<unsigned> RowLimit, ColLimit;
   for (const Bound &B : Bounds) {
     const IndexExpr *F = FormOf(B.Var);
+    if (F && BatchSym && *F == IndexExpr::symbol(*BatchSym)) {
+      Result.Batch = B.Limit->getFunctionScopeIndex();
+      continue;
+    }
     if (!F || (*F != Row && *F != Col))
       return refuse(kernel() + " bounds '" + B.Var->getName() +
                     "', which is neither the row nor the column of C");
@@ -559,6 +577,44 @@ Expected<GemmKernelMatch> Matcher::run() {
                   "after the k loop (at " +
                   Out.Location + ")");
 
+  // Batched: strip the batch terms b * stride off every index; the strides
+  // are checked once M, N and K are known.
+  IndexExpr XI = X.Index, YI = Y.Index, OI = Out.Index;
+  std::optional<IndexExpr> SX, SY, SO;
+  for (unsigned D = 0; D < 3 && !BatchSym; ++D) {
+    std::optional<unsigned> Bi = Syms.findBuiltin(SymbolKind::BlockIdx, D);
+    if (!Bi || !OI.mentions(*Bi))
+      continue;
+    std::optional<unsigned> Bd = Syms.findBuiltin(SymbolKind::BlockDim, D);
+    std::optional<unsigned> Ti = Syms.findBuiltin(SymbolKind::ThreadIdx, D);
+    auto Threads = [&](const IndexExpr &E) {
+      return (Bd && E.mentions(*Bd)) || (Ti && E.mentions(*Ti));
+    };
+    if (Threads(XI) || Threads(YI) || Threads(OI))
+      continue; // Dimension D indexes rows or columns.
+    auto Stride = [&](const IndexExpr &E) -> std::optional<IndexExpr> {
+      std::optional<IndexExpr> C = E.coefficientOf(*Bi);
+      if (!C || (C->dependence(Syms) & DepVarying))
+        return std::nullopt;
+      return C;
+    };
+    SX = Stride(XI);
+    SY = Stride(YI);
+    SO = Stride(OI);
+    if (!SX || !SY || !SO)
+      return refuse(kernel() + " indexes by blockIdx." + Twine("xyz"[D]) +
+                    " other than as a batch offset b * stride of A, B and C "
+                    "with loop-invariant strides");
+    IndexExpr Bv = IndexExpr::symbol(*Bi);
+    XI = XI - Bv * *SX;
+    YI = YI - Bv * *SY;
+    OI = OI - Bv * *SO;
+    BatchSym = *Bi;
+  }
+  auto IndexOf = [&](const MemoryAccess *A) -> const IndexExpr & {
+    return A == &X ? XI : A == &Y ? YI : OI;
+  };
+
   const VarDecl *AccVar = PA.Acc;
   if (Error E = checkTypes(X, Y, Out, AccVar))
     return std::move(E);
@@ -592,7 +648,7 @@ Expected<GemmKernelMatch> Matcher::run() {
   const MemoryAccess *AAcc = nullptr, *BAcc = nullptr;
   IndexExpr Row;
   for (auto [First, Second] : {std::pair{&X, &Y}, std::pair{&Y, &X}}) {
-    IndexExpr Rest = First->Index - It;
+    IndexExpr Rest = IndexOf(First) - It;
     std::optional<IndexExpr> R = Rest.coefficientOf(*KSym);
     if (!R || R->isZero() || Rest != *R * KE || R->mentions(*Iter) ||
         R->mentions(*KSym))
@@ -617,10 +673,10 @@ Expected<GemmKernelMatch> Matcher::run() {
   for (unsigned S = 0; S < Syms.size(); ++S) {
     if (Syms[S].Kind != SymbolKind::Param)
       continue;
-    std::optional<IndexExpr> R = Out.Index.coefficientOf(S);
+    std::optional<IndexExpr> R = OI.coefficientOf(S);
     if (!R || *R != Row)
       continue;
-    IndexExpr C = Out.Index - Row * IndexExpr::symbol(S);
+    IndexExpr C = OI - Row * IndexExpr::symbol(S);
     if (C.mentions(S))
       continue;
     NSym = S;
@@ -635,9 +691,9 @@ Expected<GemmKernelMatch> Matcher::run() {
   IndexExpr NE = IndexExpr::symbol(*NSym);
 
   // B[k * N + col] (row-major K x N) or B[col * K + k] (stored N x K).
-  if (BAcc->Index == It * NE + Col)
+  if (IndexOf(BAcc) == It * NE + Col)
     Result.BColumnMajor = false;
-  else if (BAcc->Index == Col * KE + It)
+  else if (IndexOf(BAcc) == Col * KE + It)
     Result.BColumnMajor = true;
   else
     return refuse(kernel() + " reads B as '" + BAcc->Text +
@@ -657,6 +713,22 @@ Expected<GemmKernelMatch> Matcher::run() {
     return std::move(E);
   if (Error E = matchGuard(Out, Row, Col))
     return std::move(E);
+  if (BatchSym) {
+    std::optional<unsigned> MSym = symbolOfParam(Result.M);
+    const IndexExpr &SA = AAcc == &X ? *SX : *SY;
+    const IndexExpr &SB = AAcc == &X ? *SY : *SX;
+    if (!MSym) // M is read, so it has a symbol; be safe anyway.
+      return refuse(kernel() + "'s row bound is not a plain parameter");
+    IndexExpr ME = IndexExpr::symbol(*MSym);
+    if (SA != ME * KE || SB != KE * NE || *SO != ME * NE)
+      return refuse(kernel() + "'s batch strides (A: " + SA.str(Syms) +
+                    ", B: " + SB.str(Syms) + ", C: " + SO->str(Syms) +
+                    ") are not the packed M * K, K * N and M * N");
+    if (!Result.Batch)
+      return refuse(kernel() + " has no guard `b < batch` on its batch "
+                               "index, so the number of batches is unknown");
+    Result.BatchDim = Syms[*BatchSym].Dim;
+  }
   return Result;
 }
 
@@ -681,6 +753,8 @@ Expected<GemmProblem> problemAtLaunch(ASTContext &Ctx, const KernelInfo &K,
                                    Match.M, Match.N, Match.K};
   if (Match.Alpha)
     Used.push_back(*Match.Alpha);
+  if (Match.Batch)
+    Used.push_back(*Match.Batch);
   for (unsigned I : Used)
     if (L.Call->getArg(I)->HasSideEffects(Ctx))
       return refuse("argument '" + Arg(I) + "' of the launch at " + Where +
@@ -700,6 +774,14 @@ Expected<GemmProblem> problemAtLaunch(ASTContext &Ctx, const KernelInfo &K,
                     " x " + Twine(Cols) + " outputs of the " + Twine((*M)[0]) +
                     " x " + Twine((*N)[0]) +
                     " C; cudaoptGemm would compute all of C");
+  }
+  if (Match.Batch && Grid) {
+    std::optional<Dim3> Batch = evaluateDim3(L.Call->getArg(*Match.Batch), Ctx);
+    if (Batch && (*Grid)[Match.BatchDim] < (*Batch)[0])
+      return refuse("the launch at " + Where + " covers " +
+                    Twine((*Grid)[Match.BatchDim]) + " of the " +
+                    Twine((*Batch)[0]) +
+                    " batches; cudaoptGemm would compute all of them");
   }
 
   GemmProblem P;
@@ -721,6 +803,16 @@ Expected<GemmProblem> problemAtLaunch(ASTContext &Ctx, const KernelInfo &K,
   P.Ldc = P.N;
   if (Match.Alpha)
     P.Alpha = ArgAs(*Match.Alpha, Ctx.FloatTy);
+  if (Match.Batch) {
+    // Packed batches (the matcher proved the strides).
+    auto Product = [](const std::string &X, const std::string &Y) {
+      return "static_cast<long long>(" + X + ") * (" + Y + ")";
+    };
+    P.Batch = ArgAs(*Match.Batch, Ctx.IntTy);
+    P.StrideA = Product(P.M, P.K);
+    P.StrideB = Product(P.K, P.N);
+    P.StrideC = Product(P.M, P.N);
+  }
   return P;
 }
 

@@ -37,7 +37,13 @@ std::string renderProblemInit(const GemmProblem &P) {
          ", " + P.LayoutB + ", /*A=*/" + P.A + ", /*Lda=*/" + P.Lda +
          ", /*B=*/" + P.B + ", /*Ldb=*/" + P.Ldb + ", /*C=*/" + P.C +
          ", /*Ldc=*/" + P.Ldc + ", /*Alpha=*/" + P.Alpha + ", /*Beta=*/" +
-         P.Beta + "}";
+         P.Beta +
+         (P.Batch.empty()
+              ? std::string()
+              : ", /*Batch=*/" + P.Batch + ", /*StrideA=*/" + P.StrideA +
+                    ", /*StrideB=*/" + P.StrideB + ", /*StrideC=*/" +
+                    P.StrideC) +
+         "}";
 }
 
 } // namespace cuda_opt

@@ -36,6 +36,10 @@ bool LibraryCall::parse(const Json &J, size_t NumArgs, std::string &Error) {
   B = static_cast<int>(J["b"].integer(-1));
   C = static_cast<int>(J["c"].integer(-1));
   Alpha = J["alpha"].number(1);
+  Batch = J["batch"].integer(1);
+  StrideA = J["stride_a"].integer(0);
+  StrideB = J["stride_b"].integer(0);
+  StrideC = J["stride_c"].integer(0);
   Beta = J["beta"].number(0);
   auto Bad = [&](int I) { return I < 0 || static_cast<size_t>(I) >= NumArgs; };
   if (M <= 0 || N <= 0 || K <= 0 || Bad(A) || Bad(B) || Bad(C)) {
@@ -63,7 +67,7 @@ bool LibraryCall::load(std::string &Error) {
 
 CUresult LibraryCall::run(const std::vector<CUdeviceptr> &Ptrs,
                           CUstream Stream, std::string &Error) {
-  cudaoptGemmProblem P;
+  cudaoptGemmProblem P = {};
   P.M = static_cast<int>(M);
   P.N = static_cast<int>(N);
   P.K = static_cast<int>(K);
@@ -77,6 +81,10 @@ CUresult LibraryCall::run(const std::vector<CUdeviceptr> &Ptrs,
   P.Ldc = Ldc;
   P.Alpha = static_cast<float>(Alpha);
   P.Beta = static_cast<float>(Beta);
+  P.Batch = static_cast<int>(Batch);
+  P.StrideA = StrideA;
+  P.StrideB = StrideB;
+  P.StrideC = StrideC;
   using GemmFn = cudaError_t (*)(const cudaoptGemmProblem *, void *, size_t,
                                  cudaStream_t);
   cudaError_t E = reinterpret_cast<GemmFn>(Entry)(

@@ -44,6 +44,7 @@ private:
   bool BF16 = false, F32 = false, BRowMajor = true;
   int A = -1, B = -1, C = -1;
   double Alpha = 1, Beta = 0;
+  long long Batch = 1, StrideA = 0, StrideB = 0, StrideC = 0;
   void *Entry = nullptr;
 };
 

@@ -11,6 +11,9 @@
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=cond_acc %s 2>&1 | FileCheck %s --check-prefix=COND
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=flagged %s 2>&1 | FileCheck %s --check-prefix=FLAG
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=early_break %s 2>&1 | FileCheck %s --check-prefix=BREAK
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=batch_shared_b %s 2>&1 | FileCheck %s --check-prefix=BSTRIDE
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=batch_unguarded %s 2>&1 | FileCheck %s --check-prefix=BGUARD
+// RUN: not cuda-opt --passes=gemm-specialize --kernel=batch_short %s 2>&1 | FileCheck %s --check-prefix=BSHORT
 // RUN: not test -e %t.cu
 
 // FP64: error: pass 'gemm-specialize{allow-fp16-compute=0}' is not legal here:
@@ -26,6 +29,9 @@
 // COND: kernel 'cond_acc' accumulates under a condition (IfStmt in the k loop)
 // FLAG: kernel 'flagged' stores C under a condition other than `row < M && col < N` (at {{.*}})
 // BREAK: kernel 'early_break' has a return, break, continue or goto other than an early `if (row >= M || col >= N) return;`
+// BSTRIDE: kernel 'batch_shared_b''s batch strides (A: K*M, B: 0{{.*}}) are not the packed M * K, K * N and M * N
+// BGUARD: kernel 'batch_unguarded' has no guard `b < batch` on its batch index, so the number of batches is unknown
+// BSHORT: the launch at {{.*}} covers 2 of the 4 batches; cudaoptGemm would compute all of them
 // LAUNCH: the launch at {{.*}}gemm-specialize-kernel-illegal.cu:{{[0-9]+}}:3 covers 64 x 64 outputs of the 128 x 128 C; cudaoptGemm would compute all of C
 // LAUNCH-NEXT: argument 'n++' of the launch at {{.*}} has side effects; the rewrite would repeat it
 // LAUNCH-NEXT: the call at {{.*}} is written inside a macro
@@ -204,4 +210,49 @@ void launches(const __half *A, const __half *B, __half *C, int m, int n,
   hgemm<<<dim3(4, 4), dim3(16, 16)>>>(A, B, C, M, N, k);
   hgemm<<<dim3(8, 8), dim3(16, 16)>>>(A, B, C, m, n++, k);
   LAUNCH_HGEMM(A, B, C, m, n, k);
+}
+
+// One B for every batch: not the packed layout cudaoptGemm's batches use.
+__global__ void batch_shared_b(const float *A, const float *B, float *C,
+                               int batch, int M, int N, int K) {
+  int b = blockIdx.z;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < batch && row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += A[b * M * K + row * K + k] * B[k * N + col];
+    C[b * M * N + row * N + col] = acc;
+  }
+}
+
+__global__ void batch_unguarded(const float *A, const float *B, float *C,
+                                int M, int N, int K) {
+  int b = blockIdx.z;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += A[b * M * K + row * K + k] * B[b * K * N + k * N + col];
+    C[b * M * N + row * N + col] = acc;
+  }
+}
+
+__global__ void batch_short(const float *A, const float *B, float *C,
+                            int batch, int M, int N, int K) {
+  int b = blockIdx.z;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < batch && row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += A[b * M * K + row * K + k] * B[b * K * N + k * N + col];
+    C[b * M * N + row * N + col] = acc;
+  }
+}
+
+void launch_batches(const float *A, const float *B, float *C) {
+  batch_unguarded<<<dim3(4, 4, 2), dim3(16, 16)>>>(A, B, C, 64, 64, 64);
+  batch_short<<<dim3(4, 4, 2), dim3(16, 16)>>>(A, B, C, 4, 64, 64, 64);
 }

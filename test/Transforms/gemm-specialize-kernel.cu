@@ -103,3 +103,33 @@ void square(const float *A, const float *B, float *C, int n) {
   // CHECK-NEXT: {{^}} {/*M=*/n, /*N=*/n, /*K=*/n, CUDAOPT_GEMM_F32,
   sgemm_square<<<grid, block>>>(A, B, C, n);
 }
+
+// Batched (packed): b = blockIdx.z, guarded by b < batch; the batch count and
+// the packed strides go into the problem.
+// CHECK-LABEL: {{^}}__global__ void sgemm_batched(
+__global__ void sgemm_batched(const float *A, const float *B, float *C,
+                              int batch, int M, int N, int K) {
+  int b = blockIdx.z;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < batch && row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K; ++k)
+      acc += A[b * M * K + row * K + k] * B[b * K * N + k * N + col];
+    C[b * M * N + row * N + col] = acc;
+  }
+}
+
+// CHECK-LABEL: {{^}}void batched(
+void batched(const float *A, const float *B, float *C) {
+  const int batch = 8, M = 256, N = 128, K = 64;
+  dim3 block(16, 16);
+  dim3 grid(N / 16, M / 16, batch);
+  // CHECK-NOT: sgemm_batched{{<<<}}
+  // CHECK: CUDAOPT_GEMM_F32,
+  // CHECK: /*Batch=*/batch,
+  // CHECK-NEXT: /*StrideA=*/static_cast<long long>(M) * (K),
+  // CHECK-NEXT: /*StrideB=*/static_cast<long long>(K) * (N),
+  // CHECK-NEXT: /*StrideC=*/static_cast<long long>(M) * (N)});
+  sgemm_batched<<<grid, block>>>(A, B, C, batch, M, N, K);
+}

@@ -30,6 +30,10 @@ struct GemmKernelMatch {
   /// The launch dimension (0 = x, 1 = y, 2 = z) that indexes rows and
   /// columns of C.
   unsigned RowDim = 1, ColDim = 0;
+  /// Batched (`b = blockIdx.d`, guard `b < batch`, packed strides): the
+  /// batch-count parameter and d.
+  std::optional<unsigned> Batch;
+  unsigned BatchDim = 2;
 };
 
 /// Prove that \p K is a plain row-major GEMM, or say why not.

@@ -23,6 +23,8 @@ struct GemmProblem {
   std::string LayoutB;                   ///< CUDAOPT_GEMM_B_ROW or _B_COL
   std::string A, Lda, B, Ldb, C, Ldc;
   std::string Alpha = "1.0f", Beta = "0.0f";
+  /// Batched problems: the count and the element strides ("" for one).
+  std::string Batch, StrideA, StrideB, StrideC;
 };
 
 /// The source text of \p E as a value of type \p To (int for M, N, K, long

@@ -54,6 +54,29 @@ cudaError_t internalWorkspace(size_t Bytes, void **Ptr) {
   return cudaSuccess;
 }
 
+/// Runs each problem of a batch on its own (the tensor-core kernels take
+/// one problem per launch); Run is called with Batch == 1 problems.
+template <typename RunOne>
+cudaError_t eachOfBatch(const cudaoptGemmProblem &P, RunOne Run) {
+  const size_t Elem = P.Type == CUDAOPT_GEMM_F32 ? 4 : 2;
+  for (int B = 0; B < P.Batch; ++B) {
+    cudaoptGemmProblem Q = P;
+    Q.Batch = 1;
+    Q.A = static_cast<const char *>(P.A) + B * P.StrideA * Elem;
+    Q.B = static_cast<const char *>(P.B) + B * P.StrideB * Elem;
+    Q.C = static_cast<char *>(P.C) + B * P.StrideC * Elem;
+    if (cudaError_t E = Run(Q); E != cudaSuccess)
+      return E;
+  }
+  return cudaSuccess;
+}
+
+/// Whether P is a batch that eachOfBatch must split (the fp32 kernel runs
+/// a batch in one launch).
+bool splitBatch(const cudaoptGemmProblem &P) {
+  return P.Batch > 1 && P.Type != CUDAOPT_GEMM_F32;
+}
+
 } // namespace
 
 extern "C" {
@@ -70,6 +93,10 @@ cudaError_t cudaoptGemmRun(const cudaoptGemmProblem *P,
                            size_t WorkspaceBytes, cudaStream_t Stream) {
   if (!P || !Plan || !planRunnable(*P, *Plan))
     return cudaErrorInvalidValue;
+  if (splitBatch(*P))
+    return eachOfBatch(*P, [&](const cudaoptGemmProblem &Q) {
+      return cudaoptGemmRun(&Q, Plan, Workspace, WorkspaceBytes, Stream);
+    });
   if (Plan->Kernel == -1)
     return launchFallback(*P, Stream);
   return kernelInfo(Plan->Kernel)
@@ -112,6 +139,10 @@ cudaError_t cudaoptGemm(const cudaoptGemmProblem *P, void *Workspace,
                         size_t WorkspaceBytes, cudaStream_t Stream) {
   if (!P)
     return cudaErrorInvalidValue;
+  if (splitBatch(*P))
+    return eachOfBatch(*P, [&](const cudaoptGemmProblem &Q) {
+      return cudaoptGemm(&Q, Workspace, WorkspaceBytes, Stream);
+    });
   cudaoptGemmPlan Plan;
   cudaoptGemmSelect(P, &Plan);
   size_t Need = cudaoptGemmWorkspaceBytes(P, &Plan);

@@ -100,7 +100,12 @@ template <bool Vec, bool BRow>
 __global__ void __launch_bounds__(Threads)
     sgemmKernel(int M, int N, int K, const float *__restrict__ A,
                 long long Lda, const float *__restrict__ B, long long Ldb,
-                float *__restrict__ C, long long Ldc, float Alpha, float Beta) {
+                float *__restrict__ C, long long Ldc, float Alpha, float Beta,
+                long long StrideA, long long StrideB, long long StrideC) {
+  // Batched: problem blockIdx.z.
+  A += blockIdx.z * StrideA;
+  B += blockIdx.z * StrideB;
+  C += blockIdx.z * StrideC;
   __shared__ __align__(16) float SA[2][BK][BM];
   __shared__ __align__(16) float SB[2][BK][BN];
   const int Row0 = blockIdx.y * BM, Col0 = blockIdx.x * BN;
@@ -171,11 +176,12 @@ __global__ void __launch_bounds__(Threads)
 
 template <bool Vec, bool BRow>
 void launchTyped(const cudaoptGemmProblem &P, cudaStream_t Stream) {
-  dim3 Grid((P.N + BN - 1) / BN, (P.M + BM - 1) / BM);
+  dim3 Grid((P.N + BN - 1) / BN, (P.M + BM - 1) / BM,
+            P.Batch > 1 ? P.Batch : 1);
   sgemmKernel<Vec, BRow><<<Grid, Threads, 0, Stream>>>(
       P.M, P.N, P.K, static_cast<const float *>(P.A), P.Lda,
       static_cast<const float *>(P.B), P.Ldb, static_cast<float *>(P.C), P.Ldc,
-      P.Alpha, P.Beta);
+      P.Alpha, P.Beta, P.StrideA, P.StrideB, P.StrideC);
 }
 
 } // namespace
@@ -184,7 +190,7 @@ cudaError_t launchSgemm(const cudaoptGemmProblem &P, cudaStream_t Stream) {
   if (P.M < 1 || P.N < 1 || P.K < 1 || P.Lda < P.K || P.Ldc < P.N ||
       P.Ldb < (P.LayoutB == CUDAOPT_GEMM_B_ROW ? P.N : P.K))
     return cudaErrorInvalidValue;
-  if ((P.M + BM - 1) / BM > 65535) // gridDim.y
+  if ((P.M + BM - 1) / BM > 65535 || P.Batch > 65535) // gridDim.y, .z
     return cudaErrorInvalidValue;
   auto Aligned16 = [](const void *Ptr) {
     return reinterpret_cast<uintptr_t>(Ptr) % 16 == 0;
@@ -193,7 +199,8 @@ cudaError_t launchSgemm(const cudaoptGemmProblem &P, cudaStream_t Stream) {
   // row-major B) multiples of 4 keep every 4-chunk all in or all out.
   const bool BRow = P.LayoutB == CUDAOPT_GEMM_B_ROW;
   const bool Vec = Aligned16(P.A) && Aligned16(P.B) && P.Lda % 4 == 0 &&
-                   P.Ldb % 4 == 0 && P.K % 4 == 0 && (!BRow || P.N % 4 == 0);
+                   P.Ldb % 4 == 0 && P.K % 4 == 0 && (!BRow || P.N % 4 == 0) &&
+                   (P.Batch <= 1 || (P.StrideA % 4 == 0 && P.StrideB % 4 == 0));
   if (Vec)
     BRow ? launchTyped<true, true>(P, Stream) : launchTyped<true, false>(P, Stream);
   else

@@ -1,7 +1,8 @@
 // The fp32 path of the GEMM runtime (runtime/gemm/lib/Sgemm.cu) must give
 // bit for bit what the one-thread-per-output kernel `acc += A * B` gives
 // under nvcc's default FMA contraction: gemm-specialize replaces such
-// kernels with it. Odd shapes, both B layouts, unaligned rows and pointers.
+// kernels with it. Odd shapes, both B layouts, unaligned rows and pointers,
+// batches.
 #include "Internal.h"
 
 #include <cstdio>
@@ -10,7 +11,10 @@
 
 __global__ void naive(const float *A, long long Lda, const float *B,
                       long long Ldb, bool BRow, float *C, long long Ldc, int M,
-                      int N, int K) {
+                      int N, int K, long long SA, long long SB, long long SC) {
+  A += blockIdx.z * SA;
+  B += blockIdx.z * SB;
+  C += blockIdx.z * SC;
   int Row = blockIdx.y * blockDim.y + threadIdx.y;
   int Col = blockIdx.x * blockDim.x + threadIdx.x;
   if (Row < M && Col < N) {
@@ -27,10 +31,13 @@ static float frand() {
   return static_cast<float>(Seed >> 8) / 16777216.0f * 2.0f - 1.0f;
 }
 
-static bool check(int M, int N, int K, bool BRow, int Pad, int Shift) {
+static bool check(int M, int N, int K, bool BRow, int Pad, int Shift,
+                  int Batch) {
   const long long Lda = K + Pad, Ldb = (BRow ? N : K) + Pad, Ldc = N + Pad;
-  const size_t SA = M * Lda + Shift, SB = (BRow ? K : N) * Ldb + Shift,
-               SC = M * Ldc + Shift;
+  const long long StrideA = M * Lda, StrideB = (BRow ? K : N) * Ldb,
+                  StrideC = M * Ldc;
+  const size_t SA = Batch * StrideA + Shift, SB = Batch * StrideB + Shift,
+               SC = Batch * StrideC + Shift;
   std::vector<float> HA(SA), HB(SB);
   for (float &V : HA)
     V = frand();
@@ -45,13 +52,13 @@ static bool check(int M, int N, int K, bool BRow, int Pad, int Shift) {
   cudaMemcpy(B, HB.data(), SB * 4, cudaMemcpyHostToDevice);
   cudaMemset(C1, 0, SC * 4);
   cudaMemset(C2, 0, SC * 4);
-  dim3 Block(16, 16), Grid((N + 15) / 16, (M + 15) / 16);
+  dim3 Block(16, 16), Grid((N + 15) / 16, (M + 15) / 16, Batch);
   naive<<<Grid, Block>>>(A + Shift, Lda, B + Shift, Ldb, BRow, C1 + Shift, Ldc,
-                         M, N, K);
+                         M, N, K, StrideA, StrideB, StrideC);
   cudaoptGemmProblem P{M, N, K, CUDAOPT_GEMM_F32,
                        BRow ? CUDAOPT_GEMM_B_ROW : CUDAOPT_GEMM_B_COL,
                        A + Shift, Lda, B + Shift, Ldb, C2 + Shift, Ldc,
-                       1.0f, 0.0f};
+                       1.0f, 0.0f, Batch, StrideA, StrideB, StrideC};
   cudaError_t E = cudaopt::gemm::launchSgemm(P, 0);
   cudaError_t S = cudaDeviceSynchronize();
   std::vector<float> H1(SC), H2(SC);
@@ -62,7 +69,7 @@ static bool check(int M, int N, int K, bool BRow, int Pad, int Shift) {
   cudaFree(C1);
   cudaFree(C2);
   const bool Same = std::memcmp(H1.data(), H2.data(), SC * 4) == 0;
-  std::printf("%dx%dx%d B %s pad %d shift %d: %s\n", M, N, K,
+  std::printf("%dx%dx%d x%d B %s pad %d shift %d: %s\n", M, N, K, Batch,
               BRow ? "row" : "col", Pad, Shift,
               E != cudaSuccess || S != cudaSuccess ? "CUDA error"
               : Same                               ? "identical"
@@ -72,15 +79,16 @@ static bool check(int M, int N, int K, bool BRow, int Pad, int Shift) {
 
 int main() {
   struct Case {
-    int M, N, K, Pad, Shift;
-  } Cases[] = {{1, 1, 1, 0, 0},       {7, 13, 5, 0, 0},
-               {128, 128, 8, 0, 0},   {129, 130, 33, 0, 0},
-               {256, 192, 1000, 0, 0}, {300, 257, 515, 3, 1},
-               {512, 512, 512, 4, 0}, {64, 1024, 64, 0, 2}};
+    int M, N, K, Pad, Shift, Batch;
+  } Cases[] = {{1, 1, 1, 0, 0, 1},       {7, 13, 5, 0, 0, 1},
+               {128, 128, 8, 0, 0, 1},   {129, 130, 33, 0, 0, 1},
+               {256, 192, 1000, 0, 0, 1}, {300, 257, 515, 3, 1, 1},
+               {512, 512, 512, 4, 0, 1}, {64, 1024, 64, 0, 2, 1},
+               {96, 80, 48, 0, 0, 5},    {33, 65, 17, 1, 1, 3}};
   int Bad = 0;
   for (const Case &C : Cases)
     for (bool BRow : {true, false})
-      Bad += !check(C.M, C.N, C.K, BRow, C.Pad, C.Shift);
+      Bad += !check(C.M, C.N, C.K, BRow, C.Pad, C.Shift, C.Batch);
   std::printf(Bad ? "sgemm exact: %d FAILED\n" : "sgemm exact: all passed\n",
               Bad);
   return Bad != 0;

@@ -48,6 +48,12 @@ typedef struct {
   void *C;
   long long Ldc;
   float Alpha, Beta;
+  /* Batched problems: Batch of them (0 or 1: one), the b-th reading
+   * A + b * StrideA and B + b * StrideB and writing C + b * StrideC
+   * (elements). An initialiser that stops after Beta leaves these zero.
+   * fp32 runs all of them in one launch; fp16/bf16 one launch each. */
+  int Batch;
+  long long StrideA, StrideB, StrideC;
 } cudaoptGemmProblem;
 
 /* One point of the kernel family. Kernel indexes the compiled sm_90a
