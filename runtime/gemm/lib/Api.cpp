@@ -19,6 +19,10 @@ bool planRunnable(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan) {
     return false;
   const bool Cluster = Plan.ClusterM > 1 || Plan.ClusterN > 1;
   const bool SplitCluster = Plan.SplitCluster && Plan.Splits > 1;
+  if (Plan.PingPong) // its own kernel: whole tiles, no other option
+    return !mmaSyncRows(Plan.Kernel) &&
+           pingPongAllowed(K->BM, K->BN, K->Consumers) && Plan.Splits <= 1 &&
+           !Plan.DualAcc && !Cluster && !SplitCluster;
   if (mmaSyncRows(Plan.Kernel)) // any shape; M is tiled over the grid
     return !Plan.DualAcc && !Cluster && !SplitCluster;
   if (Plan.DualAcc && !dualAccAllowed(K->BM, K->BN, K->Consumers))

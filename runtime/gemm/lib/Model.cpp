@@ -189,6 +189,8 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
           if (Tiles > Fit)
             continue;
         }
+        // PingPong stays 0: the ping-pong schedule is not measured yet,
+        // so only the bench's explicit candidates (--pingpong) try it.
         cudaoptGemmPlan Plan{Id, 8, 0, Splits};
         Plan.SplitCluster = SplitCluster;
         All.push_back({modelSeconds(P, Plan, Sms), Plan});

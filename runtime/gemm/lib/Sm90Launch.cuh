@@ -11,6 +11,7 @@
 
 #include "Internal.h"
 #include "Sm90Gemm.cuh"
+#include "Sm90PingPong.cuh"
 
 namespace cudaopt::gemm {
 
@@ -205,12 +206,104 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
       P, Plan, Workspace, WorkspaceBytes, Stream);
 }
 
+/// The ping-pong instance of configuration BM x BN (two consumers, each on
+/// its own BM/2 x BN tile). The plan has been validated: Splits 1, no
+/// cluster or two-accumulator option.
+template <typename T, int BM, int BN, bool BRowMajor>
+cudaError_t launchSm90PingPong(const cudaoptGemmProblem &P,
+                               const cudaoptGemmPlan &Plan,
+                               cudaStream_t Stream) {
+  using L = Sm90PingPongLayout<BM, BN>;
+  auto *Kernel = sm90PingPongKernel<T, BM, BN, BRowMajor>;
+  static const cudaError_t AttrErr = cudaFuncSetAttribute(
+      Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, L::SmemBytes);
+  if (AttrErr != cudaSuccess)
+    return AttrErr;
+  if (Plan.Splits > 1 || Plan.DualAcc || Plan.ClusterM > 1 || Plan.ClusterN > 1)
+    return cudaErrorInvalidValue;
+
+  const bool Bf16 = P.Type == CUDAOPT_GEMM_BF16;
+  CUtensorMap MapA, MapB, MapC = {};
+  cudaError_t Err =
+      encodeTileMap(&MapA, P.A, Bf16, P.K, P.M, P.Lda, BlockK, L::TileM);
+  if (Err != cudaSuccess)
+    return Err;
+  if (BRowMajor)
+    Err = encodeTileMap(&MapB, P.B, Bf16, P.N, P.K, P.Ldb, 64, BlockK);
+  else
+    Err = encodeTileMap(&MapB, P.B, Bf16, P.K, P.N, P.Ldb, BlockK, BN);
+  if (Err != cudaSuccess)
+    return Err;
+
+  Sm90Params K = {};
+  K.M = P.M;
+  K.N = P.N;
+  K.K = P.K;
+  K.Alpha = P.Alpha;
+  K.Beta = P.Beta;
+  K.C = P.C;
+  K.Ldc = P.Ldc;
+  K.TilesM = (P.M + L::TileM - 1) / L::TileM;
+  K.TilesN = (P.N + BN - 1) / BN;
+  K.ClusterM = K.ClusterN = K.ClusterK = 1;
+  K.GridM = K.TilesM;
+  K.GridN = K.TilesN;
+  K.KBlocks = (P.K + BlockK - 1) / BlockK;
+  K.KBlocksPerSplit = K.KBlocks;
+  K.Splits = 1;
+  K.Group = Plan.Group < 1 ? 1 : Plan.Group;
+  K.RasterN = Plan.RasterN ? 1 : 0;
+  K.TmaStore = P.Beta == 0.0f && reinterpret_cast<uintptr_t>(P.C) % 16 == 0 &&
+               P.Ldc % 8 == 0;
+  if (K.TmaStore) {
+    Err = encodeTileMap(&MapC, P.C, Bf16, P.N, P.M, P.Ldc, 64, 64);
+    if (Err != cudaSuccess)
+      return Err;
+  }
+
+  int Sms = 0;
+  Err = multiProcessorCount(&Sms);
+  if (Err != cudaSuccess)
+    return Err;
+  const int Units = K.GridM * K.GridN;
+  cudaLaunchConfig_t Config = {};
+  cudaLaunchAttribute Attr[1];
+  int NumAttrs = 0;
+  if (pdlEnabled()) {
+    Attr[NumAttrs].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    Attr[NumAttrs].val.programmaticStreamSerializationAllowed = 1;
+    ++NumAttrs;
+  }
+  // Persistent, one CTA per SM; a CTA with a single tile runs it on its
+  // first consumer (the second has no turn).
+  Config.gridDim = dim3(Units < Sms ? Units : Sms);
+  Config.blockDim = dim3(384);
+  Config.dynamicSmemBytes = L::SmemBytes;
+  Config.stream = Stream;
+  Config.attrs = Attr;
+  Config.numAttrs = NumAttrs;
+  return cudaLaunchKernelEx(&Config, Kernel, MapA, MapB, MapC, K);
+}
+
 /// Dispatches one configuration over element type and B layout.
 template <int BM, int BN, int NumConsumers, int Stages>
 cudaError_t launchSm90Config(const cudaoptGemmProblem &P,
                              const cudaoptGemmPlan &Plan, void *Workspace,
                              size_t WorkspaceBytes, cudaStream_t Stream) {
   const bool Row = P.LayoutB == CUDAOPT_GEMM_B_ROW;
+  if (Plan.PingPong) {
+    if constexpr (pingPongAllowed(BM, BN, NumConsumers)) {
+      if (P.Type == CUDAOPT_GEMM_BF16)
+        return Row ? launchSm90PingPong<__nv_bfloat16, BM, BN, true>(P, Plan,
+                                                                     Stream)
+                   : launchSm90PingPong<__nv_bfloat16, BM, BN, false>(P, Plan,
+                                                                      Stream);
+      return Row ? launchSm90PingPong<__half, BM, BN, true>(P, Plan, Stream)
+                 : launchSm90PingPong<__half, BM, BN, false>(P, Plan, Stream);
+    } else {
+      return cudaErrorInvalidValue; // not compiled for this configuration
+    }
+  }
   if (P.Type == CUDAOPT_GEMM_BF16)
     return Row ? launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, true>(
                      P, Plan, Workspace, WorkspaceBytes, Stream)

@@ -29,6 +29,17 @@ __host__ __device__
   return (BM / NumConsumers / 64) * BN <= 128;
 }
 
+/// The ping-pong schedule (plan option PingPong, Sm90PingPong.cuh) is
+/// compiled for the two-consumer configurations with tiles of at least
+/// 128 x 128, the ones large shapes run: each consumer then owns a whole
+/// BM/2 x BN tile (64 x 256, 128 x 128 or 64 x 128).
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+    constexpr bool pingPongAllowed(int BM, int BN, int NumConsumers) {
+  return NumConsumers == 2 && BM * BN >= 128 * 128;
+}
+
 struct Sm90Params {
   int M, N, K;
   float Alpha, Beta;

@@ -202,6 +202,13 @@ __device__ __forceinline__ void namedBarrierSync(int Id, int Threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(Id), "r"(Threads) : "memory");
 }
 
+/// Counts this warp's threads into named barrier \p Id without waiting
+/// (the other side of a producer/consumer hand-off that waits with
+/// namedBarrierSync on the same id and count).
+__device__ __forceinline__ void namedBarrierArrive(int Id, int Threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(Id), "r"(Threads) : "memory");
+}
+
 /// wgmma shared-memory descriptor for a 128-byte-swizzled operand.
 /// \p Lbo and \p Sbo are byte offsets (see the PTX ISA, "Matrix Descriptor
 /// Format"); the tile base must be 1024-byte aligned so the base offset is 0.

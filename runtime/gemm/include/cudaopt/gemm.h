@@ -74,6 +74,10 @@ typedef struct {
   int SplitCluster; /* 1: the Splits (2..8) K splits of a tile form one
                        thread-block cluster and add their partial tiles
                        through distributed shared memory; no workspace */
+  int PingPong;     /* 1: ping-pong consumers (two-consumer configurations of
+                       at least 128 x 128, Splits 1, no other option): each
+                       consumer warpgroup owns a whole BM/2 x BN tile, and
+                       one's epilogue runs under the other's main loop */
 } cudaoptGemmPlan;
 
 /* Picks a plan (tuned table entry if the shape is in it, else the cost
