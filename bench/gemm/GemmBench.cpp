@@ -4,11 +4,15 @@
 //          [--rounds 20] [--tune-rounds 3] [--ours 4] [--lt 8]
 //          [--out results.jsonl] [--special] [--limit N]
 //          [--extra Kernel/Group/RasterN/Splits,...] [--tags big,llm,grid]
+//          [--pingpong]
 //
 // Per shape: check every candidate against an fp32-accumulated reference,
 // tune (measure the cost model's first few plans, and cuBLASLt's first few
 // heuristic algorithms), then time ours, cublasGemmEx, cuBLASLt top-1 and
 // cuBLASLt autotuned interleaved. One JSON object per line to --out.
+// --pingpong adds ping-pong plans (not offered by the cost model yet) to
+// the candidates and times the best ping-pong and the best other plan in
+// the final interleaved rounds too ("ours_pp", "ours_nopp"): an A/B.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +40,7 @@ struct Options {
   std::vector<cudaoptGemmPlan> Extra; // --extra Kernel/Group/RasterN/Splits,...
   bool Special = false;
   bool Clusters = true;       // --no-clusters: no multicast-pair candidates
+  bool PingPong = false;      // --pingpong: A/B of the ping-pong schedule
   std::set<std::string> Tags; // empty: every shape
 };
 
@@ -84,7 +89,8 @@ bool isMmaSync(const cudaoptGemmPlan &P) {
 }
 
 /// "name/gG/rR/kS" plus, where set, "/d" (two accumulator sets), "/m2"
-/// or "/n2" (multicast cluster) and "/c" (the K splits form a cluster).
+/// or "/n2" (multicast cluster), "/c" (the K splits form a cluster) and
+/// "/p" (ping-pong consumers).
 std::string planName(const cudaoptGemmPlan &P) {
   std::ostringstream S;
   S << cudaoptGemmKernelName(P.Kernel) << "/g" << P.Group << "/r" << P.RasterN
@@ -97,6 +103,8 @@ std::string planName(const cudaoptGemmPlan &P) {
     S << "/n" << P.ClusterN;
   if (P.SplitCluster && P.Splits > 1)
     S << "/c";
+  if (P.PingPong)
+    S << "/p";
   return S.str();
 }
 
@@ -116,7 +124,8 @@ bool samePlan(const cudaoptGemmPlan &A, const cudaoptGemmPlan &B) {
          A.Splits == B.Splits && A.DualAcc == B.DualAcc &&
          Norm(A.ClusterM) == Norm(B.ClusterM) &&
          Norm(A.ClusterN) == Norm(B.ClusterN) &&
-         (A.SplitCluster && A.Splits > 1) == (B.SplitCluster && B.Splits > 1);
+         (A.SplitCluster && A.Splits > 1) == (B.SplitCluster && B.Splits > 1) &&
+         (A.PingPong != 0) == (B.PingPong != 0);
 }
 
 void jsonStats(std::ostream &O, const char *Name, const Stats &S, double Flop) {
@@ -386,10 +395,30 @@ public:
     // The plan the current tuned table holds for this shape, and its other
     // accumulator schedule: re-tuning never loses what the table had.
     cudaoptGemmPlan Tabled;
-    if (cudaoptGemmSelect(&P0, &Tabled) == 1) {
+    const bool HasTabled = cudaoptGemmSelect(&P0, &Tabled) == 1;
+    if (HasTabled) {
+      cudaoptGemmPlan Other = Tabled;
       AddValid(Tabled);
-      Tabled.DualAcc ^= 1;
-      AddValid(Tabled);
+      Other.DualAcc ^= 1;
+      AddValid(Other);
+    }
+    // --pingpong (the cost model does not offer it yet): the ping-pong
+    // form of the first and of the tabled plan, and every configuration
+    // that has it at raster groups of 8, 16 and 32 tiles (a ping-pong tile
+    // has half the rows of its configuration's, so these cover the
+    // cooperative plans' groups of 4-16).
+    if (Opt.PingPong) {
+      auto AddPingPong = [&](cudaoptGemmPlan V) {
+        V.PingPong = 1;
+        AddValid(V);
+      };
+      if (!Plans.empty())
+        AddPingPong(Plans[0]);
+      if (HasTabled)
+        AddPingPong(Tabled);
+      for (int Id = 0; Id < cudaoptGemmNumKernels(); ++Id)
+        for (int G : {8, 16, 32})
+          AddPingPong({Id, G, 0, 1});
     }
     for (const cudaoptGemmPlan &Pl : Opt.Extra)
       Plans.push_back(Pl);
@@ -421,6 +450,20 @@ public:
     Add("cublas", &Final[0]);
     Add("lt", NumLt > 0 && Lts[0].Graph ? &Lts[0] : nullptr);
     Add("lt_auto", BestLt >= 0 ? &Lts[BestLt] : nullptr);
+    // The A/B of --pingpong: the best ping-pong plan and the best other
+    // plan of the tuning rounds, timed again in the interleaved rounds.
+    int BestPp = -1, BestNoPp = -1;
+    if (Opt.PingPong) {
+      for (size_t I = 0; I < Ours.size(); ++I) {
+        if (!Ours[I].Graph)
+          continue;
+        int &Best = Plans[I].PingPong ? BestPp : BestNoPp;
+        if (Best < 0 || Ours[I].Time.Median < Ours[Best].Time.Median)
+          Best = static_cast<int>(I);
+      }
+      Add("ours_pp", BestPp >= 0 ? &Ours[BestPp] : nullptr);
+      Add("ours_nopp", BestNoPp >= 0 ? &Ours[BestNoPp] : nullptr);
+    }
     std::vector<Stats> Times = Tm->run(Graphs, Sets, Opt.Rounds);
 
     std::ostringstream J;
@@ -432,8 +475,13 @@ public:
       << ",\"ours_plan\":\""
       << (BestOurs >= 0 ? Ours[BestOurs].Name : std::string("none"))
       << "\",\"ours_plan_index\":" << BestOurs
-      << ",\"lt_auto_index\":" << BestLt
-      << ",\"cublas_relerr\":" << (CublasOk ? Final[0].RelErr : -1.0)
+      << ",\"lt_auto_index\":" << BestLt;
+    if (Opt.PingPong)
+      J << ",\"ours_pp_plan\":\""
+        << (BestPp >= 0 ? Ours[BestPp].Name : std::string("none"))
+        << "\",\"ours_nopp_plan\":\""
+        << (BestNoPp >= 0 ? Ours[BestNoPp].Name : std::string("none")) << "\"";
+    J << ",\"cublas_relerr\":" << (CublasOk ? Final[0].RelErr : -1.0)
       << ",\"candidates\":[";
     for (size_t I = 0; I < Ours.size(); ++I)
       J << (I ? "," : "") << "{\"plan\":\"" << Ours[I].Name << "\",\"relerr\":"
@@ -465,6 +513,22 @@ public:
                 CbMs > 0 ? Flop / CbMs / 1e9 : 0,
                 OursMs > 0 ? CbMs / OursMs : 0,
                 BestOurs >= 0 ? Ours[BestOurs].Name.c_str() : "NONE");
+    if (Opt.PingPong) {
+      double PpMs = 0, NoPpMs = 0;
+      for (size_t I = 0; I < Times.size(); ++I) {
+        if (Names[I] == "ours_pp")
+          PpMs = Times[I].Median;
+        if (Names[I] == "ours_nopp")
+          NoPpMs = Times[I].Median;
+      }
+      std::printf("      ping-pong %8.4f ms (%6.1f TF) %s  vs  %8.4f ms (%6.1f "
+                  "TF) %s  x%.3f\n",
+                  PpMs, PpMs > 0 ? Flop / PpMs / 1e9 : 0,
+                  BestPp >= 0 ? Ours[BestPp].Name.c_str() : "NONE", NoPpMs,
+                  NoPpMs > 0 ? Flop / NoPpMs / 1e9 : 0,
+                  BestNoPp >= 0 ? Ours[BestNoPp].Name.c_str() : "NONE",
+                  PpMs > 0 ? NoPpMs / PpMs : 0);
+    }
     std::fflush(stdout);
     release(Ours);
     release(Lts);
@@ -497,20 +561,24 @@ public:
         // Per configuration: no split, 3 workspace splits, 3 and 8 cluster
         // splits, each with one and two accumulator sets; the multicast
         // pairs along M and N (333 rows: an odd number of 128-row tiles, so
-        // one pair has a CTA wholly outside C).
+        // one pair has a CTA wholly outside C); ping-pong consumers (few
+        // tiles here: one per CTA, partial in M, N and K).
         struct Variant {
-          int Splits, Cluster, Dual, CM, CN;
+          int Splits, Cluster, Dual, CM, CN, PingPong;
         };
-        const Variant Variants[] = {
-            {1, 0, 0, 1, 1}, {3, 0, 0, 1, 1}, {1, 0, 1, 1, 1},
-            {3, 0, 1, 1, 1}, {3, 1, 0, 1, 1}, {8, 1, 1, 1, 1},
-            {1, 0, 0, 2, 1}, {1, 0, 0, 1, 2}, {1, 0, 1, 2, 1}};
+        const Variant Variants[] = {{1, 0, 0, 1, 1, 0}, {3, 0, 0, 1, 1, 0},
+                                    {1, 0, 1, 1, 1, 0}, {3, 0, 1, 1, 1, 0},
+                                    {3, 1, 0, 1, 1, 0}, {8, 1, 1, 1, 1, 0},
+                                    {1, 0, 0, 2, 1, 0}, {1, 0, 0, 1, 2, 0},
+                                    {1, 0, 1, 2, 1, 0}, {1, 0, 0, 1, 1, 1}};
         for (int Id = -1; Id < cudaoptGemmNumKernels(); ++Id)
           for (const Variant &Vr : Variants) {
             const int Splits = Vr.Splits;
-            if (Id < 0 && (Splits > 1 || Vr.Dual || Vr.CM > 1 || Vr.CN > 1))
+            if (Id < 0 && (Splits > 1 || Vr.Dual || Vr.CM > 1 || Vr.CN > 1 ||
+                           Vr.PingPong))
               continue;
             cudaoptGemmPlan Pl{Id, 3, Splits == 3, Splits};
+            Pl.PingPong = Vr.PingPong;
             Pl.SplitCluster = Vr.Cluster;
             Pl.DualAcc = Vr.Dual;
             Pl.ClusterM = Vr.CM;
@@ -535,6 +603,47 @@ public:
             Report(std::string(typeName(T)) + "/" + layoutName(L) +
                        " 333x776x1000 b=0 " + planName(Pl),
                    Chk.check(E0), true);
+          }
+      }
+    // Ping-pong consumers with several tiles per CTA: 2333 x 2776 x 1000
+    // has 407-814 ping-pong tiles (37 or 19 along M, partial; 11 or 22
+    // along N, partial; a partial K block), so on 132 SMs each CTA runs 3-7
+    // of them, alternating between its consumers, with odd and even counts
+    // per CTA (consumer 1 idle on the last turn of an odd one); raster
+    // along M and along N; alpha/beta (direct stores) and beta = 0 (TMA
+    // stores).
+    for (cudaoptGemmType T : {CUDAOPT_GEMM_F16, CUDAOPT_GEMM_BF16})
+      for (cudaoptGemmBLayout L : {CUDAOPT_GEMM_B_COL, CUDAOPT_GEMM_B_ROW}) {
+        Shape S{2333, 2776, 1000, "special"};
+        ShapeBuffers B = layout(S, T, L, 1);
+        Checker Chk(B, Ref, RefBytes, Rows, Stream);
+        fillNormal(Cold, size_t(S.M) * S.N, T == CUDAOPT_GEMM_BF16, 79, 0, 1,
+                   Stream);
+        for (int Id = 0; Id < cudaoptGemmNumKernels(); ++Id)
+          for (int RasterN = 0; RasterN < 2; ++RasterN) {
+            cudaoptGemmPlan Pl{Id, RasterN ? 2 : 3, RasterN, 1};
+            Pl.PingPong = 1;
+            cudaoptGemmProblem Probe = B.problem(0);
+            if (!cudaoptGemmPlanValid(&Probe, &Pl))
+              continue; // compiled for the large two-consumer tiles only
+            const std::string Name = std::string(typeName(T)) + "/" +
+                                     layoutName(L) + " 2333x2776x1000 ";
+            Report(Name + "a=.75 b=.5 " + planName(Pl),
+                   Chk.check(
+                       [&, Pl](cudaStream_t St, int) {
+                         cudaoptGemmProblem P = B.problem(0, 0.75f, 0.5f);
+                         return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) ==
+                                cudaSuccess;
+                       },
+                       Cold, 0.75f, 0.5f),
+                   true);
+            Report(Name + "b=0 " + planName(Pl),
+                   Chk.check([&, Pl](cudaStream_t St, int) {
+                     cudaoptGemmProblem P = B.problem(0);
+                     return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) ==
+                            cudaSuccess;
+                   }),
+                   true);
           }
       }
     // The mma.sync kernels: M = 1, 7, 16 (rows of the mma left empty) and
@@ -631,8 +740,10 @@ public:
         P.Alpha = 1.0f / 32;
         return P;
       };
-      const cudaoptGemmPlan Plans[] = {
-          {0, 8, 0, 1}, {6, 8, 0, 4, 0, 0, 0, 1}, {2, 8, 0, 3}};
+      const cudaoptGemmPlan Plans[] = {{0, 8, 0, 1},
+                                       {6, 8, 0, 4, 0, 0, 0, 1},
+                                       {2, 8, 0, 3},
+                                       {0, 8, 0, 1, 0, 0, 0, 0, 1}};
       for (const cudaoptGemmPlan &Pl2 : Plans) {
         // Second GEMM: 2048 x 256 x 2048 (few tiles: the split plans apply).
         cudaoptGemmProblem P1 = Prob(A, C1, D, D), P2 = Prob(C1, C2, 256, D),
@@ -754,7 +865,7 @@ bool parse(int Argc, char **Argv, Options &O) {
     else if (A == "--arena-gib")
       O.ArenaGiB = std::stod(Next());
     else if (A == "--extra") {
-      // Kernel/Group/RasterN/Splits[/d][/m2][/n2][/c], as planName.
+      // Kernel/Group/RasterN/Splits[/d][/m2][/n2][/c][/p], as planName.
       for (const std::string &Item : splitList(Next())) {
         cudaoptGemmPlan Pl{};
         int Used = 0;
@@ -769,6 +880,8 @@ bool parse(int Argc, char **Argv, Options &O) {
             Pl.DualAcc = 1;
           else if (Tok == "c")
             Pl.SplitCluster = 1;
+          else if (Tok == "p")
+            Pl.PingPong = 1;
           else if (Tok[0] == 'm' && Tok.size() > 1)
             Pl.ClusterM = std::atoi(Tok.c_str() + 1);
           else if (Tok[0] == 'n' && Tok.size() > 1)
@@ -789,6 +902,8 @@ bool parse(int Argc, char **Argv, Options &O) {
       O.Special = true;
     else if (A == "--no-clusters")
       O.Clusters = false;
+    else if (A == "--pingpong")
+      O.PingPong = true;
     else {
       std::fprintf(stderr, "unknown option %s\n", A.c_str());
       return false;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `run` tool), from the repository root:
-#   bench/gemm/device-run.sh smoke|exp|clusters|pdl|fix|full [gemm-bench args]
+#   bench/gemm/device-run.sh smoke|exp|clusters|pdl|pingpong|fix|full [args]
 # Uses build-gemm/gemm-bench when it was carried and links, else builds.
 # Logs and results go to $OUT (default ./out).
 set -uo pipefail
@@ -68,6 +68,27 @@ case "$MODE" in
     grep -E "FAIL|special tests|back-to-back" "$OUT/pdl.log"
     cp "$W/nopdl.jsonl" "$W/pdl.jsonl" "$OUT/"
     python3 bench/gemm/ab.py "$W/nopdl.jsonl" "$W/pdl.jsonl" | tee "$OUT/ab.txt"
+    ;;
+  pingpong)  # exp-pingpong.txt: correctness of every plan option (the
+    # ping-pong ones included), then the A/B of the ping-pong schedule on
+    # large shapes, fp16/bf16 x B col/row: --pingpong adds its plans to the
+    # candidates and times the best ping-pong and the best other plan again
+    # in the 20 interleaved rounds (pingpong.py prints the comparison).
+    X=bench/gemm/exp-pingpong.txt
+    W=$(mktemp -d)
+    timeout 90 "$BIN" --special --shapes "$X" --tags none \
+      --out "$W/special.jsonl" > "$OUT/special.log" 2>&1
+    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
+    grep -E "FAIL|special tests" "$OUT/special.log" | head -20
+    timeout 300 "$BIN" --pingpong --no-clusters --shapes "$X" \
+      --types f16,bf16 --layouts col,row --tune-rounds 6 \
+      --out "$W/pingpong.jsonl" "$@" > "$OUT/pingpong.log" 2>&1
+    echo "pingpong rc=$?"
+    # At most 8 files come back: the per-candidate medians go into the
+    # same text file as the comparison.
+    cp "$W/pingpong.jsonl" "$OUT/"
+    python3 bench/gemm/pingpong.py "$W/pingpong.jsonl" | tee "$OUT/pingpong.txt"
+    python3 bench/gemm/candidates.py "$W/pingpong.jsonl" >> "$OUT/pingpong.txt"
     ;;
   fix)  # re-measure a subset after a fix: fp16, B col, grid + llm shapes
     timeout "${F16_LIMIT:-20}" "$BIN" --special --shapes bench/gemm/shapes.txt \

@@ -45,15 +45,15 @@ def split_allowed(bm, bn):
 
 
 def parse_plan(text, ids):
-    """gemm-bench's planName: name/gG/rR/kS[/d][/m2][/n2][/c] ->
+    """gemm-bench's planName: name/gG/rR/kS[/d][/m2][/n2][/c][/p] ->
     [kernel, group, raster_n, splits, dual_acc, cluster_m, cluster_n,
-    split_cluster]."""
+    split_cluster, ping_pong]."""
     name, group, raster, splits, *extra = text.split("/")
     if name not in ids:
         sys.exit(f"unknown configuration {name}: results from another build?")
     kernel, bm, bn = ids[name]
     plan = [kernel, int(group[1:]), int(raster[1:]), int(splits[1:]), 0, 0,
-            0, 0]
+            0, 0, 0]
     for tok in extra:
         if tok == "d":
             plan[4] = 1
@@ -63,6 +63,8 @@ def parse_plan(text, ids):
             plan[6] = int(tok[1:])
         elif tok == "c":
             plan[7] = 1
+        elif tok == "p":
+            plan[8] = 1
         else:
             sys.exit(f"unknown plan option {tok} in {text}")
     if plan[3] > 1 and not plan[7] and not split_allowed(bm, bn):
@@ -80,7 +82,8 @@ def main():
             rows[(e["type"], e["layout"], e["M"], e["N"], e["K"])] = [
                 e["kernel"], e["group"], e["raster_n"], e["splits"],
                 e.get("dual_acc", 0), e.get("cluster_m", 0),
-                e.get("cluster_n", 0), e.get("split_cluster", 0)]
+                e.get("cluster_n", 0), e.get("split_cluster", 0),
+                e.get("ping_pong", 0)]
     for path in files:
         for line in open(path):
             d = json.loads(line)
@@ -89,7 +92,8 @@ def main():
             key = (TYPES[d["type"]], LAYOUTS[d["layout"]], d["M"], d["N"],
                    d["K"])
             rows[key] = parse_plan(d["ours_plan"], ids)  # later files win
-    extra = ("dual_acc", "cluster_m", "cluster_n", "split_cluster")
+    extra = ("dual_acc", "cluster_m", "cluster_n", "split_cluster",
+             "ping_pong")
     entries = []
     for (t, l, m, n, k), p in sorted(rows.items()):
         e = {"type": t, "layout": l, "M": m, "N": n, "K": k, "kernel": p[0],
@@ -112,8 +116,12 @@ def main():
         for e in entries:
             fields = [e["kernel"], e["group"], e["raster_n"], e["splits"]]
             more = [e.get(name, 0) for name in extra]
-            if any(more):  # plain 4-field plans leave the rest zero
+            # Plain 4-field plans leave the rest zero; the ping-pong field
+            # is written only where set, so older rows keep their text.
+            if more[4]:
                 fields += more
+            elif any(more):
+                fields += more[:4]
             plan = ", ".join(str(f) for f in fields)
             out.write(f"    {{{e['M']}, {e['N']}, {e['K']}, {e['type']}, "
                       f"{e['layout']}, {{{plan}}}}},\n")
