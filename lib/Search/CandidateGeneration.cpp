@@ -9,11 +9,14 @@
 //===----------------------------------------------------------------------===//
 #include "TunerInternal.h"
 
+#include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
+#include "cuda-opt/Search/TuningPolicy.h"
 #include "cuda-opt/Support/GpuLock.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -79,7 +82,10 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   Orig.Shmem = H.Shmem;
   Variants.push_back(Orig);
   std::set<std::string> Seen = {Input.Text};
-  std::vector<std::string> Candidates = candidatePipelines(Opts.Budget * 4);
+  // Every candidate of the space; the legal ones are ranked below and the
+  // budget takes the first.
+  std::vector<std::string> Candidates =
+      candidatePipelines(std::numeric_limits<unsigned>::max());
 
   // Cheap filter on the one parse we have: a candidate any of whose passes is
   // illegal for the original kernel is dropped without rewriting. (A pass
@@ -147,6 +153,43 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
                                   : "illegal";
     C.Detail = Why;
     Record(C);
+  }
+
+  // The learned policy decides which legal candidates the budget keeps;
+  // rewriting stops a little past the budget (identical rewrites are
+  // dropped below, so some slack keeps the budget filled).
+  if (Opts.LearnedPolicy) {
+    const TuningPolicy &Policy = TuningPolicy::learned();
+    KernelFeatures Features =
+        H.Model ? H.Model->features() : buildKernelModel(Ctx, K).features();
+    std::vector<size_t> Order = Policy.rank(Features, Legal);
+    auto Permute = [&](auto &V) {
+      std::remove_reference_t<decltype(V)> Out;
+      for (size_t I : Order)
+        Out.push_back(std::move(V[I]));
+      V = std::move(Out);
+    };
+    Permute(Legal);
+    Permute(LegalPipelines);
+    Permute(LegalChangesLaunch);
+    Permute(LegalLibrary);
+    Result.Policy = Policy.describe();
+  } else {
+    Result.Policy = "round-robin over the transforms";
+  }
+  const size_t RewriteCap = 2 * static_cast<size_t>(Opts.Budget) + 8;
+  for (size_t I = RewriteCap; I < Legal.size(); ++I) {
+    CandidateRecord C;
+    C.Pipeline = Legal[I];
+    C.Status = "over-budget";
+    C.Detail = "legal, ranked after the budget's candidates";
+    Record(C);
+  }
+  if (Legal.size() > RewriteCap) {
+    Legal.resize(RewriteCap);
+    LegalPipelines.resize(RewriteCap);
+    LegalChangesLaunch.resize(RewriteCap);
+    LegalLibrary.resize(RewriteCap);
   }
 
   // Rewrite the legal candidates in parallel: each parse is independent,

@@ -59,6 +59,8 @@ json::Value TuneResult::toJSON(StringRef File) const {
                    {"candidates", std::move(Cands)}};
   if (!Mode.empty())
     Out["mode"] = Mode;
+  if (!Policy.empty())
+    Out["policy"] = Policy;
   if (!Kernels.empty()) {
     json::Array Ks;
     for (const KernelOutcome &K : Kernels) {
@@ -130,6 +132,7 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << format("%.3fx", BestMs > 0 ? BaselineMs / BestMs : 0) << "**) with `"
      << (ChosenPipeline.empty() ? "(original)" : ChosenPipeline) << "`  \n"
      << "mode: " << (Mode.empty() ? "-" : Mode) << "  \n"
+     << "candidate order: " << (Policy.empty() ? "-" : Policy) << "  \n"
      << VariantsMeasured << " variants measured in " << format("%.1f", Seconds)
      << " s; timing: CUDA events, L2 flushed before each launch, median of "
         "interleaved runs; each variant verified on 3 seeds against the "

@@ -28,6 +28,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include <limits>
 
 using namespace clang;
 using namespace llvm;
@@ -73,6 +74,17 @@ static cl::opt<std::string>
 static cl::opt<unsigned> Budget("budget",
                                 cl::desc("tune: most variants to measure"),
                                 cl::init(64), cl::cat(Category));
+static cl::opt<std::string> PolicyName(
+    "policy",
+    cl::desc("tune: the order in which candidates are measured within the "
+             "budget: 'learned' (default: the policy trained on measured "
+             "speedups, docs/policy.md) or 'round-robin'"),
+    cl::init("learned"), cl::cat(Category));
+static cl::opt<bool> PrintCandidateSpace(
+    "print-candidate-space",
+    cl::desc("Print every candidate pipeline tune enumerates, in round-robin "
+             "order, one per line (what bench/policy/train.py ranks)"),
+    cl::Hidden, cl::cat(Category));
 static cl::opt<bool> DryRun(
     "dry-run",
     cl::desc("tune: list the candidates that would be measured (rewritten "
@@ -469,6 +481,9 @@ static int transform(const Toolchain &TC, const SourceInput &In,
 /// and say that nothing was measured.
 static int tuneFile(const Toolchain &TC, const SourceInput &In,
                     StringRef Output, StringRef ExecutablePath) {
+  if (PolicyName != "learned" && PolicyName != "round-robin")
+    return fail("--policy must be 'learned' or 'round-robin', not '" +
+                PolicyName + "'");
   if (!RunCommand.empty() && !RunArgs.empty())
     return fail("--run-args passes arguments to the program cuda-opt builds "
                 "from FILE; with --run, put them in the command");
@@ -508,6 +523,7 @@ static int tuneFile(const Toolchain &TC, const SourceInput &In,
   }
   Opts.TimeSeconds = TimeBudget;
   Opts.DryRun = DryRun;
+  Opts.LearnedPolicy = PolicyName == "learned";
   SmallString<256> Work;
   if (WorkDir.empty()) {
     if (std::error_code EC = sys::fs::createUniqueDirectory("cuda-opt-tune", Work))
@@ -623,6 +639,12 @@ int main(int argc, const char **argv) {
 
   if (ListPasses)
     return listPasses();
+  if (PrintCandidateSpace) {
+    for (const std::string &P :
+         candidatePipelines(std::numeric_limits<unsigned>::max()))
+      outs() << P << "\n";
+    return 0;
+  }
 
   int Modes = ListKernels + Analyze + Tune + InstrumentCapture +
               CompileCubin + (!Passes.empty() && !Tune) + LowerSparseMatmul;

@@ -44,6 +44,9 @@ struct TuneOptions {
   /// --dry-run: generate and rewrite the candidates, report them, and stop
   /// (no GPU, nothing compiled or run).
   bool DryRun = false;
+  /// --policy: order the candidates by the learned policy (TuningPolicy.h)
+  /// before the budget cuts them; false: the round-robin order.
+  bool LearnedPolicy = true;
   /// libcudaopt_gemm.so, for measuring gemm-specialize (empty: not found).
   std::string GemmLibraryPath;
   /// Set by tune(): when tuning began (the --time budget counts from it).
@@ -77,6 +80,7 @@ struct KernelOutcome {
 struct TuneResult {
   std::string Text;          ///< The source to emit.
   std::string Mode;          ///< "spec", "program", or "" (not measured).
+  std::string Policy;        ///< How the candidates were ordered.
   std::vector<KernelOutcome> Kernels;
   bool Measured = false;
   std::string NotMeasuredReason;
