@@ -2,9 +2,10 @@
 //
 // tls-spmm-check: runs tlsSpmm on small, awkward shapes (M not a multiple
 // of 16, K not a multiple of 256, N from 1 to 70, padded Ldx/Ldy), fp16 and
-// bf16, for every kernel variant and several split settings (one output
-// tile per CTA, three CTAs per tile, one wave of stream-K CTAs, two waves),
-// and compares with a
+// bf16, for every kernel variant (both pipelines, n-tiles 8 to 128) and
+// several split settings (one output tile per CTA, three CTAs per tile, one
+// wave of stream-K CTAs, two waves), plus the planner's own choices (default,
+// pipeline 2, n-tile up to 128), and compares with a
 // double-precision CPU reference. Outputs are poisoned (NaN) before each
 // run and surrounded by guard bands. Prints PASS or the failures.
 // (The benchmark checks the 31 large shapes; this covers the edges.)
@@ -92,6 +93,14 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
         Plans.push_back(O);
     }
   Plans.push_back(TlsSpmmOptions()); // the default plan
+  for (int Pipe : {1, 2})
+    for (int MaxNt : {0, 128}) {
+      TlsSpmmOptions O; // the planner's choice of variant
+      O.Pipeline = Pipe;
+      O.MaxNTile = MaxNt;
+      if (tlsSpmmPlan(D, N, O).Stages)
+        Plans.push_back(O);
+    }
   std::vector<uint16_t> Y(YElems + 2 * Guard);
   for (const TlsSpmmOptions &O : Plans) {
     check(cudaMemset(DY, 0xA5, (YElems + 2 * Guard) * 2), "guard");
@@ -133,10 +142,10 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
     double Err = Den > 0 ? std::sqrt(Num / Den) : std::sqrt(Num);
     TlsSpmmPlan Pl = tlsSpmmPlan(D, N, O);
     if (Bad || Err > 1e-2) {
-      std::printf("FAIL: %s M=%u K=%u N=%d s=%.1f nt%d w%d s%d k%d ctas %d: "
-                  "err %.2e%s\n",
+      std::printf("FAIL: %s M=%u K=%u N=%d s=%.1f nt%d w%d s%d p%d k%d ctas "
+                  "%d: err %.2e%s\n",
                   Bf16 ? "bf16" : "f16", M, K, N, Sparsity, Pl.NTile, Pl.Warps,
-                  Pl.Stages, Pl.SplitK, Pl.Ctas, Err,
+                  Pl.Stages, Pl.Pipeline, Pl.SplitK, Pl.Ctas, Err,
                   Bad ? " (unwritten/guard/NaN)" : "");
       ++Failures;
     }

@@ -12,11 +12,12 @@
 // by the CTA's warps) and, per warp, its tile's half block: the chain's
 // values (2 KB, each lane's four 16-byte fragments XOR-swizzled so the
 // per-k-step fragment loads are conflict-free), its bitmap words (256 B) and
-// the block's residual values (their offsets are loaded 32 items ahead). Every thread copies its share with cp.async and
-// signals the stage's "full" mbarrier with cp.async.mbarrier.arrive.noinc;
-// a thread that has consumed a stage arrives on its "empty" mbarrier, and the
-// stage is refilled (by all threads) one item later, so warps may drift one
-// item apart and no CTA-wide barrier sits in the loop.
+// the block's residual values (their offsets are loaded 32 items ahead). Every
+// thread copies its share with cp.async and signals the stage's "full" mbarrier
+// with cp.async.mbarrier.arrive.noinc; a thread that has consumed a stage
+// arrives on its "empty" mbarrier, and the stage is refilled (by all threads)
+// one item later, so warps may drift one item apart and no CTA-wide barrier
+// sits in the loop.
 //
 // Per item a warp decodes its chain on chip, as in format version 2
 // (docs/sparse-format.md): empty/need masks from the bitmap through a byte
@@ -30,6 +31,12 @@
 // vector atomics (red.global.add.v2.f32), then counts the halves it covered
 // on a per-tile counter; the warp that completes the count converts the
 // tile to fp16/bf16, writes Y and zeroes the workspace tile and counter.
+//
+// Pipeline 2 (tlsSpmmRingKernel, TlsSpmmOptions::Pipeline = 2) keeps the
+// per-item work and the output path but gives each warp its own ring of W
+// stages, refilled by the warp alone; only the X half-tiles are shared.
+// Fewer bytes per warp let 24-32 warps share an SM. The default plan is
+// pipeline 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,6 +120,20 @@ __host__ __device__ constexpr int totalSharedBytes(int NT, int Warps,
                                                    int Stages, int RCap) {
   return TableBytes + BarrierBytes + Stages * stageBytes(NT, Warps, RCap) +
          Warps * WValBytes;
+}
+
+/// The warp-ring kernel (pipeline 2): WStages W stages per warp, refilled by
+/// the warp alone, and WStages + 1 X stages shared by the CTA. Layout:
+/// tables, barriers (X full, X empty, then WStages W-full barriers per
+/// warp), the X stages, per warp its W stages, the per-warp layer-2 buffers.
+__host__ __device__ constexpr int ringBarrierBytes(int Warps, int WStages) {
+  return ((2 * (WStages + 1) + Warps * WStages) * 8 + 127) / 128 * 128;
+}
+__host__ __device__ constexpr int ringSharedBytes(int NT, int Warps,
+                                                  int WStages, int RCap) {
+  return TableBytes + ringBarrierBytes(Warps, WStages) +
+         (WStages + 1) * xBytes(NT) +
+         Warps * (WStages * wRegionBytes(RCap) + WValBytes);
 }
 
 __device__ __forceinline__ uint32_t smemAddr(const void *P) {
@@ -316,19 +337,318 @@ struct Cursor {
   }
 };
 
+/// This lane's place in the decode: its quad row G, its bitmap nibble shift,
+/// the metadata half it tabulates, its fragment swizzle.
+struct LaneInfo {
+  int Lane, G, Sh;
+  // This lane tabulates the metadata of row G + 8 * MetaRow, groups
+  // 4 * (Tig & 1) .. + 3 (bytes SelLo, SelLo + 1 of the k-step word).
+  int MetaRow;
+  uint32_t SelLo, SelHi;
+  // This lane's fragment chunk K lives at byte (16 * K) ^ Sw of its 64.
+  uint32_t Sw;
+  __device__ __forceinline__ explicit LaneInfo(int L) {
+    const int Tig = L & 3;
+    Lane = L;
+    G = L >> 2;
+    Sh = 4 * Tig;
+    MetaRow = Tig >> 1;
+    SelLo = 0x4440u | uint32_t(2 * (Tig & 1));
+    SelHi = SelLo + 1;
+    Sw = uint32_t((L >> 1) & 3) << 4;
+  }
+};
+
+/// The residual offsets (start, end) of the block of a warp's item J, for
+/// the lane J - Base (each lane holds one item's pair).
+__device__ __forceinline__ void loadResOffsets(const Params &P, int Warps,
+                                               long long Begin, int Count,
+                                               int Base, int Warp, int Lane,
+                                               uint32_t &S, uint32_t &E) {
+  S = E = 0;
+  if (Base + Lane < Count) {
+    Cursor C(P, Begin + Base + Lane);
+    const int Tile = C.Mb * Warps + Warp;
+    if (Tile < P.Tiles) {
+      const size_t Blk = size_t(Tile) * P.BlockColumns + (C.Half >> 1);
+      S = __ldg(P.ResOff + Blk);
+      E = __ldg(P.ResOff + Blk + 1);
+    }
+  }
+}
+
+/// Copies the X half-tile of the item at IC (NT columns x 128 rows of K,
+/// zero-filled past N and K) to the shared-memory stage at St; every thread
+/// of the CTA takes its share.
+template <int NT, int Threads>
+__device__ __forceinline__ void copyX(const Params &P, uint32_t St,
+                                      const Cursor &IC, int Tid) {
+#pragma unroll
+  for (int C0 = 0; C0 < NT * 16; C0 += Threads) {
+    const int C = C0 + Tid;
+    if ((NT * 16) % Threads == 0 || C < NT * 16) {
+      const int Row = C >> 4, Col = C & 15;
+      const int Gn = IC.Nc * NT + Row, K0 = IC.Half * HalfCols + Col * 8;
+      const int KLeft = P.K - K0;
+      const int Bytes = Gn < P.N ? (KLeft >= 8  ? 16
+                                    : KLeft > 0 ? 2 * KLeft
+                                                : 0)
+                                 : 0;
+      const uint16_t *Src = Bytes ? P.X + size_t(Gn) * P.Ldx + K0 : P.X;
+      cpAsync16(St + (Row * XPitch + Col * 8) * 2, Src, Bytes);
+    }
+  }
+}
+
+/// copyX with the per-thread row and column fixed (Threads a multiple of
+/// 16): one source pointer and one destination advanced per chunk row, so
+/// no per-chunk address stays live across the item loop.
+template <int NT, int Threads>
+__device__ __forceinline__ void copyXStrided(const Params &P, uint32_t St,
+                                             const Cursor &IC, int Tid) {
+  static_assert(Threads % 16 == 0, "rows per pass");
+  constexpr int RowsPerPass = Threads / 16;
+  const int Col = Tid & 15;
+  int Gn = IC.Nc * NT + (Tid >> 4);
+  const int K0 = IC.Half * HalfCols + Col * 8;
+  const int KLeft = P.K - K0;
+  const int RowBytes = KLeft >= 8 ? 16 : KLeft > 0 ? 2 * KLeft : 0;
+  const uint16_t *Src = P.X + size_t(Gn) * P.Ldx + K0;
+  uint32_t Dst = St + ((Tid >> 4) * XPitch + Col * 8) * 2;
+#pragma unroll
+  for (int R0 = 0; R0 < NT; R0 += RowsPerPass) {
+    if (NT % RowsPerPass == 0 || R0 + (Tid >> 4) < NT) {
+      const int Bytes = Gn < P.N ? RowBytes : 0;
+      cpAsync16(Dst, Bytes ? Src : P.X, Bytes);
+    }
+    Gn += RowsPerPass;
+    Src += size_t(RowsPerPass) * P.Ldx;
+    Dst += RowsPerPass * XPitch * 2;
+  }
+}
+
+/// Copies one warp's half block (tile Tile, item at IC) to its W region at
+/// Wr: values (swizzled), bitmap words, header (residual start and end:
+/// lane Idx of RoS/RoE) and the block's residual values.
+__device__ __forceinline__ void copyW(const Params &P, uint32_t Wr, int Tile,
+                                      const Cursor &IC, int Lane, uint32_t RoS,
+                                      uint32_t RoE, int Idx) {
+  const size_t Blk = size_t(Tile) * P.BlockColumns + (IC.Half >> 1);
+  const int Chain = IC.Half & 1;
+  if (!(P.Ablate & 8)) {
+    const unsigned char *V =
+        reinterpret_cast<const unsigned char *>(P.Values + Blk * BlockSlots) +
+        Chain * 2048 + Lane * 16;
+    // Chunk Lane & 3 of lane Lane / 4 + 8 * I, whose swizzle is
+    // ((Lane >> 3) & 3) << 4 for every I.
+    const uint32_t D = Wr + WHeadBytes + (Lane >> 2) * 64 +
+                       (((Lane & 3) ^ ((Lane >> 3) & 3)) << 4);
+#pragma unroll
+    for (int I = 0; I < 4; ++I)
+      cpAsync16(D + I * 512, V + I * 512);
+    if (Lane < 16)
+      cpAsync16(Wr + WHeadBytes + WValBytes + Lane * 16,
+                reinterpret_cast<const unsigned char *>(
+                    P.Bitmap + Blk * BlockBitmapWords) +
+                    Chain * 256 + Lane * 16);
+  }
+  // The residual copies wait for the offsets (loaded long ago, except
+  // for the first items), so they come after the other copies.
+  const uint32_t Start = __shfl_sync(0xffffffffu, RoS, Idx);
+  const uint32_t Stop = __shfl_sync(0xffffffffu, RoE, Idx);
+  // Every lane writes the same header words and reads back its own.
+  asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr), "r"(Start),
+               "r"(Stop)
+               : "memory");
+  if (!(P.Ablate & 8)) {
+    const uint32_t Aligned = Start & ~7u;
+    const int Chunks = min(int((Stop - Aligned + 7) >> 3), P.RCap >> 3);
+    for (int C = Lane; C < Chunks; C += 32)
+      cpAsync16(Wr + WHeadBytes + WValBytes + WBitsBytes + C * 16,
+                P.Residual + Aligned + C * 8);
+  }
+}
+
+/// One item of one warp: decodes the staged half block at Wr (chain Chain)
+/// and multiplies it with the staged X half-tile Xs into Acc.
+template <int NT, int Sets, bool BF16>
+__device__ __forceinline__ void
+decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
+                  unsigned char *Wr, const uint16_t *Xs, unsigned char *LaneA2,
+                  uint32_t A2Addr, int Chain, const LaneInfo &LI, int Ablate) {
+  constexpr int NTiles8 = NT / 8;
+  const int Lane = LI.Lane, G = LI.G, Sh = LI.Sh;
+  const uint32_t Sw = LI.Sw;
+  const uint32_t *Hdr = reinterpret_cast<const uint32_t *>(Wr);
+  unsigned char *LaneV = Wr + WHeadBytes + Lane * 64;
+  const uint4 *Bits4 =
+      reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
+  const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
+
+  // The layer-2 buffer starts at zero (only needed positions get values).
+#pragma unroll
+  for (int K = 0; K < 4; ++K)
+    *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ Sw)) =
+        make_uint4(0, 0, 0, 0);
+
+  // Bitmap words of rows G and G + 8 (and of the metadata row).
+  const uint4 BG = Bits4[G], BG8 = Bits4[G + 8], BM = Bits4[G + 8 * LI.MetaRow];
+  const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
+  const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
+  const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
+  // Empty and need masks of the chain: one lookup per row and k-step,
+  // bytes gathered with byte permutes.
+  uint32_t E = 0, Nd = 0;
+  uint32_t Meta[4] = {0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u};
+  if (!(Ablate & 2)) {
+    uint32_t V[4];
+#pragma unroll
+    for (int K = 0; K < 4; ++K)
+      V[K] = Tab->EN0[laneByte(WG[K], Sh)] | Tab->EN1[laneByte(WG8[K], Sh)];
+    uint32_t X01 = __byte_perm(V[0], V[1], 0x6240);
+    uint32_t X23 = __byte_perm(V[2], V[3], 0x6240);
+    E = __byte_perm(X01, X23, 0x5410);
+    Nd = __byte_perm(X01, X23, 0x7632);
+    // Layer-1 metadata: this lane's half, the row g + 8 half from
+    // lane + 2.
+#pragma unroll
+    for (int K = 0; K < 4; ++K)
+      Meta[K] = uint32_t(Tab->Meta[__byte_perm(WM[K], 0, LI.SelLo)]) |
+                uint32_t(Tab->Meta[__byte_perm(WM[K], 0, LI.SelHi)]) << 8;
+#pragma unroll
+    for (int K = 0; K < 4; K += 2) {
+      uint32_t Other =
+          __shfl_down_sync(0xffffffffu, Meta[K] | Meta[K + 1] << 16, 2);
+      Meta[K] |= Other << 16;
+      Meta[K + 1] |= Other & 0xFFFF0000u;
+    }
+  }
+
+  // Layers 2 and 3. The block's residual list holds chain 0 of every
+  // lane (in lane order), then chain 1: a warp scan of the per-lane
+  // counts places this lane's values, from the block's start for chain
+  // 0 and back from its end for chain 1.
+  {
+    // Bit-sliced scan (counts are at most 32): six independent ballots.
+    const int R = residualCount(E, Nd);
+    const uint32_t Below = (1u << Lane) - 1;
+    int Excl = 0, Total = 0;
+#pragma unroll
+    for (int B = 0; B < 6; ++B) {
+      uint32_t Mk = __ballot_sync(0xffffffffu, (R >> B) & 1);
+      Excl += __popc(Mk & Below) << B;
+      Total += __popc(Mk) << B;
+    }
+    const uint32_t Start = Hdr[0], Stop = Hdr[1];
+    int Q = int(Start & 7u) + Excl;
+    if (Chain)
+      Q += int(Stop - Start) - Total;
+    if (!(Ablate & 1))
+      gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
+  }
+
+  if (!(Ablate & 4))
+#pragma unroll
+    for (int K = 0; K < 4; ++K) {
+      uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
+      uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ Sw));
+#pragma unroll
+      for (int T = 0; T < NTiles8; ++T) {
+        uint32_t B[4];
+        ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
+                          (Lane >> 3) * 8);
+        mmaSp<BF16>(Acc[0][T], A1, B, Meta[K]);
+        mmaSp<BF16>(Acc[Sets - 1][T], A2, B, Layer2Meta);
+      }
+    }
+}
+
+/// The end of an output tile's item range in this CTA: writes Y, or adds
+/// the partial sums to the workspace and lets the last contributor write Y.
+template <int NT, int Sets, bool BF16>
+__device__ __forceinline__ void
+finishTile(const Params &P, const float (&Acc)[Sets][NT / 8][4], int Nc,
+           int Tile, int Covered, int Lane) {
+  constexpr int NTiles8 = NT / 8;
+  const int G = Lane >> 2, Tig = Lane & 3;
+  float A[NTiles8][4];
+#pragma unroll
+  for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+    for (int E = 0; E < 4; ++E)
+      A[J][E] = Sets == 2 ? Acc[0][J][E] + Acc[Sets - 1][J][E] : Acc[0][J][E];
+  const int Row0 = Tile * TileRows + G;
+  const int Col0 = Nc * NT + 2 * Tig;
+  auto store = [&](int M, int N, float V) {
+    if (M < P.M && N < P.N)
+      P.Y[size_t(N) * P.Ldy + M] = toBits<BF16>(V);
+  };
+  if (Covered == P.Hpu) {
+#pragma unroll
+    for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+      for (int E = 0; E < 4; ++E)
+        store(Row0 + (E >> 1) * 8, Col0 + J * 8 + (E & 1), A[J][E]);
+    return;
+  }
+  // Rows and columns past M and N hold zeros: the workspace has room
+  // for whole tiles, so no bounds checks here.
+  float *Base = P.Acc32 + size_t(Row0) * P.Np + Col0;
+#pragma unroll
+  for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+    for (int RH = 0; RH < 2; ++RH)
+      redAdd2(Base + size_t(RH * 8) * P.Np + J * 8, A[J][2 * RH],
+              A[J][2 * RH + 1]);
+  if (P.Ablate & 16)
+    return;
+  __threadfence();
+  __syncwarp();
+  unsigned *Ctr = P.Counters + size_t(Tile) * P.NChunks + Nc;
+  unsigned Old = 0;
+  if (Lane == 0)
+    Old = atomicAdd(Ctr, unsigned(Covered));
+  Old = __shfl_sync(0xffffffffu, Old, 0);
+  if (Old + unsigned(Covered) != unsigned(P.Hpu))
+    return;
+  __threadfence();
+#pragma unroll
+  for (int J = 0; J < NTiles8; ++J)
+#pragma unroll
+    for (int RH = 0; RH < 2; ++RH) {
+      float2 *Pp =
+          reinterpret_cast<float2 *>(Base + size_t(RH * 8) * P.Np + J * 8);
+      float2 V = __ldcg(Pp);
+      __stcg(Pp, make_float2(0.f, 0.f));
+      store(Row0 + RH * 8, Col0 + J * 8, V.x);
+      store(Row0 + RH * 8, Col0 + J * 8 + 1, V.y);
+    }
+  if (Lane == 0)
+    *Ctr = 0;
+}
+
+template <int NT, int Sets>
+__device__ __forceinline__ void zeroAcc(float (&Acc)[Sets][NT / 8][4]) {
+#pragma unroll
+  for (int S = 0; S < Sets; ++S)
+#pragma unroll
+    for (int J = 0; J < NT / 8; ++J)
+      Acc[S][J][0] = Acc[S][J][1] = Acc[S][J][2] = Acc[S][J][3] = 0.f;
+}
+
+/// Pipeline 1: STAGES stages, each holding the X half-tile and every warp's
+/// half block; a stage is refilled once all warps have read it.
 template <int NT, int WARPS, int STAGES, bool BF16>
 __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
   extern __shared__ __align__(128) unsigned char Smem[];
   constexpr int Threads = WARPS * 32;
-  constexpr int NTiles8 = NT / 8;
   // Two accumulator sets (layer 1, layer 2) halve the mma dependency chain
   // when there are few n-tiles to interleave.
-  constexpr int Sets = NTiles8 <= 2 ? 2 : 1;
+  constexpr int Sets = NT / 8 <= 2 ? 2 : 1;
   constexpr int XB = xBytes(NT);
   const int WRegion = wRegionBytes(P.RCap);
   const int StageB = stageBytes(NT, WARPS, P.RCap);
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
-  const int G = Lane >> 2, Tig = Lane & 3;
 
   const long long Begin = P.Items * blockIdx.x / gridDim.x;
   const long long End = P.Items * (blockIdx.x + 1) / gridDim.x;
@@ -341,8 +661,7 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
   const uint32_t EmptyBar = FullBar + 8 * STAGES;
   unsigned char *Stages = Smem + TableBytes + BarrierBytes;
   const uint32_t StagesAddr = smemAddr(Stages);
-  // This lane's fragment chunk K lives at byte (16 * K) ^ Sw of its 64.
-  const uint32_t Sw = uint32_t((Lane >> 1) & 3) << 4;
+  const LaneInfo LI(Lane);
   unsigned char *LaneA2 =
       Stages + STAGES * StageB + Warp * WValBytes + Lane * 64;
   const uint32_t A2Addr = smemAddr(LaneA2);
@@ -350,22 +669,10 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
   // Residual offsets (start, end) of the block of item J sit in lane
   // J - RoBase of (RoS, RoE); the next 32 items' in (RoS2, RoE2), loaded 32
   // items ahead so that no copy waits for them.
-  auto roLoad = [&](int Base, uint32_t &S, uint32_t &E) {
-    S = E = 0;
-    if (Base + Lane < Count) {
-      Cursor C(P, Begin + Base + Lane);
-      const int Tile = C.Mb * WARPS + Warp;
-      if (Tile < P.Tiles) {
-        const size_t Blk = size_t(Tile) * P.BlockColumns + (C.Half >> 1);
-        S = __ldg(P.ResOff + Blk);
-        E = __ldg(P.ResOff + Blk + 1);
-      }
-    }
-  };
   int RoBase = 0;
   uint32_t RoS, RoE, RoS2, RoE2;
-  roLoad(0, RoS, RoE);
-  roLoad(32, RoS2, RoE2);
+  loadResOffsets(P, WARPS, Begin, Count, 0, Warp, Lane, RoS, RoE);
+  loadResOffsets(P, WARPS, Begin, Count, 32, Warp, Lane, RoS2, RoE2);
 
   for (int B = Tid; B < 256; B += Threads)
     fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
@@ -384,61 +691,14 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
       RoBase += 32;
       RoS = RoS2;
       RoE = RoE2;
-      roLoad(RoBase + 32, RoS2, RoE2);
+      loadResOffsets(P, WARPS, Begin, Count, RoBase + 32, Warp, Lane, RoS2,
+                     RoE2);
     }
-
     const uint32_t St = StagesAddr + (J % STAGES) * StageB;
-#pragma unroll
-    for (int C0 = 0; C0 < NT * 16; C0 += Threads) {
-      const int C = C0 + Tid;
-      if ((NT * 16) % Threads == 0 || C < NT * 16) {
-        const int Row = C >> 4, Col = C & 15;
-        const int Gn = IC.Nc * NT + Row, K0 = IC.Half * HalfCols + Col * 8;
-        const int KLeft = P.K - K0;
-        const int Bytes =
-            Gn < P.N ? (KLeft >= 8 ? 16 : KLeft > 0 ? 2 * KLeft : 0) : 0;
-        const uint16_t *Src = Bytes ? P.X + size_t(Gn) * P.Ldx + K0 : P.X;
-        cpAsync16(St + (Row * XPitch + Col * 8) * 2, Src, Bytes);
-      }
-    }
+    copyX<NT, Threads>(P, St, IC, Tid);
     const int Tile = IC.Mb * WARPS + Warp;
-    if (Tile < P.Tiles) {
-      const size_t Blk = size_t(Tile) * P.BlockColumns + (IC.Half >> 1);
-      const int Chain = IC.Half & 1;
-      const uint32_t Wr = St + XB + Warp * WRegion;
-      if (!(P.Ablate & 8)) {
-        const unsigned char *V = reinterpret_cast<const unsigned char *>(
-                                     P.Values + Blk * BlockSlots) +
-                                 Chain * 2048 + Lane * 16;
-        // Chunk Lane & 3 of lane Lane / 4 + 8 * I, whose swizzle is
-        // ((Lane >> 3) & 3) << 4 for every I.
-        const uint32_t D = Wr + WHeadBytes + (Lane >> 2) * 64 +
-                           (((Lane & 3) ^ ((Lane >> 3) & 3)) << 4);
-#pragma unroll
-        for (int I = 0; I < 4; ++I)
-          cpAsync16(D + I * 512, V + I * 512);
-        if (Lane < 16)
-          cpAsync16(Wr + WHeadBytes + WValBytes + Lane * 16,
-                    reinterpret_cast<const unsigned char *>(
-                        P.Bitmap + Blk * BlockBitmapWords) +
-                        Chain * 256 + Lane * 16);
-      }
-      // The residual copies wait for the offsets (loaded long ago, except
-      // for the first items), so they come after the other copies.
-      const uint32_t Start = __shfl_sync(0xffffffffu, RoS, J - RoBase);
-      const uint32_t Stop = __shfl_sync(0xffffffffu, RoE, J - RoBase);
-      // Every lane writes the same header words and reads back its own.
-      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr),
-                   "r"(Start), "r"(Stop)
-                   : "memory");
-      if (!(P.Ablate & 8)) {
-        const uint32_t Aligned = Start & ~7u;
-        const int Chunks = min(int((Stop - Aligned + 7) >> 3), P.RCap >> 3);
-        for (int C = Lane; C < Chunks; C += 32)
-          cpAsync16(Wr + WHeadBytes + WValBytes + WBitsBytes + C * 16,
-                    P.Residual + Aligned + C * 8);
-      }
-    }
+    if (Tile < P.Tiles)
+      copyW(P, St + XB + Warp * WRegion, Tile, IC, Lane, RoS, RoE, J - RoBase);
     mbarArriveCpAsync(FullBar + 8 * (J % STAGES));
     IC.next(P);
   };
@@ -448,81 +708,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
     if (S < Count)
       issue(S);
 
-  float Acc[Sets][NTiles8][4];
-  auto zeroAcc = [&] {
-#pragma unroll
-    for (int S = 0; S < Sets; ++S)
-#pragma unroll
-      for (int J = 0; J < NTiles8; ++J)
-        Acc[S][J][0] = Acc[S][J][1] = Acc[S][J][2] = Acc[S][J][3] = 0.f;
-  };
-  zeroAcc();
-
-  // The end of an output tile's item range in this CTA: write Y, or add the
-  // partial sums to the workspace and let the last contributor write Y.
-  auto epilogue = [&](int Nc, int Tile, int Covered) {
-    float A[NTiles8][4];
-#pragma unroll
-    for (int J = 0; J < NTiles8; ++J)
-#pragma unroll
-      for (int E = 0; E < 4; ++E)
-        A[J][E] = Sets == 2 ? Acc[0][J][E] + Acc[Sets - 1][J][E] : Acc[0][J][E];
-    const int Row0 = Tile * TileRows + G;
-    const int Col0 = Nc * NT + 2 * Tig;
-    auto store = [&](int M, int N, float V) {
-      if (M < P.M && N < P.N)
-        P.Y[size_t(N) * P.Ldy + M] = toBits<BF16>(V);
-    };
-    if (Covered == P.Hpu) {
-#pragma unroll
-      for (int J = 0; J < NTiles8; ++J)
-#pragma unroll
-        for (int E = 0; E < 4; ++E)
-          store(Row0 + (E >> 1) * 8, Col0 + J * 8 + (E & 1), A[J][E]);
-      return;
-    }
-    // Rows and columns past M and N hold zeros: the workspace has room
-    // for whole tiles, so no bounds checks here.
-    float *Base = P.Acc32 + size_t(Row0) * P.Np + Col0;
-#pragma unroll
-    for (int J = 0; J < NTiles8; ++J)
-#pragma unroll
-      for (int RH = 0; RH < 2; ++RH)
-        redAdd2(Base + size_t(RH * 8) * P.Np + J * 8, A[J][2 * RH],
-                A[J][2 * RH + 1]);
-    if (P.Ablate & 16)
-      return;
-    __threadfence();
-    __syncwarp();
-    unsigned *Ctr = P.Counters + size_t(Tile) * P.NChunks + Nc;
-    unsigned Old = 0;
-    if (Lane == 0)
-      Old = atomicAdd(Ctr, unsigned(Covered));
-    Old = __shfl_sync(0xffffffffu, Old, 0);
-    if (Old + unsigned(Covered) != unsigned(P.Hpu))
-      return;
-    __threadfence();
-#pragma unroll
-    for (int J = 0; J < NTiles8; ++J)
-#pragma unroll
-      for (int RH = 0; RH < 2; ++RH) {
-        float2 *Pp =
-            reinterpret_cast<float2 *>(Base + size_t(RH * 8) * P.Np + J * 8);
-        float2 V = __ldcg(Pp);
-        __stcg(Pp, make_float2(0.f, 0.f));
-        store(Row0 + RH * 8, Col0 + J * 8, V.x);
-        store(Row0 + RH * 8, Col0 + J * 8 + 1, V.y);
-      }
-    if (Lane == 0)
-      *Ctr = 0;
-  };
-
-  const int Sh = 4 * Tig;
-  // This lane tabulates the metadata of row G + 8 * MetaRow, groups
-  // 4 * (Tig & 1) .. + 3 (bytes SelLo, SelLo + 1 of the k-step word).
-  const int MetaRow = Tig >> 1;
-  const uint32_t SelLo = 0x4440u | uint32_t(2 * (Tig & 1));
-  const uint32_t SelHi = SelLo + 1;
+  float Acc[Sets][NT / 8][4];
+  zeroAcc<NT, Sets>(Acc);
 
   Cursor CC(P, Begin);
   int Covered = 0;
@@ -532,93 +719,11 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
     const int Tile = CC.Mb * WARPS + Warp;
     const bool HasTile = Tile < P.Tiles;
     if (HasTile) {
-      const int Chain = CC.Half & 1;
       unsigned char *Stage = Stages + S * StageB;
-      const uint16_t *Xs = reinterpret_cast<const uint16_t *>(Stage);
-      unsigned char *Wr = Stage + XB + Warp * WRegion;
-      const uint32_t *Hdr = reinterpret_cast<const uint32_t *>(Wr);
-      unsigned char *LaneV = Wr + WHeadBytes + Lane * 64;
-      const uint4 *Bits4 =
-          reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
-      const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
-
-      // The layer-2 buffer starts at zero (only needed positions get values).
-#pragma unroll
-      for (int K = 0; K < 4; ++K)
-        *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ Sw)) =
-            make_uint4(0, 0, 0, 0);
-
-      // Bitmap words of rows G and G + 8 (and of the metadata row).
-      const uint4 BG = Bits4[G], BG8 = Bits4[G + 8],
-                  BM = Bits4[G + 8 * MetaRow];
-      const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
-      const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
-      const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
-      // Empty and need masks of the chain: one lookup per row and k-step,
-      // bytes gathered with byte permutes.
-      uint32_t E = 0, Nd = 0;
-      uint32_t Meta[4] = {0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u};
-      if (!(P.Ablate & 2)) {
-        uint32_t V[4];
-#pragma unroll
-        for (int K = 0; K < 4; ++K)
-          V[K] = Tab->EN0[laneByte(WG[K], Sh)] | Tab->EN1[laneByte(WG8[K], Sh)];
-        uint32_t X01 = __byte_perm(V[0], V[1], 0x6240);
-        uint32_t X23 = __byte_perm(V[2], V[3], 0x6240);
-        E = __byte_perm(X01, X23, 0x5410);
-        Nd = __byte_perm(X01, X23, 0x7632);
-        // Layer-1 metadata: this lane's half, the row g + 8 half from
-        // lane + 2.
-#pragma unroll
-        for (int K = 0; K < 4; ++K)
-          Meta[K] = uint32_t(Tab->Meta[__byte_perm(WM[K], 0, SelLo)]) |
-                    uint32_t(Tab->Meta[__byte_perm(WM[K], 0, SelHi)]) << 8;
-#pragma unroll
-        for (int K = 0; K < 4; K += 2) {
-          uint32_t Other =
-              __shfl_down_sync(0xffffffffu, Meta[K] | Meta[K + 1] << 16, 2);
-          Meta[K] |= Other << 16;
-          Meta[K + 1] |= Other & 0xFFFF0000u;
-        }
-      }
-
-      // Layers 2 and 3. The block's residual list holds chain 0 of every
-      // lane (in lane order), then chain 1: a warp scan of the per-lane
-      // counts places this lane's values, from the block's start for chain
-      // 0 and back from its end for chain 1.
-      {
-        // Bit-sliced scan (counts are at most 32): six independent ballots.
-        const int R = residualCount(E, Nd);
-        const uint32_t Below = (1u << Lane) - 1;
-        int Excl = 0, Total = 0;
-#pragma unroll
-        for (int B = 0; B < 6; ++B) {
-          uint32_t Mk = __ballot_sync(0xffffffffu, (R >> B) & 1);
-          Excl += __popc(Mk & Below) << B;
-          Total += __popc(Mk) << B;
-        }
-        const uint32_t Start = Hdr[0], Stop = Hdr[1];
-        int Q = int(Start & 7u) + Excl;
-        if (Chain)
-          Q += int(Stop - Start) - Total;
-        if (!(P.Ablate & 1))
-          gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
-      }
-
-      if (!(P.Ablate & 4))
-#pragma unroll
-        for (int K = 0; K < 4; ++K) {
-          uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
-          uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ Sw));
-#pragma unroll
-          for (int T = 0; T < NTiles8; ++T) {
-            uint32_t B[4];
-            ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
-                              (Lane >> 3) * 8);
-            mmaSp<BF16>(Acc[0][T], A1, B, Meta[K]);
-            mmaSp<BF16>(Acc[Sets - 1][T], A2, B, Layer2Meta);
-          }
-        }
+      decodeAndMultiply<NT, Sets, BF16>(
+          Acc, Tab, Stage + XB + Warp * WRegion,
+          reinterpret_cast<const uint16_t *>(Stage), LaneA2, A2Addr,
+          CC.Half & 1, LI, P.Ablate);
     }
     mbarArrive(EmptyBar + 8 * S);
     // Refill the stage of the previous item once every warp is done with it.
@@ -631,8 +736,139 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
     ++Covered;
     if (CC.Half == P.Hpu - 1 || J == Count - 1) {
       if (HasTile)
-        epilogue(CC.Nc, Tile, Covered);
-      zeroAcc();
+        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+      zeroAcc<NT, Sets>(Acc);
+      Covered = 0;
+    }
+    CC.next(P);
+  }
+}
+
+/// Pipeline 2 ("warp rings"): a warp's half blocks go through its own ring
+/// of WST W stages, which it refills itself as soon as it has read a stage
+/// (no wait for other warps), so one stage fewer per warp gives the same
+/// lookahead and more warps fit in shared memory. Only the X half-tiles,
+/// WST + 1 stages, are shared by the CTA and refilled once every warp has
+/// read them. Item J + WST is issued after item J is consumed: X into the
+/// stage of item J - 1 (once every warp has read it), W into the stage J
+/// just freed.
+template <int NT, int WARPS, int WST, bool BF16>
+__global__ void __launch_bounds__(WARPS * 32, 1)
+    tlsSpmmRingKernel(const Params P) {
+  extern __shared__ __align__(128) unsigned char Smem[];
+  constexpr int Threads = WARPS * 32;
+  constexpr int XST = WST + 1;
+  constexpr int Sets = NT / 8 <= 2 ? 2 : 1;
+  constexpr int XB = xBytes(NT);
+  const int WRegion = wRegionBytes(P.RCap);
+  const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
+
+  const long long Begin = P.Items * blockIdx.x / gridDim.x;
+  const long long End = P.Items * (blockIdx.x + 1) / gridDim.x;
+  const int Count = int(End - Begin);
+  if (Count <= 0)
+    return;
+
+  const Tables *Tab = reinterpret_cast<const Tables *>(Smem);
+  const uint32_t XFull = smemAddr(Smem + TableBytes);
+  const uint32_t XEmpty = XFull + 8 * XST;
+  const uint32_t WFull = XEmpty + 8 * XST + 8 * WST * Warp;
+  unsigned char *XRing = Smem + TableBytes + ringBarrierBytes(WARPS, WST);
+  const uint32_t XRingAddr = smemAddr(XRing);
+  unsigned char *WRing = XRing + XST * XB + Warp * WST * WRegion;
+  const uint32_t WRingAddr = smemAddr(WRing);
+  const LaneInfo LI(Lane);
+  unsigned char *LaneA2 =
+      XRing + XST * XB + WARPS * WST * WRegion + Warp * WValBytes + Lane * 64;
+  const uint32_t A2Addr = smemAddr(LaneA2);
+
+  int RoBase = 0;
+  uint32_t RoS, RoE, RoS2, RoE2;
+  loadResOffsets(P, WARPS, Begin, Count, 0, Warp, Lane, RoS, RoE);
+  loadResOffsets(P, WARPS, Begin, Count, 32, Warp, Lane, RoS2, RoE2);
+
+  for (int B = Tid; B < 256; B += Threads)
+    fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
+  if (Tid == 0)
+    for (int S = 0; S < XST; ++S) {
+      mbarInit(XFull + 8 * S, Threads);
+      mbarInit(XEmpty + 8 * S, Threads);
+    }
+  if (Lane == 0)
+    for (int S = 0; S < WST; ++S)
+      mbarInit(WFull + 8 * S, 32);
+  __syncthreads();
+
+  // Copies item J: this thread's share of the X half-tile into X stage
+  // J % XST, then this warp's half block into its W stage J % WST; the
+  // caller has made sure both stages are free. The X copies come first: a
+  // cp.async arrival waits for all earlier copies of the thread, so X stage
+  // J completes without waiting for any warp's W copies of item J (a warp
+  // whose half block lands late holds up only itself).
+  Cursor IC(P, Begin);
+  auto issueW = [&](int J) {
+    if (J - RoBase >= 32) {
+      RoBase += 32;
+      RoS = RoS2;
+      RoE = RoE2;
+      loadResOffsets(P, WARPS, Begin, Count, RoBase + 32, Warp, Lane, RoS2,
+                     RoE2);
+    }
+    const int Tile = IC.Mb * WARPS + Warp;
+    if (Tile < P.Tiles)
+      copyW(P, WRingAddr + (J % WST) * WRegion, Tile, IC, Lane, RoS, RoE,
+            J - RoBase);
+    mbarArriveCpAsync(WFull + 8 * (J % WST));
+    IC.next(P);
+  };
+  auto issueX = [&](int J) {
+    copyXStrided<NT, Threads>(P, XRingAddr + (J % XST) * XB, IC, Tid);
+    mbarArriveCpAsync(XFull + 8 * (J % XST));
+  };
+
+#pragma unroll
+  for (int S = 0; S < WST; ++S)
+    if (S < Count) {
+      issueX(S);
+      issueW(S);
+    }
+
+  float Acc[Sets][NT / 8][4];
+  zeroAcc<NT, Sets>(Acc);
+
+  Cursor CC(P, Begin);
+  int Covered = 0;
+  for (int J = 0; J < Count; ++J) {
+    const int XS = J % XST, WS = J % WST;
+    mbarWait(XFull + 8 * XS, (J / XST) & 1);
+    // Every item's W phase is waited for, with or without a tile: a phase
+    // left pending would make the parity test of a later one pass early.
+    mbarWait(WFull + 8 * WS, (J / WST) & 1);
+    const int Tile = CC.Mb * WARPS + Warp;
+    const bool HasTile = Tile < P.Tiles;
+    if (HasTile) {
+      decodeAndMultiply<NT, Sets, BF16>(
+          Acc, Tab, WRing + WS * WRegion,
+          reinterpret_cast<const uint16_t *>(XRing + XS * XB), LaneA2, A2Addr,
+          CC.Half & 1, LI, P.Ablate);
+    }
+    mbarArrive(XEmpty + 8 * XS);
+    const int Jn = J + WST;
+    if (Jn < Count) {
+      // X stage Jn % XST held item J - 1: wait until every warp read it.
+      if (J >= 1)
+        mbarWait(XEmpty + 8 * ((J - 1) % XST), ((J - 1) / XST) & 1);
+      issueX(Jn);
+      // Every lane is done with W stage WS (reads, and the zeros the
+      // gather wrote into donated slots) before any lane refills it.
+      __syncwarp();
+      issueW(Jn);
+    }
+    ++Covered;
+    if (CC.Half == P.Hpu - 1 || J == Count - 1) {
+      if (HasTile)
+        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+      zeroAcc<NT, Sets>(Acc);
       Covered = 0;
     }
     CC.next(P);
@@ -641,12 +877,16 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
 
 struct Variant {
   int NT, Warps, Stages;
+  int Pipeline; // 1: stages shared by the CTA; 2: per-warp W rings
   bool Bf16;
   void (*Kernel)(Params);
 };
 
 template <int NT, int WARPS, int STAGES, bool BF16> Variant variant() {
-  return {NT, WARPS, STAGES, BF16, tlsSpmmKernel<NT, WARPS, STAGES, BF16>};
+  return {NT, WARPS, STAGES, 1, BF16, tlsSpmmKernel<NT, WARPS, STAGES, BF16>};
+}
+template <int NT, int WARPS, int WST, bool BF16> Variant ringVariant() {
+  return {NT, WARPS, WST, 2, BF16, tlsSpmmRingKernel<NT, WARPS, WST, BF16>};
 }
 
 // Per n-tile in order of preference: the planner takes the first that fits
@@ -661,13 +901,31 @@ template <int NT, int WARPS, int STAGES, bool BF16> Variant variant() {
 #define TLS_VARIANTS_64(B)                                                     \
   variant<64, 12, 4, B>(), variant<64, 12, 3, B>(), variant<64, 8, 4, B>(),    \
       variant<64, 4, 3, B>()
+// n-tile 128 (one decode per half block for N <= 128), chosen only when
+// TlsSpmmOptions::MaxNTile allows it.
+#define TLS_VARIANTS_128(B) variant<128, 8, 3, B>(), variant<128, 4, 3, B>()
+// Pipeline 2 (TlsSpmmOptions::Pipeline = 2): more warps per SM. Two W
+// stages per warp give the lookahead of three shared stages. 32 warps of
+// n-tile 8 fit only at >= 60 % sparsity (blocks with few residual values);
+// 28 warps leave warps idle on M not a multiple of 448 rows, so they come
+// after 24 and are taken on request (Warps = 28).
+#define TLS_RING_VARIANTS(B)                                                   \
+  ringVariant<8, 32, 2, B>(), ringVariant<8, 24, 2, B>(),                      \
+      ringVariant<8, 28, 2, B>(), ringVariant<8, 20, 2, B>(),                  \
+      ringVariant<8, 16, 3, B>(), ringVariant<8, 16, 2, B>(),                  \
+      ringVariant<16, 24, 2, B>(), ringVariant<16, 28, 2, B>(),                \
+      ringVariant<16, 16, 2, B>(), ringVariant<32, 20, 2, B>(),                \
+      ringVariant<32, 16, 2, B>(), ringVariant<64, 16, 2, B>(),                \
+      ringVariant<64, 12, 2, B>(), ringVariant<128, 8, 2, B>()
 
 const std::vector<Variant> &allVariants() {
   static const std::vector<Variant> All = {
       TLS_VARIANTS_SMALL(8, false), TLS_VARIANTS_SMALL(16, false),
       TLS_VARIANTS_32(false),       TLS_VARIANTS_64(false),
+      TLS_VARIANTS_128(false),      TLS_RING_VARIANTS(false),
       TLS_VARIANTS_SMALL(8, true),  TLS_VARIANTS_SMALL(16, true),
-      TLS_VARIANTS_32(true),        TLS_VARIANTS_64(true)};
+      TLS_VARIANTS_32(true),        TLS_VARIANTS_64(true),
+      TLS_VARIANTS_128(true),       TLS_RING_VARIANTS(true)};
   return All;
 }
 
@@ -707,15 +965,24 @@ int residualCap(const TlsDeviceMatrix &W) {
   return int(W.MaxBlockResidual + 7 + 7) / 8 * 8;
 }
 
+/// Shared memory of variant V for a matrix whose blocks need RCap residual
+/// slots.
+int sharedBytes(const Variant &V, int RCap) {
+  return V.Pipeline == 2 ? ringSharedBytes(V.NT, V.Warps, V.Stages, RCap)
+                         : totalSharedBytes(V.NT, V.Warps, V.Stages, RCap);
+}
+
 const Variant *chooseVariant(const TlsDeviceMatrix &W, int NT,
                              const TlsSpmmOptions &Opts) {
   const bool Bf16 = W.Type == ElemType::BF16;
   const int RCap = residualCap(W);
+  const int Pipeline = Opts.Pipeline ? Opts.Pipeline : 1;
   for (const Variant &V : allVariants()) {
-    if (V.Bf16 != Bf16 || V.NT != NT || (Opts.Warps && V.Warps != Opts.Warps) ||
+    if (V.Bf16 != Bf16 || V.NT != NT || V.Pipeline != Pipeline ||
+        (Opts.Warps && V.Warps != Opts.Warps) ||
         (Opts.Stages && V.Stages != Opts.Stages))
       continue;
-    if (totalSharedBytes(V.NT, V.Warps, V.Stages, RCap) <= maxSharedOptin())
+    if (sharedBytes(V, RCap) <= maxSharedOptin())
       return &V;
   }
   return nullptr;
@@ -731,6 +998,7 @@ std::vector<TlsSpmmOptions> tlsSpmmVariants() {
       O.NTile = V.NT;
       O.Warps = V.Warps;
       O.Stages = V.Stages;
+      O.Pipeline = V.Pipeline;
       Out.push_back(O);
     }
   return Out;
@@ -739,11 +1007,13 @@ std::vector<TlsSpmmOptions> tlsSpmmVariants() {
 TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                         const TlsSpmmOptions &Opts) {
   TlsSpmmPlan Plan{};
+  const int MaxNTile = Opts.MaxNTile >= 128 ? 128 : 64;
   Plan.NTile = Opts.NTile ? Opts.NTile
                : N <= 8   ? 8
                : N <= 16  ? 16
                : N <= 32  ? 32
-                          : 64;
+               : N <= 64  ? 64
+                          : MaxNTile;
   const Variant *V = chooseVariant(W, Plan.NTile, Opts);
   if (!V || N <= 0)
     return Plan;
@@ -752,10 +1022,11 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
   const int BlockColumns = int((W.Cols + 255) / 256);
   Plan.Warps = V->Warps;
   Plan.Stages = V->Stages;
+  Plan.Pipeline = V->Pipeline;
   Plan.MBlocks = (Tiles + Plan.Warps - 1) / Plan.Warps;
   Plan.NChunks = (N + Plan.NTile - 1) / Plan.NTile;
   Plan.ResidualCap = RCap;
-  Plan.SharedBytes = size_t(totalSharedBytes(V->NT, V->Warps, V->Stages, RCap));
+  Plan.SharedBytes = size_t(sharedBytes(*V, RCap));
   const long long Units = (long long)Plan.MBlocks * Plan.NChunks;
   const long long Items = Units * 2 * BlockColumns;
   // The occupancy query answers 0 for more than the kernel's current

@@ -45,16 +45,24 @@ void tlsFree(TlsDeviceMatrix &D);
 
 /// Tuning knobs; zero means "choose".
 struct TlsSpmmOptions {
-  int NTile = 0;       // 8, 16, 32 or 64 columns of X per output tile
-  int Warps = 0;       // warps (16-row tiles) per CTA: 4, 8, 12 or 16
-  int Stages = 0;      // pipeline depth (shared-memory stages)
+  int NTile = 0;       // 8, 16, 32, 64 or 128 columns of X per output tile
+  int Warps = 0;       // warps (16-row tiles) per CTA: 4 ... 24
+  int Stages = 0;      // pipeline depth (shared-memory stages; pipeline 2:
+                       // W stages per warp)
   int SplitK = 0;      // CTAs per output tile (grid = tiles * SplitK);
                        // 0: one wave of persistent CTAs (stream-K)
   int WavesTarget = 0; // with SplitK = 0: this many CTAs per resident slot
+  int Pipeline = 0;    // 0 or 1: stages shared by the CTA's warps (the
+                       // measured default); 2: each warp refills its own W
+                       // stages, only X is shared (fewer stages per warp,
+                       // up to 24 warps per SM)
+  int MaxNTile = 0;    // the largest n-tile the planner picks when NTile is
+                       // 0: 64 (0) or 128 (N > 64 decodes each half block
+                       // once per 128 columns of X instead of per 64)
 };
 
-/// Every kernel variant built (NTile, Warps, Stages set), for tests and
-/// tuning; the same set exists for fp16 and bf16.
+/// Every kernel variant built (NTile, Warps, Stages, Pipeline set), for tests
+/// and tuning; the same set exists for fp16 and bf16.
 std::vector<TlsSpmmOptions> tlsSpmmVariants();
 
 /// Bytes of workspace tlsSpmm needs for this shape and these options.
@@ -78,7 +86,8 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __nv_bfloat16 *X, int Ldx,
 /// SplitK: CTAs per output tile (rounded up); MaxWin: items (half blocks of
 /// 128 columns) per CTA. Stages is 0 when no variant fits.
 struct TlsSpmmPlan {
-  int NTile, Warps, Stages, SplitK, NChunks, MBlocks, ResidualCap, MaxWin;
+  int NTile, Warps, Stages, Pipeline, SplitK, NChunks, MBlocks, ResidualCap,
+      MaxWin;
   size_t SharedBytes;
   int Ctas;
 };
