@@ -229,7 +229,46 @@ struct Options {
   bool Tune = true; // --no-tune: the per-shape search is skipped (tuned = default)
   bool DirtyFlush = false;
   int Threads = 0;
+  // --alt SPEC: a second plan timed beside the default in the "tuned"
+  // slot (no search), for A/B runs of kernel variants.
+  std::string Alt;
+  TlsSpmmOptions AltOpts;
 };
+
+/// Parses an --alt plan such as "pipe=2,warps=24" or "maxnt=128" (keys nt,
+/// warps, stages, pipe, maxnt, split, waves). Returns false on a bad key.
+bool parsePlan(const std::string &Spec, TlsSpmmOptions &O) {
+  size_t P = 0;
+  while (P < Spec.size()) {
+    size_t C = Spec.find(',', P);
+    if (C == std::string::npos)
+      C = Spec.size();
+    std::string Item = Spec.substr(P, C - P);
+    P = C + 1;
+    size_t Eq = Item.find('=');
+    if (Eq == std::string::npos)
+      return false;
+    std::string Key = Item.substr(0, Eq);
+    int V = std::atoi(Item.c_str() + Eq + 1);
+    if (Key == "nt")
+      O.NTile = V;
+    else if (Key == "warps")
+      O.Warps = V;
+    else if (Key == "stages")
+      O.Stages = V;
+    else if (Key == "pipe")
+      O.Pipeline = V;
+    else if (Key == "maxnt")
+      O.MaxNTile = V;
+    else if (Key == "split")
+      O.SplitK = V;
+    else if (Key == "waves")
+      O.WavesTarget = V;
+    else
+      return false;
+  }
+  return true;
+}
 
 std::vector<int> parseInts(const char *S) {
   std::vector<int> V;
@@ -513,7 +552,25 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
     // correctness and timed beside the default below ("tls_tuned").
     TlsSpmmOptions Tuned = Opt;
     double ErrTuned = ErrTls;
-    if (O.Tune) {
+    const char *TunedSource = "default";
+    if (!O.Alt.empty()) {
+      // The alternative plan, checked like the default.
+      if (tlsSpmmPlan(DM, N, O.AltOpts).Stages &&
+          tlsSpmmWorkspaceBytes(DM, N, O.AltOpts) <= WsBytes) {
+        Tuned = O.AltOpts;
+        TunedSource = "alt";
+        Y.reset(C.Stream);
+        CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes, C.Stream, Tuned));
+        CK(cudaStreamSynchronize(C.Stream));
+        ErrTuned = relError(C, Y.data(), M, Ref, M, N);
+        if (Y.guardErrors(C))
+          ErrTuned = -1;
+      } else {
+        std::printf("# --alt %s: no variant fits, default timed twice\n",
+                    O.Alt.c_str());
+      }
+    } else if (O.Tune) {
+      TunedSource = "search";
       std::vector<TlsSpmmOptions> Cands;
       int NT0 = N <= 8 ? 8 : N <= 16 ? 16 : N <= 32 ? 32 : 64;
       for (TlsSpmmOptions V : tlsSpmmVariants())
@@ -580,48 +637,52 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
                       (T[1].Median * 1e3);
     double SpBlas = T[1].Median / T[0].Median;
     double SpCslt = HaveCslt ? T[2].Median / T[0].Median : 0;
-    std::printf("%-6s %5d %5d %3d %-9s %2d%%  tls %8.2f us (%6.0f GB/s) cublas "
-                "%8.2f us (%6.0f GB/s) cslt %8.2f us  x%.3f vs cublas  x%.3f "
-                "vs cslt  err %.1e/%.1e/%.1e %s  plan nt%d w%d s%d k%d  tuned %.2f us "
-                "x%.3f (nt%d w%d s%d k%d)\n",
-                Ok ? "ok" : "FAIL", M, K, N, S.Pattern.c_str(), S.Sparsity,
-                T[0].Median, GBs, T[1].Median, DenseGBs,
-                HaveCslt ? T[2].Median : 0.0, SpBlas, SpCslt, ErrTls, ErrBlas,
-                ErrCslt, GuardTls ? "GUARD" : "", Plan.NTile, Plan.Warps,
-                Plan.Stages, Plan.SplitK, TTuned.Median, SpTuned, TPlan.NTile,
-                TPlan.Warps, TPlan.Stages, TPlan.SplitK);
+    std::printf(
+        "%-6s %5d %5d %3d %-9s %2d%%  tls %8.2f us (%6.0f GB/s) cublas "
+        "%8.2f us (%6.0f GB/s) cslt %8.2f us  x%.3f vs cublas  x%.3f "
+        "vs cslt  err %.1e/%.1e/%.1e %s  plan nt%d w%d s%d k%d  tuned %.2f us "
+        "x%.3f (nt%d w%d s%d k%d p%d %s)\n",
+        Ok ? "ok" : "FAIL", M, K, N, S.Pattern.c_str(), S.Sparsity, T[0].Median,
+        GBs, T[1].Median, DenseGBs, HaveCslt ? T[2].Median : 0.0, SpBlas,
+        SpCslt, ErrTls, ErrBlas, ErrCslt, GuardTls ? "GUARD" : "", Plan.NTile,
+        Plan.Warps, Plan.Stages, Plan.SplitK, TTuned.Median, SpTuned,
+        TPlan.NTile, TPlan.Warps, TPlan.Stages, TPlan.SplitK, TPlan.Pipeline,
+        TunedSource);
     std::fflush(stdout);
     jsonRecord(
-        C, fmt("\"M\": %d, \"K\": %d, \"N\": %d, \"model\": \"%s\", "
-               "\"pattern\": \"%s\", \"sparsity\": %d, \"measured_sparsity\": "
-               "%.4f, \"bytes_per_element\": %.5f, \"layer1_share\": %.4f, "
-               "\"layer2_share\": %.4f, \"layer3_share\": %.4f, \"ok\": %s, "
-               "\"err_tls\": %.3e, \"err_cublas\": %.3e, \"err_cslt\": %.3e, "
-               "\"guard_errors\": %u, "
-               "\"tls_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, "
-               "\"cublas_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, "
-               "\"cslt_us\": %s, \"speedup_vs_cublas\": %.4f, "
-               "\"speedup_vs_cslt\": %s, \"tls_GBps\": %.1f, "
-               "\"cublas_GBps\": %.1f, \"plan\": {\"ntile\": %d, \"warps\": %d, "
-               "\"stages\": %d, \"splitk\": %d, \"ctas\": %d, \"rcap\": %d}, "
-               "\"tuned_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": "
-               "%.3f}, \"tuned_speedup_vs_cublas\": %.4f, \"err_tuned\": %.3e, "
-               "\"tuned_plan\": {\"ntile\": %d, \"warps\": %d, \"stages\": "
-               "%d, \"splitk\": %d}",
-               M, K, N, S.Sh->Model, S.Pattern.c_str(), S.Sparsity, Measured,
-               St.bytesPerElement(), St.share(St.Layer1), St.share(St.Layer2),
-               St.share(St.Layer3), Ok ? "true" : "false", ErrTls, ErrBlas,
-               ErrCslt, GuardTls, T[0].Median, T[0].Min, T[0].Max, T[1].Median,
-               T[1].Min, T[1].Max,
-               HaveCslt ? fmt("{\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}",
-                              T[2].Median, T[2].Min, T[2].Max)
-                              .c_str()
-                        : "null",
-               SpBlas, HaveCslt ? fmt("%.4f", SpCslt).c_str() : "null", GBs,
-               DenseGBs, Plan.NTile, Plan.Warps, Plan.Stages, Plan.SplitK,
-               Plan.Ctas, Plan.ResidualCap, TTuned.Median, TTuned.Min, TTuned.Max,
-               SpTuned, ErrTuned, TPlan.NTile, TPlan.Warps, TPlan.Stages,
-               TPlan.SplitK));
+        C,
+        fmt("\"M\": %d, \"K\": %d, \"N\": %d, \"model\": \"%s\", "
+            "\"pattern\": \"%s\", \"sparsity\": %d, \"measured_sparsity\": "
+            "%.4f, \"bytes_per_element\": %.5f, \"layer1_share\": %.4f, "
+            "\"layer2_share\": %.4f, \"layer3_share\": %.4f, \"ok\": %s, "
+            "\"err_tls\": %.3e, \"err_cublas\": %.3e, \"err_cslt\": %.3e, "
+            "\"guard_errors\": %u, "
+            "\"tls_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, "
+            "\"cublas_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, "
+            "\"cslt_us\": %s, \"speedup_vs_cublas\": %.4f, "
+            "\"speedup_vs_cslt\": %s, \"tls_GBps\": %.1f, "
+            "\"cublas_GBps\": %.1f, \"plan\": {\"ntile\": %d, \"warps\": %d, "
+            "\"stages\": %d, \"splitk\": %d, \"ctas\": %d, \"rcap\": %d}, "
+            "\"tuned_us\": {\"median\": %.3f, \"min\": %.3f, \"max\": "
+            "%.3f}, \"tuned_speedup_vs_cublas\": %.4f, \"err_tuned\": %.3e, "
+            "\"tuned_plan\": {\"ntile\": %d, \"warps\": %d, \"stages\": "
+            "%d, \"splitk\": %d, \"pipeline\": %d, \"ctas\": %d}, "
+            "\"tuned_source\": \"%s\", \"alt\": \"%s\"",
+            M, K, N, S.Sh->Model, S.Pattern.c_str(), S.Sparsity, Measured,
+            St.bytesPerElement(), St.share(St.Layer1), St.share(St.Layer2),
+            St.share(St.Layer3), Ok ? "true" : "false", ErrTls, ErrBlas,
+            ErrCslt, GuardTls, T[0].Median, T[0].Min, T[0].Max, T[1].Median,
+            T[1].Min, T[1].Max,
+            HaveCslt ? fmt("{\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}",
+                           T[2].Median, T[2].Min, T[2].Max)
+                           .c_str()
+                     : "null",
+            SpBlas, HaveCslt ? fmt("%.4f", SpCslt).c_str() : "null", GBs,
+            DenseGBs, Plan.NTile, Plan.Warps, Plan.Stages, Plan.SplitK,
+            Plan.Ctas, Plan.ResidualCap, TTuned.Median, TTuned.Min, TTuned.Max,
+            SpTuned, ErrTuned, TPlan.NTile, TPlan.Warps, TPlan.Stages,
+            TPlan.SplitK, TPlan.Pipeline, TPlan.Ctas, TunedSource,
+            O.Alt.c_str()));
 
     if (O.Variants) {
       // Every kernel variant and split policy, timed together.
@@ -645,8 +706,8 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
         CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes, C.Stream, V));
         VErr.push_back(relError(C, Y.data(), M, Ref, M, N));
         TlsSpmmPlan P = tlsSpmmPlan(DM, N, V);
-        Names.push_back(fmt("nt%d w%d st%d ctas%d", P.NTile, P.Warps,
-                            P.Stages, P.Ctas));
+        Names.push_back(fmt("nt%d w%d st%d p%d ctas%d", P.NTile, P.Warps,
+                            P.Stages, P.Pipeline, P.Ctas));
         VMs.push_back({"v", [&, V] {
                          CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes,
                                     C.Stream, V));
@@ -728,12 +789,21 @@ int main(int Argc, char **Argv) {
       O.DirtyFlush = true;
     } else if (A == "--threads") {
       O.Threads = std::atoi(Next());
+    } else if (A == "--alt") {
+      O.Alt = Next();
+      if (!parsePlan(O.Alt, O.AltOpts)) {
+        std::fprintf(stderr,
+                     "--alt: bad plan '%s' (keys nt, warps, stages, "
+                     "pipe, maxnt, split, waves)\n",
+                     O.Alt.c_str());
+        return 2;
+      }
     } else {
       std::fprintf(stderr,
                    "usage: spmm-bench [--shapes all|I,J,..] [--n 8,16,..] "
                    "[--sparsity 40,50,..] [--pattern iid,magnitude] [--reps "
                    "R] [--json FILE] [--cusparselt LIB] [--variants] "
-                   "[--no-tune] [--dirty-flush]\n");
+                   "[--no-tune] [--dirty-flush] [--alt PLAN]\n");
       return 2;
     }
   }
