@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MlirMemRef.h"
 #include "TlsFormat.h"
 
 #include <cuda_fp16.h>
@@ -24,15 +25,6 @@
 using namespace cudaopt::sparse;
 
 namespace {
-
-/// MLIR's ranked memref descriptor, as in TlsMlirAbi.cu.
-template <typename T, int Rank> struct MemRef {
-  T *Allocated;
-  T *Aligned;
-  int64_t Offset;
-  int64_t Sizes[Rank];
-  int64_t Strides[Rank];
-};
 
 template <typename T> MemRef<T, 1> view(std::vector<T> &V) {
   return {V.data(), V.data(), 0, {int64_t(V.size())}, {1}};

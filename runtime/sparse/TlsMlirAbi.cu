@@ -15,6 +15,7 @@
 // docs/sparse-lowering.md.
 //
 //===----------------------------------------------------------------------===//
+#include "MlirMemRef.h"
 #include "TlsLayout.h"
 #include "TlsSpmm.h"
 
@@ -27,15 +28,6 @@
 #include <vector>
 
 namespace {
-
-/// MLIR's ranked memref descriptor (StridedMemRefType in CRunnerUtils.h).
-template <typename T, int Rank> struct MemRef {
-  T *Allocated;
-  T *Aligned;
-  int64_t Offset;
-  int64_t Sizes[Rank];
-  int64_t Strides[Rank];
-};
 
 [[noreturn]] void die(const char *What, const char *Detail) {
   std::fprintf(stderr, "cuda_opt_tls_spmm: %s%s%s\n", What, Detail ? ": " : "",
