@@ -40,6 +40,17 @@ config.substitutions.append(
      f"--cuda-path={cuda_path} -nocudalib -Wno-unknown-cuda-version "
      f"-std=c++17 -fsyntax-only -Xclang -target-sdk-version=12.9"))
 
+# The clang plugin (lib/Plugin), when this build has it (not in static builds).
+plugin = os.path.join(config.cuda_opt_obj_root, "lib", "CudaOptPlugin.so")
+if os.path.exists(plugin):
+    config.available_features.add("clang-plugin")
+    config.substitutions.append(("%cuda_opt_plugin", plugin))
+    config.substitutions.append(
+        ("%clang_cuda",
+         f"{clangxx} -x cuda --cuda-gpu-arch=sm_90 --cuda-path={cuda_path} "
+         f"-nocudalib -Wno-unknown-cuda-version -std=c++17 "
+         f"-Xclang -target-sdk-version=12.9"))
+
 nvcc = os.path.join(cuda_path, "bin", "nvcc")
 if os.path.exists(nvcc):
     config.available_features.add("nvcc")
