@@ -15,6 +15,20 @@
 
 namespace cudaopt::gemm {
 
+/// The kernel parameters every launch path copies from the problem; the
+/// rest (tiles, grid, cluster, splits) is the caller's.
+inline Sm90Params problemParams(const cudaoptGemmProblem &P) {
+  Sm90Params K = {};
+  K.M = P.M;
+  K.N = P.N;
+  K.K = P.K;
+  K.Alpha = P.Alpha;
+  K.Beta = P.Beta;
+  K.C = P.C;
+  K.Ldc = P.Ldc;
+  return K;
+}
+
 /// How many clusters of ClusterSize CTAs of this configuration can run at
 /// once (1 CTA per SM; a GPC whose free SMs do not divide evenly leaves some
 /// idle), 0 if the query fails. Cached: it depends only on the device.
@@ -96,14 +110,7 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   if (Err != cudaSuccess)
     return Err;
 
-  Sm90Params K;
-  K.M = P.M;
-  K.N = P.N;
-  K.K = P.K;
-  K.Alpha = P.Alpha;
-  K.Beta = P.Beta;
-  K.C = P.C;
-  K.Ldc = P.Ldc;
+  Sm90Params K = problemParams(P);
   K.TilesM = (P.M + BM - 1) / BM;
   K.TilesN = (P.N + BN - 1) / BN;
   K.ClusterM = CM;
@@ -235,14 +242,7 @@ cudaError_t launchSm90PingPong(const cudaoptGemmProblem &P,
   if (Err != cudaSuccess)
     return Err;
 
-  Sm90Params K = {};
-  K.M = P.M;
-  K.N = P.N;
-  K.K = P.K;
-  K.Alpha = P.Alpha;
-  K.Beta = P.Beta;
-  K.C = P.C;
-  K.Ldc = P.Ldc;
+  Sm90Params K = problemParams(P);
   K.TilesM = (P.M + L::TileM - 1) / L::TileM;
   K.TilesN = (P.N + BN - 1) / BN;
   K.ClusterM = K.ClusterN = K.ClusterK = 1;
