@@ -163,6 +163,9 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     KernelFeatures Features =
         H.Model ? H.Model->features() : buildKernelModel(Ctx, K).features();
     std::vector<size_t> Order = Policy.rank(Features, Legal);
+    for (const std::string &P : Legal)
+      if (std::optional<double> S = Policy.predictSpeedup(Features, P))
+        Result.Predicted[{Kernel, P}] = *S;
     auto Permute = [&](auto &V) {
       std::remove_reference_t<decltype(V)> Out;
       for (size_t I : Order)

@@ -36,6 +36,8 @@ json::Value TuneResult::toJSON(StringRef File) const {
       O["kernel"] = C.Kernel;
     if (!C.Detail.empty())
       O["detail"] = C.Detail;
+    if (auto It = Predicted.find({C.Kernel, C.Pipeline}); It != Predicted.end())
+      O["predicted_speedup"] = It->second;
     if (C.M.Runs > 0) {
       O["median_ms"] = C.M.MedianMs;
       O["min_ms"] = C.M.MinMs;

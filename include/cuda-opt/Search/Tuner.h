@@ -81,6 +81,9 @@ struct TuneResult {
   std::string Text;          ///< The source to emit.
   std::string Mode;          ///< "spec", "program", or "" (not measured).
   std::string Policy;        ///< How the candidates were ordered.
+  /// The learned policy's predicted speedup per (kernel, pipeline), for the
+  /// report (predicted against measured is the policy's report card).
+  std::map<std::pair<std::string, std::string>, double> Predicted;
   std::vector<KernelOutcome> Kernels;
   bool Measured = false;
   std::string NotMeasuredReason;
