@@ -90,10 +90,13 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   // Cheap filter on the one parse we have: a candidate any of whose passes is
   // illegal for the original kernel is dropped without rewriting. (A pass
   // after another may still become illegal; runPipeline checks again.)
-  std::vector<std::string> Legal;
-  std::vector<std::vector<PassInvocation>> LegalPipelines;
-  std::vector<bool> LegalChangesLaunch;
-  std::vector<std::optional<json::Object>> LegalLibrary;
+  struct LegalCandidate {
+    std::string Pipeline;
+    std::vector<PassInvocation> Passes;
+    bool NeedsLaunch = false; ///< Its launch is learned from a program run.
+    std::optional<json::Object> Library;
+  };
+  std::vector<LegalCandidate> Legal;
   for (const std::string &P : Candidates) {
     Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(P);
     if (!Pipeline) {
@@ -140,10 +143,8 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
       }
     }
     if (Why.empty()) {
-      Legal.push_back(P);
-      LegalPipelines.push_back(std::move(*Pipeline));
-      LegalChangesLaunch.push_back(ChangesLaunch && !Library);
-      LegalLibrary.push_back(std::move(Library));
+      const bool NeedsLaunch = ChangesLaunch && !Library;
+      Legal.push_back({P, std::move(*Pipeline), NeedsLaunch, std::move(Library)});
       continue;
     }
     CandidateRecord C;
@@ -162,20 +163,16 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     const TuningPolicy &Policy = TuningPolicy::learned();
     KernelFeatures Features =
         H.Model ? H.Model->features() : buildKernelModel(Ctx, K).features();
-    std::vector<size_t> Order = Policy.rank(Features, Legal);
-    for (const std::string &P : Legal)
+    std::vector<std::string> Pipelines;
+    for (const LegalCandidate &L : Legal)
+      Pipelines.push_back(L.Pipeline);
+    for (const std::string &P : Pipelines)
       if (std::optional<double> S = Policy.predictSpeedup(Features, P))
         Result.Predicted[{Kernel, P}] = *S;
-    auto Permute = [&](auto &V) {
-      std::remove_reference_t<decltype(V)> Out;
-      for (size_t I : Order)
-        Out.push_back(std::move(V[I]));
-      V = std::move(Out);
-    };
-    Permute(Legal);
-    Permute(LegalPipelines);
-    Permute(LegalChangesLaunch);
-    Permute(LegalLibrary);
+    std::vector<LegalCandidate> Ranked;
+    for (size_t I : Policy.rank(Features, Pipelines))
+      Ranked.push_back(std::move(Legal[I]));
+    Legal = std::move(Ranked);
     Result.Policy = Policy.describe();
   } else {
     Result.Policy = "round-robin over the transforms";
@@ -183,17 +180,13 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   const size_t RewriteCap = 2 * static_cast<size_t>(Opts.Budget) + 8;
   for (size_t I = RewriteCap; I < Legal.size(); ++I) {
     CandidateRecord C;
-    C.Pipeline = Legal[I];
+    C.Pipeline = Legal[I].Pipeline;
     C.Status = "over-budget";
     C.Detail = "legal, ranked after the budget's candidates";
     Record(C);
   }
-  if (Legal.size() > RewriteCap) {
+  if (Legal.size() > RewriteCap)
     Legal.resize(RewriteCap);
-    LegalPipelines.resize(RewriteCap);
-    LegalChangesLaunch.resize(RewriteCap);
-    LegalLibrary.resize(RewriteCap);
-  }
 
   // Rewrite the legal candidates in parallel: each parse is independent,
   // and all of them share the input's precompiled #include prelude.
@@ -212,7 +205,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
         PO.CheckFinalText = false; // nvcc compiles every variant next.
         PO.Preamble = Preamble;
         Expected<PipelineResult> R =
-            runPipeline(TC, Input, LegalPipelines[I], PO);
+            runPipeline(TC, Input, Legal[I].Passes, PO);
         if (!R) {
           Failures[I] = toString(R.takeError());
           return;
@@ -225,7 +218,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   for (size_t I = 0; I < Legal.size(); ++I) {
     if (!Texts[I]) {
       CandidateRecord C;
-      C.Pipeline = Legal[I];
+      C.Pipeline = Legal[I].Pipeline;
       C.Status = "illegal";
       C.Detail = Failures[I];
       Record(C);
@@ -235,11 +228,11 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
       continue; // Over budget, or the same source as an earlier candidate.
     VariantSource V = Orig;
     V.Id = "v" + std::to_string(Variants.size());
-    V.Pipeline = Legal[I];
+    V.Pipeline = Legal[I].Pipeline;
     V.Text = std::move(*Texts[I]);
-    V.Library = LegalLibrary[I];
+    V.Library = Legal[I].Library;
     Variants.push_back(V);
-    NeedLaunch.push_back(LegalChangesLaunch[I]);
+    NeedLaunch.push_back(Legal[I].NeedsLaunch);
   }
   progress(Opts, "rewrite", Legal.size(), Legal.size());
   Result.addPhase("rewrite", PhaseStart);

@@ -105,6 +105,10 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     C.Kernel = Kernel;
     Result.Candidates.push_back(std::move(C));
   };
+  // Program mode built it for the capture; the policy and the cuBLAS
+  // reference need it in spec mode too.
+  if (!H.Model)
+    H.Model = buildKernelModel(Ctx, K);
   CandidateSet Set = generateVariants(TC, Input, Parsed, K, H, Opts, Result);
   std::vector<VariantSource> &Variants = Set.Variants;
   std::vector<bool> &NeedLaunch = Set.NeedLaunch;
@@ -177,8 +181,6 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   // every verified variant in full.
   MO.Race = std::getenv("CUDA_OPT_NO_RACE") == nullptr;
   std::string ReferenceNote;
-  if (!H.Model)
-    H.Model = buildKernelModel(Ctx, K); // Spec mode has not needed it yet.
   MO.Reference = gemmReferenceFor(*H.Model, H.IntArgs, H.BufferElements,
                                   H.Grid, H.Block, ReferenceNote);
   std::map<std::string, double> WorkerPhases;
