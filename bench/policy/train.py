@@ -83,14 +83,13 @@ def vector(f, names):
 
 
 def scaling(rows):
-    """Per-feature mean and spread (1 where a feature never varies)."""
-    cols = list(zip(*rows))
-    mean = [sum(c) / len(c) for c in cols]
+    """Per-feature spread (1 where a feature never varies)."""
     scale = []
-    for c, m in zip(cols, mean):
+    for c in zip(*rows):
+        m = sum(c) / len(c)
         var = sum((x - m) ** 2 for x in c) / len(c)
         scale.append(math.sqrt(var) if var > 1e-12 else 1.0)
-    return mean, scale
+    return scale
 
 
 class Policy:
@@ -101,12 +100,14 @@ class Policy:
     def __init__(self, train, names):
         self.names = names
         self.rows = []  # (vector, {pipeline: log speedup})
+        self.labels = []  # "program/kernel" of each row
         for p in train:
             for k, f in p["features"].items():
                 out = {pl: s for (kk, pl), s in p["outcomes"].items()
                        if kk == k}
                 self.rows.append((vector(f, names), out))
-        self.mean, self.scale = scaling([r[0] for r in self.rows])
+                self.labels.append("%s/%s" % (p["name"], k))
+        self.scale = scaling([r[0] for r in self.rows])
 
     def distance(self, a, b):
         return math.sqrt(sum(((x - y) / s) ** 2
@@ -234,12 +235,12 @@ def write_inc(path, programs, names, version):
     out += ["    %.9g," % s for s in pol.scale]
     out.append("};")
     out.append("struct PolicyKernelRow {")
-    out.append("  const char *Name;")
+    out.append("  const char *Name; // program/kernel")
     out.append("  double Features[%d];" % len(names))
     out.append("};")
     out.append("static const PolicyKernelRow PolicyKernels[] = {")
     for i, (v, _) in enumerate(pol.rows):
-        out.append("    {%s, {%s}}," % (cxx_string("k%d" % i),
+        out.append("    {%s, {%s}}," % (cxx_string(pol.labels[i]),
                                         ", ".join("%.9g" % x for x in v)))
     out.append("};")
     out.append("struct PolicyOutcomeRow {")

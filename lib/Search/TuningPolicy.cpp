@@ -35,13 +35,20 @@ std::vector<double> vectorOf(const KernelFeatures &F) {
   return V;
 }
 
-double distance(const std::vector<double> &V, const double *Row) {
-  double Sum = 0;
-  for (size_t I = 0; I < NumFeatures; ++I) {
-    double D = (V[I] - Row[I]) / PolicyFeatureScale[I];
-    Sum += D * D;
+/// The kernel's distance to every training kernel (features scaled by
+/// their spread).
+std::vector<double> distancesOf(const KernelFeatures &F) {
+  const std::vector<double> V = vectorOf(F);
+  std::vector<double> Out(NumKernels);
+  for (size_t K = 0; K < NumKernels; ++K) {
+    double Sum = 0;
+    for (size_t I = 0; I < NumFeatures; ++I) {
+      double D = (V[I] - PolicyKernels[K].Features[I]) / PolicyFeatureScale[I];
+      Sum += D * D;
+    }
+    Out[K] = std::sqrt(Sum);
   }
-  return std::sqrt(Sum);
+  return Out;
 }
 
 /// The pipeline's passes without their parameters ("coarsen{factor=8}" and
@@ -63,13 +70,12 @@ std::string familyOf(StringRef Pipeline) {
 /// Predicted log speedup, as train.py's Policy.predict: the exact pipeline
 /// on the nearest kernels that measured it, else its family (each kernel's
 /// mean over the family's pipelines), else nothing.
-std::optional<double> predictLog(const std::vector<double> &V,
+std::optional<double> predictLog(const std::vector<double> &Distance,
                                  StringRef Pipeline) {
   std::vector<std::pair<double, double>> Seen; // (distance, log speedup)
   for (const PolicyOutcomeRow &O : PolicyOutcomes)
     if (Pipeline == O.Pipeline)
-      Seen.push_back({distance(V, PolicyKernels[O.Kernel].Features),
-                      O.LogSpeedup});
+      Seen.push_back({Distance[O.Kernel], O.LogSpeedup});
   if (Seen.empty()) {
     const std::string Family = familyOf(Pipeline);
     std::vector<double> Sum(NumKernels, 0.0);
@@ -81,8 +87,7 @@ std::optional<double> predictLog(const std::vector<double> &V,
       }
     for (size_t K = 0; K < NumKernels; ++K)
       if (Count[K])
-        Seen.push_back({distance(V, PolicyKernels[K].Features),
-                        Sum[K] / Count[K]});
+        Seen.push_back({Distance[K], Sum[K] / Count[K]});
   }
   if (Seen.empty())
     return std::nullopt;
@@ -108,7 +113,7 @@ const TuningPolicy &TuningPolicy::learned() {
 std::optional<double>
 TuningPolicy::predictSpeedup(const KernelFeatures &Features,
                              StringRef Pipeline) const {
-  std::optional<double> L = predictLog(vectorOf(Features), Pipeline);
+  std::optional<double> L = predictLog(distancesOf(Features), Pipeline);
   if (!L)
     return std::nullopt;
   return std::exp(*L);
@@ -116,13 +121,13 @@ TuningPolicy::predictSpeedup(const KernelFeatures &Features,
 
 std::vector<size_t> TuningPolicy::rank(const KernelFeatures &Features,
                                        ArrayRef<std::string> Pipelines) const {
-  const std::vector<double> V = vectorOf(Features);
+  const std::vector<double> Distance = distancesOf(Features);
   // Greedy: best predicted first; a pipeline no training kernel measured
   // goes before all (nothing says it is bad, and the specialised passes
   // are where the large wins were); ties keep the round-robin order.
   std::vector<double> Score(Pipelines.size());
   for (size_t I = 0; I < Pipelines.size(); ++I) {
-    std::optional<double> L = predictLog(V, Pipelines[I]);
+    std::optional<double> L = predictLog(Distance, Pipelines[I]);
     Score[I] = L ? *L : std::numeric_limits<double>::infinity();
   }
   std::vector<size_t> Greedy(Pipelines.size());
