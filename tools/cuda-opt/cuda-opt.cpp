@@ -481,9 +481,6 @@ static int transform(const Toolchain &TC, const SourceInput &In,
 /// and say that nothing was measured.
 static int tuneFile(const Toolchain &TC, const SourceInput &In,
                     StringRef Output, StringRef ExecutablePath) {
-  if (PolicyName != "learned" && PolicyName != "round-robin")
-    return fail("--policy must be 'learned' or 'round-robin', not '" +
-                PolicyName + "'");
   if (!RunCommand.empty() && !RunArgs.empty())
     return fail("--run-args passes arguments to the program cuda-opt builds "
                 "from FILE; with --run, put them in the command");
@@ -670,6 +667,9 @@ int main(int argc, const char **argv) {
       return fail("'" + File + "' is MLIR; the only mode for .mlir inputs "
                   "is --lower-sparse-matmul");
 
+  if (PolicyName != "learned" && PolicyName != "round-robin")
+    return fail("--policy must be 'learned' or 'round-robin', not '" +
+                PolicyName + "'");
   // Validate the pipeline before any parsing: a typo should fail fast.
   std::vector<PassInvocation> Pipeline;
   if (!Passes.empty() && !Tune) {
