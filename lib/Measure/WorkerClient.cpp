@@ -174,10 +174,9 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
         for (const auto &[Phase, Secs] : *P)
           (*Opts.WorkerPhases)[Phase.str()] += Secs.getAsNumber().value_or(0);
       }
-    }
-    if (RO)
       if (std::optional<StringRef> D = RO->getString("device"))
         DeviceName = D->str();
+    }
 
     std::string Culprit;
     std::string Why;
