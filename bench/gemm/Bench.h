@@ -57,6 +57,9 @@ void fillNormal(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
                 float Mean, float Scale, cudaStream_t S);
 void fillUniform(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
                  float Lo, float Hi, cudaStream_t S);
+/// Random 0 or 1 in every element.
+void fillBinary(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
+                cudaStream_t S);
 /// fp32-accumulated reference of the listed rows of C = A * B.
 void referenceRows(const cudaoptGemmProblem &P, const int *Rows, int NumRows,
                    float *Out, cudaStream_t S);

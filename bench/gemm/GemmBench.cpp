@@ -4,7 +4,7 @@
 //          [--rounds 20] [--tune-rounds 3] [--ours 4] [--lt 8]
 //          [--out results.jsonl] [--special] [--limit N]
 //          [--extra Kernel/Group/RasterN/Splits,...] [--tags big,llm,grid]
-//          [--pingpong]
+//          [--pingpong] [--inputs normal|binary]
 //
 // Per shape: check every candidate against an fp32-accumulated reference,
 // tune (measure the cost model's first few plans, and cuBLASLt's first few
@@ -13,6 +13,9 @@
 // --pingpong adds ping-pong plans (not offered by the cost model yet) to
 // the candidates and times the best ping-pong and the best other plan in
 // the final interleaved rounds too ("ours_pp", "ours_nopp"): an A/B.
+// --inputs binary fills A and B with random {0, 1} instead of N(0, 1), the
+// inputs some published GEMM results were measured with: the same kernels
+// then draw less power, so it shows how much the data moves the clocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +44,7 @@ struct Options {
   bool Special = false;
   bool Clusters = true;       // --no-clusters: no multicast-pair candidates
   bool PingPong = false;      // --pingpong: A/B of the ping-pong schedule
+  bool BinaryInputs = false;  // --inputs binary: A, B in {0, 1}
   std::set<std::string> Tags; // empty: every shape
 };
 
@@ -243,6 +247,9 @@ public:
       if (Uniform) {
         fillUniform(O.A, size_t(S.M) * S.K, Bf16, Seed, 2.0f, 4.0f, Stream);
         fillUniform(O.B, size_t(S.K) * S.N, Bf16, Seed + 1, 2.0f, 4.0f, Stream);
+      } else if (Opt.BinaryInputs) {
+        fillBinary(O.A, size_t(S.M) * S.K, Bf16, Seed, Stream);
+        fillBinary(O.B, size_t(S.K) * S.N, Bf16, Seed + 1, Stream);
       } else {
         fillNormal(O.A, size_t(S.M) * S.K, Bf16, Seed, 0.0f, 1.0f, Stream);
         fillNormal(O.B, size_t(S.K) * S.N, Bf16, Seed + 1, 0.0f, 1.0f, Stream);
@@ -471,7 +478,8 @@ public:
     J << "{\"M\":" << S.M << ",\"N\":" << S.N << ",\"K\":" << S.K
       << ",\"tag\":\"" << S.Tag << "\",\"type\":\"" << typeName(T)
       << "\",\"layout\":\"" << layoutName(L) << "\",\"flop\":" << Flop
-      << ",\"calls_per_sample\":" << Sets << ",\"check_rows\":" << Chk.NumRows
+      << ",\"inputs\":\"" << (Opt.BinaryInputs ? "binary" : "normal")
+      << "\",\"calls_per_sample\":" << Sets << ",\"check_rows\":" << Chk.NumRows
       << ",\"ours_plan\":\""
       << (BestOurs >= 0 ? Ours[BestOurs].Name : std::string("none"))
       << "\",\"ours_plan_index\":" << BestOurs
@@ -904,6 +912,15 @@ bool parse(int Argc, char **Argv, Options &O) {
       O.Clusters = false;
     else if (A == "--pingpong")
       O.PingPong = true;
+    else if (A == "--inputs") {
+      std::string V = Next();
+      if (V != "normal" && V != "binary") {
+        std::fprintf(stderr, "--inputs: expected normal or binary, got %s\n",
+                     V.c_str());
+        return false;
+      }
+      O.BinaryInputs = V == "binary";
+    }
     else {
       std::fprintf(stderr, "unknown option %s\n", A.c_str());
       return false;

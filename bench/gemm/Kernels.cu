@@ -51,6 +51,15 @@ __global__ void fillUniformKernel(T *Ptr, size_t Count, unsigned long long Seed,
 }
 
 template <typename T>
+__global__ void fillBinaryKernel(T *Ptr, size_t Count,
+                                 unsigned long long Seed) {
+  for (size_t I = blockIdx.x * size_t(blockDim.x) + threadIdx.x; I < Count;
+       I += size_t(gridDim.x) * blockDim.x)
+    Ptr[I] = static_cast<T>(
+        static_cast<float>(mix(Seed * 0x100000001B3ull ^ I) >> 63));
+}
+
+template <typename T>
 __global__ void referenceKernel(int N, int K, const T *A, long long Lda,
                                 const T *B, long long Ldb, bool BRow,
                                 const int *Rows, float *Out) {
@@ -161,6 +170,17 @@ void fillUniform(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
   else
     fillUniformKernel<<<1024, 256, 0, S>>>(static_cast<__half *>(Ptr), Count,
                                            Seed, Lo, Hi);
+  BENCH_CHECK(cudaGetLastError());
+}
+
+void fillBinary(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
+                cudaStream_t S) {
+  if (Bf16)
+    fillBinaryKernel<<<1024, 256, 0, S>>>(static_cast<__nv_bfloat16 *>(Ptr),
+                                          Count, Seed);
+  else
+    fillBinaryKernel<<<1024, 256, 0, S>>>(static_cast<__half *>(Ptr), Count,
+                                          Seed);
   BENCH_CHECK(cudaGetLastError());
 }
 

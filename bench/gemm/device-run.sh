@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `run` tool), from the repository root:
-#   bench/gemm/device-run.sh smoke|exp|clusters|pdl|pingpong|fix|full [args]
+#   bench/gemm/device-run.sh smoke|exp|clusters|pdl|pingpong|power|fix|full [args]
 # Uses build-gemm/gemm-bench when it was carried and links, else builds.
 # Logs and results go to $OUT (default ./out).
 set -uo pipefail
@@ -96,6 +96,23 @@ case "$MODE" in
     cp "$W/pingpong.jsonl" "$OUT/"
     python3 bench/gemm/pingpong.py "$W/pingpong.jsonl" | tee "$OUT/pingpong.txt"
     python3 bench/gemm/candidates.py "$W/pingpong.jsonl" >> "$OUT/pingpong.txt"
+    ;;
+  power)  # exp-power.txt, fp16 / B col: N(0,1) inputs, then random {0,1},
+    # with nvidia-smi sampling the SM clock and board power (a loop of
+    # single queries: a killed `nvidia-smi -lms` loses its buffered lines).
+    for KIND in normal binary; do
+      (while :; do
+         nvidia-smi --query-gpu=timestamp,utilization.gpu,clocks.sm,power.draw \
+           --format=csv,noheader; sleep 0.05
+       done) > "$OUT/smi-$KIND.csv" 2>&1 &
+      SMI=$!
+      timeout 120 "$BIN" --shapes bench/gemm/exp-power.txt --types f16 \
+        --layouts col --inputs "$KIND" --out "$OUT/power-$KIND.jsonl" "$@" \
+        > "$OUT/power-$KIND.log" 2>&1
+      echo "power $KIND rc=$?"
+      kill "$SMI"; wait "$SMI" 2> /dev/null
+    done
+    python3 bench/gemm/power.py "$OUT" | tee "$OUT/power.txt"
     ;;
   fix)  # re-measure a subset after a fix: fp16, B col, grid + llm shapes
     timeout "${F16_LIMIT:-20}" "$BIN" --special --shapes bench/gemm/shapes.txt \

@@ -3,15 +3,23 @@
 #define CORPUS_NAME "gemm_batched"
 #define CORPUS_SEED 0xdeadbeefu
 #include "corpus_common.h"
+#include "cudaopt/gemm.h"
 
-__global__ void batched_gemm(const float *A, const float *B, float *C,
+// gemm-specialize: runs a problem on a stream where a GEMM kernel was
+// launched; errors also reach cudaGetLastError, as a launch's would.
+static cudaError_t cudaoptGemmLaunch(cudaStream_t Stream,
+                                     cudaoptGemmProblem Problem) {
+  return cudaoptGemm(&Problem, nullptr, 0, Stream);
+}
+
+__global__ void batched_gemm(const float *__restrict__ A,
+                             const float *__restrict__ B, float *__restrict__ C,
                              int batch, int M, int N, int K) {
   int b = blockIdx.z;
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (b < batch && row < M && col < N) {
     float sum = 0.0f;
-    #pragma unroll 8
     for (int k = 0; k < K; ++k)
       sum += A[b * M * K + row * K + k] * B[b * K * N + k * N + col];
     C[b * M * N + row * N + col] = sum;
@@ -34,7 +42,13 @@ int main() {
                 cudaMemcpyHostToDevice));
   dim3 block(16, 16);
   dim3 grid((N + 15) / 16, (M + 15) / 16, batch);
-  batched_gemm<<<grid, block>>>(A, B, C, batch, M, N, K);
+  cudaoptGemmLaunch(0, {/*M=*/M, /*N=*/N, /*K=*/K, CUDAOPT_GEMM_F32,
+                        CUDAOPT_GEMM_B_ROW, /*A=*/A, /*Lda=*/K, /*B=*/B,
+                        /*Ldb=*/N, /*C=*/C, /*Ldc=*/N, /*Alpha=*/1.0f,
+                        /*Beta=*/0.0f, /*Batch=*/batch,
+                        /*StrideA=*/static_cast<long long>(M) * (K),
+                        /*StrideB=*/static_cast<long long>(K) * (N),
+                        /*StrideC=*/static_cast<long long>(M) * (N)});
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   CK(cudaMemcpy(hC.data(), C, hC.size() * sizeof(float),

@@ -2,9 +2,17 @@
 #define CORPUS_NAME "gemm_rect"
 #define CORPUS_SEED 0x2545f491u
 #include "corpus_common.h"
+#include "cudaopt/gemm.h"
 
-__global__ void gemm(const float *A, const float *B, float *C, int M, int N,
-                     int K) {
+// gemm-specialize: runs a problem on a stream where a GEMM kernel was
+// launched; errors also reach cudaGetLastError, as a launch's would.
+static cudaError_t cudaoptGemmLaunch(cudaStream_t Stream,
+                                     cudaoptGemmProblem Problem) {
+  return cudaoptGemm(&Problem, nullptr, 0, Stream);
+}
+
+__global__ void gemm(const float *__restrict__ A, const float *__restrict__ B,
+                     float *__restrict__ C, int M, int N, int K) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < M && col < N) {
@@ -30,7 +38,10 @@ int main() {
                 cudaMemcpyHostToDevice));
   dim3 block(16, 16);
   dim3 grid((N + 15) / 16, (M + 15) / 16);
-  gemm<<<grid, block>>>(A, B, C, M, N, K);
+  cudaoptGemmLaunch(0,
+                    {/*M=*/M, /*N=*/N, /*K=*/K, CUDAOPT_GEMM_F32,
+                     CUDAOPT_GEMM_B_ROW, /*A=*/A, /*Lda=*/K, /*B=*/B, /*Ldb=*/N,
+                     /*C=*/C, /*Ldc=*/N, /*Alpha=*/1.0f, /*Beta=*/0.0f});
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   CK(cudaMemcpy(hC.data(), C, hC.size() * sizeof(float),

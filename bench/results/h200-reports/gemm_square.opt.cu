@@ -2,9 +2,17 @@
 #define CORPUS_NAME "gemm_square"
 #define CORPUS_SEED 0x9e3779b9u
 #include "corpus_common.h"
+#include "cudaopt/gemm.h"
 
-__global__ void __launch_bounds__(256, 2)
-    matmul(const float *A, const float *B, float *C, int n) {
+// gemm-specialize: runs a problem on a stream where a GEMM kernel was
+// launched; errors also reach cudaGetLastError, as a launch's would.
+static cudaError_t cudaoptGemmLaunch(cudaStream_t Stream,
+                                     cudaoptGemmProblem Problem) {
+  return cudaoptGemm(&Problem, nullptr, 0, Stream);
+}
+
+__global__ void matmul(const float *__restrict__ A, const float *__restrict__ B,
+                       float *__restrict__ C, int n) {
   int row = blockIdx.y * blockDim.y + threadIdx.y;
   int col = blockIdx.x * blockDim.x + threadIdx.x;
   if (row < n && col < n) {
@@ -29,7 +37,10 @@ int main() {
   CK(cudaMemcpy(B, hB.data(), nn * sizeof(float), cudaMemcpyHostToDevice));
   dim3 block(16, 16);
   dim3 grid((n + 15) / 16, (n + 15) / 16);
-  matmul<<<grid, block>>>(A, B, C, n);
+  cudaoptGemmLaunch(0,
+                    {/*M=*/n, /*N=*/n, /*K=*/n, CUDAOPT_GEMM_F32,
+                     CUDAOPT_GEMM_B_ROW, /*A=*/A, /*Lda=*/n, /*B=*/B, /*Ldb=*/n,
+                     /*C=*/C, /*Ldc=*/n, /*Alpha=*/1.0f, /*Beta=*/0.0f});
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
   CK(cudaMemcpy(hC.data(), C, nn * sizeof(float), cudaMemcpyDeviceToHost));

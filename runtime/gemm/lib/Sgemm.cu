@@ -97,7 +97,7 @@ __device__ __forceinline__ void storeStep(float (*SA)[BM], float (*SB)[BN],
 }
 
 template <bool Vec, bool BRow>
-__global__ void __launch_bounds__(Threads)
+__global__ void __launch_bounds__(Threads, 2)
     sgemmKernel(int M, int N, int K, const float *__restrict__ A,
                 long long Lda, const float *__restrict__ B, long long Ldb,
                 float *__restrict__ C, long long Ldc, float Alpha, float Beta,
