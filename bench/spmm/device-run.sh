@@ -102,8 +102,9 @@ for PHASE in "${@:-smoke}"; do
       --pattern ${GRID_PATTERNS:-iid,magnitude} --reps ${GRID_REPS:-20} ${GRID_FLAGS:-} $C --json "$OUT/spmm-50.json" > "$OUT/grid50.log" 2>&1
     tail -3 "$OUT/grid50.log" ;;
   other)
-    timeout ${OTHER_TIMEOUT:-200} $BIN --shapes all --n ${OTHER_NS:-8,16,32,64,128,256} --sparsity 40,60,70 \
-      --pattern iid --reps 20 $C --json "$OUT/spmm-other.json" > "$OUT/other.log" 2>&1
+    timeout ${OTHER_TIMEOUT:-200} $BIN --shapes ${OTHER_SHAPES:-all} --n ${OTHER_NS:-8,16,32,64,128,256} \
+      --sparsity ${OTHER_SPARSITIES:-40,60,70} --pattern ${OTHER_PATTERNS:-iid} --reps 20 \
+      ${OTHER_FLAGS:---no-tune} $C --json "$OUT/spmm-other${OTHER_TAG:-}.json" > "$OUT/other${OTHER_TAG:-}.log" 2>&1
     tail -3 "$OUT/other.log" ;;
   esac
 done

@@ -972,11 +972,22 @@ int sharedBytes(const Variant &V, int RCap) {
                          : totalSharedBytes(V.NT, V.Warps, V.Stages, RCap);
 }
 
-const Variant *chooseVariant(const TlsDeviceMatrix &W, int NT,
-                             const TlsSpmmOptions &Opts) {
+/// The pipeline the planner prefers for n-tile NT: the one asked for, else
+/// the faster one measured for that n-tile (H200, 2026-11-30 A/B in
+/// docs/perf-notes.md): shared stages up to n-tile 32 (the warp rings were
+/// 0-8 % slower there), warp rings from n-tile 64 (4-11 % faster).
+int preferredPipeline(const TlsSpmmOptions &Opts, int NT) {
+  if (Opts.Pipeline)
+    return Opts.Pipeline;
+  return NT >= 64 ? 2 : 1;
+}
+
+/// The first variant of one pipeline, in the table's order of preference,
+/// that matches the options and fits in shared memory.
+const Variant *firstFitting(const TlsDeviceMatrix &W, int NT, int Pipeline,
+                            const TlsSpmmOptions &Opts) {
   const bool Bf16 = W.Type == ElemType::BF16;
   const int RCap = residualCap(W);
-  const int Pipeline = Opts.Pipeline ? Opts.Pipeline : 1;
   for (const Variant &V : allVariants()) {
     if (V.Bf16 != Bf16 || V.NT != NT || V.Pipeline != Pipeline ||
         (Opts.Warps && V.Warps != Opts.Warps) ||
@@ -986,6 +997,17 @@ const Variant *chooseVariant(const TlsDeviceMatrix &W, int NT,
       return &V;
   }
   return nullptr;
+}
+
+const Variant *chooseVariant(const TlsDeviceMatrix &W, int NT,
+                             const TlsSpmmOptions &Opts) {
+  const int Pipeline = preferredPipeline(Opts, NT);
+  if (const Variant *V = firstFitting(W, NT, Pipeline, Opts))
+    return V;
+  // Left to the planner, the other pipeline is the fallback: a matrix with
+  // many residual values per block (low sparsity) may fit only a small
+  // pipeline-1 variant.
+  return Opts.Pipeline ? nullptr : firstFitting(W, NT, 3 - Pipeline, Opts);
 }
 
 } // namespace
@@ -1007,7 +1029,9 @@ std::vector<TlsSpmmOptions> tlsSpmmVariants() {
 TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                         const TlsSpmmOptions &Opts) {
   TlsSpmmPlan Plan{};
-  const int MaxNTile = Opts.MaxNTile >= 128 ? 128 : 64;
+  // n-tile 128 for N > 64 unless capped: one decode of each half block per
+  // 128 columns of X was 4-21 % faster than two at N = 128 and 256.
+  const int MaxNTile = Opts.MaxNTile == 0 || Opts.MaxNTile >= 128 ? 128 : 64;
   Plan.NTile = Opts.NTile ? Opts.NTile
                : N <= 8   ? 8
                : N <= 16  ? 16
@@ -1015,6 +1039,12 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
                : N <= 64  ? 64
                           : MaxNTile;
   const Variant *V = chooseVariant(W, Plan.NTile, Opts);
+  if (!V && !Opts.NTile && Plan.NTile == 128) {
+    // n-tile 128 has only 8- and 4-warp variants; blocks with many residual
+    // values may fit only n-tile 64.
+    Plan.NTile = 64;
+    V = chooseVariant(W, Plan.NTile, Opts);
+  }
   if (!V || N <= 0)
     return Plan;
   const int RCap = residualCap(W);

@@ -52,13 +52,14 @@ struct TlsSpmmOptions {
   int SplitK = 0;      // CTAs per output tile (grid = tiles * SplitK);
                        // 0: one wave of persistent CTAs (stream-K)
   int WavesTarget = 0; // with SplitK = 0: this many CTAs per resident slot
-  int Pipeline = 0;    // 0 or 1: stages shared by the CTA's warps (the
-                       // measured default); 2: each warp refills its own W
-                       // stages, only X is shared (fewer stages per warp,
-                       // up to 24 warps per SM)
+  int Pipeline = 0;    // 1: stages shared by the CTA's warps; 2: each warp
+                       // refills its own W stages, only X is shared (fewer
+                       // stages per warp, up to 32 warps per SM); 0: the
+                       // measured faster one, 1 for n-tiles up to 32, 2 from
+                       // n-tile 64
   int MaxNTile = 0;    // the largest n-tile the planner picks when NTile is
-                       // 0: 64 (0) or 128 (N > 64 decodes each half block
-                       // once per 128 columns of X instead of per 64)
+                       // 0: 128 (0 or 128; N > 64 decodes each half block
+                       // once per 128 columns of X) or 64
 };
 
 /// Every kernel variant built (NTile, Warps, Stages, Pipeline set), for tests
