@@ -106,7 +106,7 @@ case "$MODE" in
            --format=csv,noheader; sleep 0.05
        done) > "$OUT/smi-$KIND.csv" 2>&1 &
       SMI=$!
-      timeout 120 "$BIN" --shapes bench/gemm/exp-power.txt --types f16 \
+      timeout 120 "$BIN" --shapes "${POWER_SHAPES:-bench/gemm/exp-power.txt}" --types f16 --rounds "${POWER_ROUNDS:-20}" \
         --layouts col --inputs "$KIND" --out "$OUT/power-$KIND.jsonl" "$@" \
         > "$OUT/power-$KIND.log" 2>&1
       echo "power $KIND rc=$?"
