@@ -19,3 +19,8 @@ for p in "${pids[@]}"; do wait "$p"; done
 "$NVCC" $ARCH -o "$OUT/gemm-bench" "$OUT"/bench/*.o "$OUT/lib/libcudaopt_gemm.a" \
   -lcublas -lcublasLt
 echo "built $OUT/gemm-bench"
+# The exact fp32 kernel's variants against cuBLAS SGEMM (reuses the Timer).
+"$NVCC" $FLAGS -I"$ROOT/runtime/gemm/lib" -o "$OUT/sgemm-bench" \
+  "$ROOT/bench/gemm/SgemmBench.cu" "$OUT/bench/Timer.cpp.o" \
+  "$OUT/lib/libcudaopt_gemm.a" -lcublas
+echo "built $OUT/sgemm-bench"

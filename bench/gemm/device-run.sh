@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `run` tool), from the repository root:
-#   bench/gemm/device-run.sh smoke|exp|clusters|pdl|pingpong|power|fix|full [args]
+#   bench/gemm/device-run.sh smoke|exp|clusters|pdl|pingpong|power|sgemm|fix|full [args]
 # Uses build-gemm/gemm-bench when it was carried and links, else builds.
 # Logs and results go to $OUT (default ./out).
 set -uo pipefail
@@ -113,6 +113,10 @@ case "$MODE" in
       kill "$SMI"; wait "$SMI" 2> /dev/null
     done
     python3 bench/gemm/power.py "$OUT" | tee "$OUT/power.txt"
+    ;;
+  sgemm)  # the exact fp32 kernel's variants: bit-exactness, then timing
+    # against cublasSgemm (bench/gemm/SgemmBench.cu).
+    timeout 120 build-gemm/sgemm-bench "$@" 2>&1 | tee "$OUT/sgemm.txt"
     ;;
   fix)  # re-measure a subset after a fix: fp16, B col, grid + llm shapes
     timeout "${F16_LIMIT:-20}" "$BIN" --special --shapes bench/gemm/shapes.txt \

@@ -9,6 +9,8 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 
+#include <string>
+
 namespace cudaopt::gemm {
 
 using LaunchFn = cudaError_t (*)(const cudaoptGemmProblem &,
@@ -66,6 +68,13 @@ cudaError_t launchFallback(const cudaoptGemmProblem &P, cudaStream_t Stream);
 /// The fp32 CUDA-core GEMM (lib/Sgemm.cu): bit-identical to a sequential
 /// fp32 FMA chain over k per output.
 cudaError_t launchSgemm(const cudaoptGemmProblem &P, cudaStream_t Stream);
+/// The compiled forms of that kernel, for bench/gemm/sgemm-bench: how many,
+/// a short name of each, and a launch of one (launchSgemm runs the default).
+int sgemmVariantCount();
+int sgemmDefaultVariant();
+std::string sgemmVariantName(int Variant);
+cudaError_t launchSgemmVariant(const cudaoptGemmProblem &P, int Variant,
+                               cudaStream_t Stream);
 
 struct KernelInfo {
   int Id, BM, BN, Consumers, Stages;
