@@ -192,27 +192,21 @@ public:
   Expected<tooling::Replacements> rewrite(const KernelTarget &T,
                                           const ParamValues &P) const override {
     Plan Pl = plan(T, P);
-    const SourceManager &SM = T.getSourceManager();
-    Expected<tooling::Replacements> Edits = replacementsFor(SM, Pl.Edits);
-    if (!Edits)
-      return Edits.takeError();
-    tooling::Replacements R = std::move(*Edits);
-    std::string Header;
-    if (!mainFileIncludes(T.Ctx, "cudaopt/gemm.h"))
-      Header += GemmInclude;
-    if (Pl.NeedsLaunchHelper && !declaresFunction(T.Ctx, "cudaoptGemmLaunch"))
-      Header += LaunchHelper;
-    if (Pl.NeedsHandleHelper && !declaresFunction(T.Ctx, "cudaoptGemmOnHandle"))
-      Header += HandleHelper;
-    if (Pl.NeedsFloat32Helper &&
-        !declaresFunction(T.Ctx, "cudaoptGemmF32OnHandle"))
-      Header += Float32Helper;
-    if (Pl.NeedsStreamHelper && !declaresFunction(T.Ctx, "cudaoptGemmOnStream"))
-      Header += StreamHelper;
-    if (!Header.empty())
-      if (Error E = insertAfterIncludes(T.Ctx, R, Header))
-        return std::move(E);
-    return R;
+    std::vector<HostAddition> Add = {
+        {HostAddition::Include, "cudaopt/gemm.h", GemmInclude.str()}};
+    if (Pl.NeedsLaunchHelper)
+      Add.push_back({HostAddition::Function, "cudaoptGemmLaunch",
+                     LaunchHelper.str()});
+    if (Pl.NeedsHandleHelper)
+      Add.push_back({HostAddition::Function, "cudaoptGemmOnHandle",
+                     HandleHelper.str()});
+    if (Pl.NeedsFloat32Helper)
+      Add.push_back({HostAddition::Function, "cudaoptGemmF32OnHandle",
+                     Float32Helper.str()});
+    if (Pl.NeedsStreamHelper)
+      Add.push_back({HostAddition::Function, "cudaoptGemmOnStream",
+                     StreamHelper.str()});
+    return libraryCallReplacements(T.Ctx, Pl.Edits, Add);
   }
 
 private:

@@ -76,6 +76,24 @@ Error insertAfterIncludes(const ASTContext &Ctx, tooling::Replacements &R,
   return R.add(tooling::Replacement(SM, Loc, 0, Text));
 }
 
+Expected<tooling::Replacements> libraryCallReplacements(
+    ASTContext &Ctx, ArrayRef<std::pair<CharSourceRange, std::string>> Edits,
+    ArrayRef<HostAddition> Additions) {
+  Expected<tooling::Replacements> R =
+      replacementsFor(Ctx.getSourceManager(), Edits);
+  if (!R)
+    return R.takeError();
+  std::string Header;
+  for (const HostAddition &A : Additions)
+    if (A.Kind == HostAddition::Include ? !mainFileIncludes(Ctx, A.Name)
+                                        : !declaresFunction(Ctx, A.Name))
+      Header += A.Text;
+  if (!Header.empty())
+    if (Error E = insertAfterIncludes(Ctx, *R, Header))
+      return std::move(E);
+  return R;
+}
+
 Expected<CharSourceRange> statementRange(const ASTContext &Ctx, const Expr *E) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Where = describeLocation(SM, E->getBeginLoc());

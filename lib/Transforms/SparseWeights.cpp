@@ -194,26 +194,16 @@ public:
   Expected<tooling::Replacements> rewrite(const KernelTarget &T,
                                           const ParamValues &P) const override {
     Plan Pl = plan(T, P);
-    const SourceManager &SM = T.getSourceManager();
-    Expected<tooling::Replacements> Edits = replacementsFor(SM, Pl.Edits);
-    if (!Edits)
-      return Edits.takeError();
-    tooling::Replacements R = std::move(*Edits);
-    std::string Header;
-    if (!mainFileIncludes(T.Ctx, "TlsSpmm.h"))
-      Header += "#include \"TlsSpmm.h\"\n";
-    if (!mainFileIncludes(T.Ctx, "vector"))
-      Header += "#include <vector>\n";
-    if (!declaresFunction(T.Ctx, "cudaoptSparseSpmm"))
-      Header += SpmmHelper;
-    if (Pl.NeedsGemmHelper && !declaresFunction(T.Ctx, "cudaoptSparseGemm"))
-      Header += GemmHelper;
+    std::vector<HostAddition> Add = {
+        {HostAddition::Include, "TlsSpmm.h", "#include \"TlsSpmm.h\"\n"},
+        {HostAddition::Include, "vector", "#include <vector>\n"},
+        {HostAddition::Function, "cudaoptSparseSpmm", SpmmHelper.str()}};
+    if (Pl.NeedsGemmHelper)
+      Add.push_back(
+          {HostAddition::Function, "cudaoptSparseGemm", GemmHelper.str()});
     for (const auto &[Name, Text] : Pl.Helpers)
-      if (!declaresFunction(T.Ctx, Name))
-        Header += Text;
-    if (Error E = insertAfterIncludes(T.Ctx, R, Header))
-      return std::move(E);
-    return R;
+      Add.push_back({HostAddition::Function, Name, Text});
+    return libraryCallReplacements(T.Ctx, Pl.Edits, Add);
   }
 
 private:

@@ -13,6 +13,8 @@
 #include "clang/Tooling/Core/Replacement.h"
 #include "llvm/Support/Error.h"
 
+#include <string>
+
 namespace cuda_opt {
 
 /// True when the main file has an `#include` line naming \p Header.
@@ -36,6 +38,24 @@ llvm::Expected<clang::tooling::Replacements> replacementsFor(
 llvm::Error insertAfterIncludes(const clang::ASTContext &Ctx,
                                 clang::tooling::Replacements &R,
                                 llvm::StringRef Text);
+
+/// Text a library-call transform adds after the includes of the file it
+/// rewrites, unless the file already has it: an `#include` (skipped when the
+/// main file includes \p Name) or a host helper (skipped when the
+/// translation unit declares a function \p Name).
+struct HostAddition {
+  enum KindT { Include, Function } Kind;
+  std::string Name;
+  std::string Text;
+};
+
+/// The replacements of a library-call transform (gemm-specialize,
+/// sparse-weights): the plan's (range, new text) edits, and after the
+/// includes, in order, the additions the file does not have yet.
+llvm::Expected<clang::tooling::Replacements> libraryCallReplacements(
+    clang::ASTContext &Ctx,
+    llvm::ArrayRef<std::pair<clang::CharSourceRange, std::string>> Edits,
+    llvm::ArrayRef<HostAddition> Additions);
 
 /// The file range of \p E followed by its `;` when \p E is a whole
 /// expression statement outside macros, else an error saying why.
