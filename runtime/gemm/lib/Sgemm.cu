@@ -36,10 +36,16 @@ struct SgemmConfig {
   int MinBlocks; // __launch_bounds__ minimum CTAs per SM (2: <= 128 regs)
   int PadA;      // floats of padding per row of the k-major A tile: 4 moves
                  // the two threads that store the same row to other banks
+  bool WarpTile; // a warp's 32 threads cover 4 x 8 of the 16 x 16 thread
+                 // grid (its shared-memory reads: 4 distinct A and 8
+                 // distinct B float4, one wavefront each) instead of 2 x 16
+                 // (16 distinct B float4, two wavefronts)
 };
 
 constexpr SgemmConfig Configs[] = {
-    {8, 1, 0}, {8, 2, 0}, {8, 2, 4}, {16, 2, 0}, {16, 2, 4}};
+    {8, 1, 0, false},  {8, 2, 0, false},  {8, 2, 4, false},
+    {16, 2, 0, false}, {16, 2, 4, false}, {16, 1, 0, false},
+    {16, 2, 0, true},  {16, 1, 0, true}};
 constexpr int NumConfigs = sizeof(Configs) / sizeof(Configs[0]);
 // H200, 2026-11-30 (bench/gemm/SgemmBench.cu, docs/perf-notes.md run 9):
 // {16, 2, 0} was fastest on 4 of 5 problems (2048^3 0.459 ms against
@@ -143,7 +149,11 @@ __global__ void __launch_bounds__(Threads, Configs[V].MinBlocks)
   const int Row0 = blockIdx.y * BM, Col0 = blockIdx.x * BN;
   // Thread (Ty, Tx) of a 16 x 16 grid owns rows Ty*4 + {0..3} and 64 + the
   // same, columns Tx*4 + {0..3} and 64 + the same.
-  const int Tx = threadIdx.x % 16, Ty = threadIdx.x / 16;
+  const int Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;
+  const int Tx = Configs[V].WarpTile ? (Warp % 2) * 8 + Lane % 8
+                                     : threadIdx.x % 16;
+  const int Ty = Configs[V].WarpTile ? (Warp / 2) * 4 + Lane / 8
+                                     : threadIdx.x / 16;
 
   float Acc[8][8];
 #pragma unroll
@@ -243,7 +253,7 @@ std::string sgemmVariantName(int Variant) {
     return "";
   const SgemmConfig &C = Configs[Variant];
   return "bk" + std::to_string(C.BK) + "_cta" + std::to_string(C.MinBlocks) +
-         "_pad" + std::to_string(C.PadA);
+         "_pad" + std::to_string(C.PadA) + (C.WarpTile ? "_w4x8" : "");
 }
 
 cudaError_t launchSgemmVariant(const cudaoptGemmProblem &P, int Variant,
