@@ -50,7 +50,9 @@ constexpr int NumConfigs = sizeof(Configs) / sizeof(Configs[0]);
 // H200, 2026-11-30 (bench/gemm/SgemmBench.cu, docs/perf-notes.md run 9):
 // {16, 2, 0} was fastest on 4 of 5 problems (2048^3 0.459 ms against
 // 0.481 for {8, 2, 0}; 1000^3 with a column-major B 1.26x) and 1 % slower
-// on 64 x 512^3; the padding lost 1-3 % everywhere. cublasSgemm: 0.343 ms.
+// on 64 x 512^3; the padding lost 1-3 % everywhere. Run 12: one CTA per
+// SM 20-25 % slower; the 4 x 8 warp layout x1.007 overall (x0.95 to x1.06
+// by problem), not adopted. cublasSgemm: 0.343 ms.
 constexpr int DefaultVariant = 3;
 
 /// Loads four consecutive elements Base[0..3] (zero where Valid is false),
