@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Frontend/CudaToolchain.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -133,6 +134,10 @@ Toolchain::parseArguments(CudaSide Side, ArrayRef<std::string> UserArgs) const {
     Args.push_back("-isystem");
     Args.push_back(std::string(Cccl));
   }
+  // Host min/max overloads nvcc has and clang's CUDA headers lack; a
+  // virtual file each parse maps (NvccCompat.h).
+  Args.push_back("-include");
+  Args.push_back(nvccCompatHeaderPath().str());
   Args.insert(Args.end(), UserArgs.begin(), UserArgs.end());
   return Args;
 }

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Frontend/ParsePreamble.h"
 #include "ParseErrors.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -43,7 +44,17 @@ invocationFor(const Toolchain &TC, StringRef Path, ArrayRef<std::string> Flags,
   CreateInvocationOptions Opts;
   Opts.Diags = Diags;
   Opts.ProbePrecompiled = false;
-  return createInvocation(Argv, std::move(Opts));
+  std::shared_ptr<CompilerInvocation> CI =
+      createInvocation(Argv, std::move(Opts));
+  // The virtual header the arguments force-include (NvccCompat.h); whoever
+  // runs the invocation owns the buffer.
+  if (CI)
+    CI->getPreprocessorOpts().addRemappedFile(
+        nvccCompatHeaderPath(),
+        MemoryBuffer::getMemBufferCopy(nvccCompatHeaderText(),
+                                       nvccCompatHeaderPath())
+            .release());
+  return CI;
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "ParseErrors.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticOptions.h"
@@ -33,7 +34,9 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
       Input.Text, Args, Input.Path, "cuda-opt",
       std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(),
-      tooling::FileContentMappings(), &Collector);
+      tooling::FileContentMappings{
+          {nvccCompatHeaderPath().str(), nvccCompatHeaderText().str()}},
+      &Collector);
   OS.flush();
   if (!Unit || Collector.Errors > 0 ||
       Unit->getDiagnostics().hasErrorOccurred()) {
