@@ -100,9 +100,12 @@ std::vector<KernelInfo> findKernels(ASTContext &Ctx) {
     const FunctionDecl *Target = calledKernel(L.Call);
     if (!Target)
       continue;
+    const bool FromDevice =
+        L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
+                     L.Caller->hasAttr<CUDADeviceAttr>());
     for (KernelInfo &K : C.Kernels)
       if (K.Decl->getCanonicalDecl() == Target->getCanonicalDecl())
-        K.Launches.push_back(L);
+        (FromDevice ? K.DeviceLaunches : K.Launches).push_back(L);
   }
   return C.Kernels;
 }
@@ -179,6 +182,12 @@ json::Value kernelInventoryToJSON(ASTContext &Ctx, const KernelInfo &K) {
     }
     Launches.push_back(std::move(O));
   }
+  json::Array DeviceLaunches;
+  for (const LaunchSite &L : K.DeviceLaunches)
+    DeviceLaunches.push_back(json::Object{
+        {"location", describeLocation(SM, L.Call->getBeginLoc())},
+        {"caller", L.Caller ? L.Caller->getNameAsString() : ""},
+    });
   return json::Object{
       {"name", K.name()},
       {"location", describeLocation(SM, K.Decl->getLocation())},
@@ -187,6 +196,7 @@ json::Value kernelInventoryToJSON(ASTContext &Ctx, const KernelInfo &K) {
       {"parameters", std::move(Params)},
       {"template_parameters", std::move(TemplateParams)},
       {"launches", std::move(Launches)},
+      {"device_launches", std::move(DeviceLaunches)},
   };
 }
 

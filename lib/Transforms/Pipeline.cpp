@@ -115,7 +115,17 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                  "after an earlier pass; please report this",
                                  Name.c_str());
       KernelTarget Target{Ctx, *K};
-      if (Error E = PI.Pass->checkLegality(Target, PI.Params)) {
+      auto CheckLegality = [&]() -> Error {
+        if (!K->DeviceLaunches.empty() && !PI.Pass->isKernelLocal())
+          return refuse(
+              "kernel '" + Name + "' is also launched from device code at " +
+              describeLocation(Ctx.getSourceManager(),
+                               K->DeviceLaunches.front().Call->getBeginLoc()) +
+              " (dynamic parallelism), which cuda-opt does not model; only "
+              "kernel-local passes such as unroll apply");
+        return PI.Pass->checkLegality(Target, PI.Params);
+      };
+      if (Error E = CheckLegality()) {
         Step.Reason = toString(std::move(E));
         Reasons += "\n  kernel '" + Name + "': " + Step.Reason;
         Result.Steps.push_back(Step);

@@ -91,6 +91,7 @@ bool isConstantStep(const Expr *E, const ASTContext &Ctx) {
 class Unroll : public Transform {
 public:
   StringRef getName() const override { return "unroll"; }
+  bool isKernelLocal() const override { return true; }
   StringRef getSummary() const override {
     return "add #pragma unroll FACTOR before counted for loops";
   }

@@ -310,6 +310,13 @@ static void printInventory(const KernelInfo &K, const json::Object &O) {
     }
     outs() << "\n";
   }
+  if (const json::Array *DL = O.getArray("device_launches"))
+    for (const json::Value &L : *DL) {
+      const json::Object &LO = *L.getAsObject();
+      outs() << "  device-side launch at " << *LO.getString("location")
+             << " in " << *LO.getString("caller")
+             << " (dynamic parallelism: not modelled)\n";
+    }
 }
 
 static int listKernels(const Toolchain &TC, const SourceInput &In,

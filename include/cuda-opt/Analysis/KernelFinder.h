@@ -31,6 +31,12 @@ struct KernelInfo {
   /// Non-null when the kernel is a template.
   const clang::FunctionTemplateDecl *Template = nullptr;
   std::vector<LaunchSite> Launches;
+  /// Launches written inside __global__ or __device__ functions (dynamic
+  /// parallelism; they parse only with -fgpu-rdc). Not modelled: clang
+  /// represents their configuration differently, so they are kept apart
+  /// from Launches and the pipeline refuses every pass that reads or edits
+  /// launches on such a kernel.
+  std::vector<LaunchSite> DeviceLaunches;
 
   std::string name() const { return Decl->getNameAsString(); }
   bool isExternC() const { return Decl->isExternC(); }

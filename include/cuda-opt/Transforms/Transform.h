@@ -94,6 +94,11 @@ public:
     return false;
   }
 
+  /// True when the rewrite and its legality look only at the kernel's body,
+  /// never at its launch sites (unroll). Only such passes run on a kernel
+  /// that is also launched from device code (KernelInfo::DeviceLaunches).
+  virtual bool isKernelLocal() const { return false; }
+
   /// Success if the transform may rewrite this kernel with these parameters;
   /// otherwise an error whose message is the reason, phrased for the user
   /// ("kernel 'k' has no counted loop to unroll").
