@@ -171,6 +171,13 @@ std::vector<std::string> filterParseFlags(ArrayRef<std::string> CommandLine) {
     }
     if (Matched)
       continue;
+    // Relocatable device code (kernels launching kernels): nvcc's spellings
+    // and clang's.
+    if (A == "-rdc=true" || A == "--relocatable-device-code=true" ||
+        A == "-dc" || A == "--device-c" || A == "-fgpu-rdc") {
+      Out.push_back("-fgpu-rdc");
+      continue;
+    }
     if (A.starts_with("-std=") || A.starts_with("--std="))
       Out.push_back(("-std=" + A.substr(A.find('=') + 1)).str());
   }

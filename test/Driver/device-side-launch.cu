@@ -6,6 +6,10 @@
 // RUN: not cuda-opt --passes='block-size{x=64,y=1}' %s -- -fgpu-rdc 2>&1 | FileCheck %s --check-prefix=REFUSE
 // RUN: cuda-opt --passes='unroll{factor=2}' --emit=report %s -- -fgpu-rdc | FileCheck %s --check-prefix=UNROLL
 // RUN: not cuda-opt --list-kernels %s 2>&1 | FileCheck %s --check-prefix=NORDC
+// An nvcc command line with -rdc=true in compile_commands.json does the same.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: echo '[{"directory": "%t", "file": "%s", "command": "/usr/local/cuda/bin/nvcc -arch=sm_90 -rdc=true -c %s -o x.o"}]' > %t/compile_commands.json
+// RUN: cuda-opt --list-kernels -p %t %s | FileCheck %s
 // CHECK: kernel halve
 // CHECK-NEXT: param float * x
 // CHECK-NEXT: param int n

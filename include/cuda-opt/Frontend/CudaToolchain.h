@@ -47,7 +47,8 @@ struct Toolchain {
 };
 
 /// Keep only the flags of a compiler command line (nvcc or clang) that affect
-/// parsing: -I, -isystem, -D, -U, -include, -std. Everything else (code
+/// parsing: -I, -isystem, -D, -U, -include, -std, and relocatable device code
+/// (nvcc -rdc=true / -dc become -fgpu-rdc). Everything else (code
 /// generation, nvcc-only options, outputs) is dropped.
 std::vector<std::string>
 filterParseFlags(llvm::ArrayRef<std::string> CommandLine);
