@@ -133,6 +133,45 @@ __device__ __forceinline__ void storePair(const Sm90Params &P, int Row, int Col,
   *C = static_cast<T>(V0);
 }
 
+/// The direct epilogue of one consumer warp: every fragment pair of its
+/// accumulators (MI row groups of 64, BN columns) through storePair; RowBase
+/// and ColBase are the lane's first output row and column.
+template <typename T, int MI, int BN>
+__device__ __forceinline__ void storeAccDirect(const Sm90Params &P,
+                                               int RowBase, int ColBase,
+                                               const float (&Acc)[MI][BN / 2]) {
+#pragma unroll
+  for (int Mi = 0; Mi < MI; ++Mi)
+#pragma unroll
+    for (int J = 0; J < BN / 8; ++J)
+#pragma unroll
+      for (int H = 0; H < 2; ++H)
+        storePair<T>(P, RowBase + Mi * 64 + H * 8, ColBase + J * 8,
+                     Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
+}
+
+/// Writes 64-column chunk Cc of one accumulator row group (a warp's 16 rows
+/// of 64), scaled by Alpha, into the shared chunk Dst for a TMA store.
+/// Chunk layout = TMA 128B swizzle: row r at r * 128 bytes, 16-byte column
+/// group g stored at group g ^ (r % 8). Conflict-free: a warp's 8 rows hit 8
+/// different groups.
+template <typename T, int NAcc>
+__device__ __forceinline__ void writeSwizzledChunk(unsigned char *Dst,
+                                                   const float (&AccRow)[NAcc],
+                                                   int Cc, float Alpha,
+                                                   int Warp, int Lane) {
+#pragma unroll
+  for (int J = 0; J < 8; ++J)
+#pragma unroll
+    for (int H = 0; H < 2; ++H) {
+      const int R = Warp * 16 + Lane / 4 + H * 8;
+      const int Off = R * 128 + ((J ^ (R & 7)) << 4) + (Lane % 4) * 4;
+      const int I = (Cc * 8 + J) * 4 + H * 2;
+      *reinterpret_cast<typename Pack2<T>::Type *>(Dst + Off) =
+          Pack2<T>::make(Alpha * AccRow[I], Alpha * AccRow[I + 1]);
+    }
+}
+
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
           bool BRowMajor>
 struct Sm90Gemm {
@@ -415,9 +454,6 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
         continue; // the kernel's final cluster barrier keeps Red alive
       }
       if (P.TmaStore) {
-        // Chunk layout = TMA 128B swizzle: row r at r * 128 bytes, 16-byte
-        // column group g stored at group g ^ (r % 8). Conflict-free: a
-        // warp's 8 rows hit 8 different groups.
 #pragma unroll
         for (int Mi = 0; Mi < MI; ++Mi)
 #pragma unroll
@@ -426,17 +462,7 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
               bulkWaitRead<1>(); // the store that last used CBuf has read it
             namedBarrierSync(2 + Cw, 128);
             unsigned char *Dst = CStage + CBuf * Cfg::CChunkBytes;
-#pragma unroll
-            for (int J = 0; J < 8; ++J)
-#pragma unroll
-              for (int H = 0; H < 2; ++H) {
-                int R = Warp * 16 + Lane / 4 + H * 8;
-                int Off = R * 128 + ((J ^ (R & 7)) << 4) + (Lane % 4) * 4;
-                int I = (Cc * 8 + J) * 4 + H * 2;
-                *reinterpret_cast<typename Pack2<T>::Type *>(Dst + Off) =
-                    Pack2<T>::make(P.Alpha * Acc[Mi][I],
-                                   P.Alpha * Acc[Mi][I + 1]);
-              }
+            writeSwizzledChunk<T>(Dst, Acc[Mi], Cc, P.Alpha, Warp, Lane);
             fenceProxyAsync();
             namedBarrierSync(2 + Cw, 128);
             if (Tid == 0) {
@@ -449,14 +475,7 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
         continue;
       }
       if (P.Splits == 1) {
-#pragma unroll
-        for (int Mi = 0; Mi < MI; ++Mi)
-#pragma unroll
-          for (int J = 0; J < BN / 8; ++J)
-#pragma unroll
-            for (int H = 0; H < 2; ++H)
-              storePair<T>(P, RowBase + Mi * 64 + H * 8, ColBase + J * 8,
-                           Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
+        storeAccDirect<T, MI, BN>(P, RowBase, ColBase, Acc);
         continue;
       }
       if constexpr (!splitKAllowed(BM, BN))

@@ -197,17 +197,7 @@ __global__ void __launch_bounds__(384, 1)
             bulkWaitRead<L::CBufs - 1>(); // the chunk's last store has read it
           namedBarrierSync(2 + Cw, 128);
           unsigned char *Dst = CStage + CBuf * L::CChunkBytes;
-#pragma unroll
-          for (int Jc = 0; Jc < 8; ++Jc)
-#pragma unroll
-            for (int H = 0; H < 2; ++H) {
-              const int R = Warp * 16 + Lane / 4 + H * 8;
-              const int Off = R * 128 + ((Jc ^ (R & 7)) << 4) + (Lane % 4) * 4;
-              const int X = (Cc * 8 + Jc) * 4 + H * 2;
-              *reinterpret_cast<typename Pack2<T>::Type *>(Dst + Off) =
-                  Pack2<T>::make(P.Alpha * Acc[Mi][X],
-                                 P.Alpha * Acc[Mi][X + 1]);
-            }
+          writeSwizzledChunk<T>(Dst, Acc[Mi], Cc, P.Alpha, Warp, Lane);
           fenceProxyAsync();
           namedBarrierSync(2 + Cw, 128);
           if (Tid == 0) {
@@ -218,16 +208,8 @@ __global__ void __launch_bounds__(384, 1)
         }
       continue;
     }
-    const int RowBase = Row0 + Warp * 16 + Lane / 4;
-    const int ColBase = Col0 + (Lane % 4) * 2;
-#pragma unroll
-    for (int Mi = 0; Mi < MI; ++Mi)
-#pragma unroll
-      for (int Jc = 0; Jc < BN / 8; ++Jc)
-#pragma unroll
-        for (int H = 0; H < 2; ++H)
-          storePair<T>(P, RowBase + Mi * 64 + H * 8, ColBase + Jc * 8,
-                       Acc[Mi][Jc * 4 + H * 2], Acc[Mi][Jc * 4 + H * 2 + 1]);
+    storeAccDirect<T, MI, BN>(P, Row0 + Warp * 16 + Lane / 4,
+                              Col0 + (Lane % 4) * 2, Acc);
   }
   // Shared memory must outlive the stores' reads of it.
   if (P.TmaStore && Tid == 0)
