@@ -377,6 +377,32 @@ __device__ __forceinline__ void loadResOffsets(const Params &P, int Warps,
   }
 }
 
+/// The residual offsets of a warp's items, 32 at a time: those of item J
+/// sit in lane J - Base of (S, E); the next 32 items' in (S2, E2), loaded
+/// 32 items ahead so that no copy waits for them.
+struct ResidualWindow {
+  int Base = 0;
+  uint32_t S, E, S2, E2;
+
+  __device__ __forceinline__ void load(const Params &P, int Warps,
+                                       long long Begin, int Count, int Warp,
+                                       int Lane) {
+    loadResOffsets(P, Warps, Begin, Count, 0, Warp, Lane, S, E);
+    loadResOffsets(P, Warps, Begin, Count, 32, Warp, Lane, S2, E2);
+  }
+  /// Moves the window on once item J is past it.
+  __device__ __forceinline__ void advanceTo(int J, const Params &P, int Warps,
+                                            long long Begin, int Count,
+                                            int Warp, int Lane) {
+    if (J - Base < 32)
+      return;
+    Base += 32;
+    S = S2;
+    E = E2;
+    loadResOffsets(P, Warps, Begin, Count, Base + 32, Warp, Lane, S2, E2);
+  }
+};
+
 /// Copies the X half-tile of the item at IC (NT columns x 128 rows of K,
 /// zero-filled past N and K) to the shared-memory stage at St; every thread
 /// of the CTA takes its share.
@@ -666,13 +692,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
       Stages + STAGES * StageB + Warp * WValBytes + Lane * 64;
   const uint32_t A2Addr = smemAddr(LaneA2);
 
-  // Residual offsets (start, end) of the block of item J sit in lane
-  // J - RoBase of (RoS, RoE); the next 32 items' in (RoS2, RoE2), loaded 32
-  // items ahead so that no copy waits for them.
-  int RoBase = 0;
-  uint32_t RoS, RoE, RoS2, RoE2;
-  loadResOffsets(P, WARPS, Begin, Count, 0, Warp, Lane, RoS, RoE);
-  loadResOffsets(P, WARPS, Begin, Count, 32, Warp, Lane, RoS2, RoE2);
+  ResidualWindow Ro;
+  Ro.load(P, WARPS, Begin, Count, Warp, Lane);
 
   for (int B = Tid; B < 256; B += Threads)
     fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
@@ -687,18 +708,13 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
   // and arrives on the stage's full barrier when its copies have landed.
   Cursor IC(P, Begin);
   auto issue = [&](int J) {
-    if (J - RoBase >= 32) {
-      RoBase += 32;
-      RoS = RoS2;
-      RoE = RoE2;
-      loadResOffsets(P, WARPS, Begin, Count, RoBase + 32, Warp, Lane, RoS2,
-                     RoE2);
-    }
+    Ro.advanceTo(J, P, WARPS, Begin, Count, Warp, Lane);
     const uint32_t St = StagesAddr + (J % STAGES) * StageB;
     copyX<NT, Threads>(P, St, IC, Tid);
     const int Tile = IC.Mb * WARPS + Warp;
     if (Tile < P.Tiles)
-      copyW(P, St + XB + Warp * WRegion, Tile, IC, Lane, RoS, RoE, J - RoBase);
+      copyW(P, St + XB + Warp * WRegion, Tile, IC, Lane, Ro.S, Ro.E,
+            J - Ro.Base);
     mbarArriveCpAsync(FullBar + 8 * (J % STAGES));
     IC.next(P);
   };
@@ -782,10 +798,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
       XRing + XST * XB + WARPS * WST * WRegion + Warp * WValBytes + Lane * 64;
   const uint32_t A2Addr = smemAddr(LaneA2);
 
-  int RoBase = 0;
-  uint32_t RoS, RoE, RoS2, RoE2;
-  loadResOffsets(P, WARPS, Begin, Count, 0, Warp, Lane, RoS, RoE);
-  loadResOffsets(P, WARPS, Begin, Count, 32, Warp, Lane, RoS2, RoE2);
+  ResidualWindow Ro;
+  Ro.load(P, WARPS, Begin, Count, Warp, Lane);
 
   for (int B = Tid; B < 256; B += Threads)
     fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
@@ -807,17 +821,11 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
   // whose half block lands late holds up only itself).
   Cursor IC(P, Begin);
   auto issueW = [&](int J) {
-    if (J - RoBase >= 32) {
-      RoBase += 32;
-      RoS = RoS2;
-      RoE = RoE2;
-      loadResOffsets(P, WARPS, Begin, Count, RoBase + 32, Warp, Lane, RoS2,
-                     RoE2);
-    }
+    Ro.advanceTo(J, P, WARPS, Begin, Count, Warp, Lane);
     const int Tile = IC.Mb * WARPS + Warp;
     if (Tile < P.Tiles)
-      copyW(P, WRingAddr + (J % WST) * WRegion, Tile, IC, Lane, RoS, RoE,
-            J - RoBase);
+      copyW(P, WRingAddr + (J % WST) * WRegion, Tile, IC, Lane, Ro.S, Ro.E,
+            J - Ro.Base);
     mbarArriveCpAsync(WFull + 8 * (J % WST));
     IC.next(P);
   };
