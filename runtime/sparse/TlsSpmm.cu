@@ -47,6 +47,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <vector>
 
 namespace cudaopt {
@@ -967,6 +969,23 @@ void allowMaxShared(const Variant &V) {
   Done[I] = 1;
 }
 
+/// CTAs of variant V with SharedBytes of dynamic shared memory that fit on
+/// an SM (at least 1). Every launch plans, so the occupancy query is made
+/// once per (variant, shared bytes).
+int residentCtas(const Variant &V, size_t SharedBytes) {
+  static std::mutex Lock;
+  static std::map<std::pair<const Variant *, size_t>, int> Known;
+  std::lock_guard<std::mutex> Guard(Lock);
+  auto [It, New] = Known.try_emplace({&V, SharedBytes}, 0);
+  if (New) {
+    int PerSm = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, V.Kernel,
+                                                  V.Warps * 32, SharedBytes);
+    It->second = std::max(PerSm, 1);
+  }
+  return It->second;
+}
+
 int residualCap(const TlsDeviceMatrix &W) {
   // Every residual value of a block is staged (plus the misalignment of its
   // start): the gather reads them from shared memory only.
@@ -1070,11 +1089,7 @@ TlsSpmmPlan tlsSpmmPlan(const TlsDeviceMatrix &W, int N,
   // The occupancy query answers 0 for more than the kernel's current
   // dynamic shared-memory limit (48 KB until raised), so raise it first.
   allowMaxShared(*V);
-  int PerSm = 0;
-  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, V->Kernel,
-                                                Plan.Warps * 32,
-                                                Plan.SharedBytes);
-  PerSm = std::max(PerSm, 1);
+  const int PerSm = residentCtas(*V, Plan.SharedBytes);
   long long Ctas = (long long)PerSm * deviceSms() *
                    std::max(1, Opts.WavesTarget);
   if (Opts.SplitK > 0)
@@ -1095,6 +1110,9 @@ size_t accBytes(const TlsSpmmPlan &P, const TlsDeviceMatrix &W) {
   size_t Tiles = (W.Rows + 15) / 16;
   return Tiles * TileRows * size_t(P.NChunks) * P.NTile * sizeof(float);
 }
+size_t workspaceBytesFor(const TlsSpmmPlan &P, const TlsDeviceMatrix &W) {
+  return P.Stages ? counterBytes(P, W) + accBytes(P, W) : 0;
+}
 
 cudaError_t launch(const TlsDeviceMatrix &W, const void *X, int Ldx, int N,
                    void *Y, int Ldy, void *Workspace, size_t WorkspaceBytes,
@@ -1105,7 +1123,7 @@ cudaError_t launch(const TlsDeviceMatrix &W, const void *X, int Ldx, int N,
   TlsSpmmPlan Plan = tlsSpmmPlan(W, N, Opts);
   const Variant *V =
       Plan.Stages ? chooseVariant(W, Plan.NTile, Opts) : nullptr;
-  if (!V || WorkspaceBytes < tlsSpmmWorkspaceBytes(W, N, Opts))
+  if (!V || WorkspaceBytes < workspaceBytesFor(Plan, W))
     return cudaErrorInvalidValue;
   Params P{};
   P.Values = W.Values;
@@ -1142,10 +1160,7 @@ cudaError_t launch(const TlsDeviceMatrix &W, const void *X, int Ldx, int N,
 
 size_t tlsSpmmWorkspaceBytes(const TlsDeviceMatrix &W, int N,
                              const TlsSpmmOptions &Opts) {
-  TlsSpmmPlan P = tlsSpmmPlan(W, N, Opts);
-  if (!P.Stages)
-    return 0;
-  return counterBytes(P, W) + accBytes(P, W);
+  return workspaceBytesFor(tlsSpmmPlan(W, N, Opts), W);
 }
 
 cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __half *X, int Ldx, int N,
