@@ -57,6 +57,8 @@ void fillNormal(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
                 float Mean, float Scale, cudaStream_t S);
 void fillUniform(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
                  float Lo, float Hi, cudaStream_t S);
+void fillUniformF32(float *Ptr, size_t Count, unsigned long long Seed,
+                    float Lo, float Hi, cudaStream_t S);
 /// Random 0 or 1 in every element.
 void fillBinary(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
                 cudaStream_t S);

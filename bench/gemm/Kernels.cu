@@ -162,6 +162,12 @@ void fillNormal(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
   BENCH_CHECK(cudaGetLastError());
 }
 
+void fillUniformF32(float *Ptr, size_t Count, unsigned long long Seed,
+                    float Lo, float Hi, cudaStream_t S) {
+  fillUniformKernel<<<1024, 256, 0, S>>>(Ptr, Count, Seed, Lo, Hi);
+  BENCH_CHECK(cudaGetLastError());
+}
+
 void fillUniform(void *Ptr, size_t Count, bool Bf16, unsigned long long Seed,
                  float Lo, float Hi, cudaStream_t S) {
   if (Bf16)

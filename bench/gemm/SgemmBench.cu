@@ -54,17 +54,6 @@ __global__ void naiveSgemm(int M, int N, int K, const float *A, const float *B,
   C[(long long)Row * N + Col] = Acc;
 }
 
-__global__ void fillKernel(float *P, size_t Count, unsigned long long Seed) {
-  for (size_t I = blockIdx.x * size_t(blockDim.x) + threadIdx.x; I < Count;
-       I += size_t(gridDim.x) * blockDim.x) {
-    unsigned long long X = (Seed + I) * 0x9E3779B97F4A7C15ull;
-    X ^= X >> 29;
-    X *= 0xBF58476D1CE4E5B9ull;
-    X ^= X >> 32;
-    P[I] = float(double(X >> 11) / double(1ull << 53)) * 2.f - 1.f;
-  }
-}
-
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -96,8 +85,8 @@ int main(int Argc, char **Argv) {
     BENCH_CHECK(cudaMalloc(&B, SB * Pr.Batch * 4));
     BENCH_CHECK(cudaMalloc(&C, SC * Pr.Batch * 4));
     BENCH_CHECK(cudaMalloc(&Ref, SC * Pr.Batch * 4));
-    fillKernel<<<1024, 256, 0, S>>>(A, SA * Pr.Batch, 1);
-    fillKernel<<<1024, 256, 0, S>>>(B, SB * Pr.Batch, 2);
+    fillUniformF32(A, SA * Pr.Batch, 1, -1.f, 1.f, S);
+    fillUniformF32(B, SB * Pr.Batch, 2, -1.f, 1.f, S);
     naiveSgemm<<<dim3((Pr.N + 15) / 16, (Pr.M + 15) / 16, Pr.Batch),
                  dim3(16, 16), 0, S>>>(Pr.M, Pr.N, Pr.K, A, B, Pr.BRow, Ref,
                                        SA, SB, SC);

@@ -21,6 +21,6 @@ for p in "${pids[@]}"; do wait "$p"; done
 echo "built $OUT/gemm-bench"
 # The exact fp32 kernel's variants against cuBLAS SGEMM (reuses the Timer).
 "$NVCC" $FLAGS -I"$ROOT/runtime/gemm/lib" -o "$OUT/sgemm-bench" \
-  "$ROOT/bench/gemm/SgemmBench.cu" "$OUT/bench/Timer.cpp.o" \
+  "$ROOT/bench/gemm/SgemmBench.cu" "$OUT/bench/Timer.cpp.o" "$OUT/bench/Kernels.cu.o" \
   "$OUT/lib/libcudaopt_gemm.a" -lcublas
 echo "built $OUT/sgemm-bench"
