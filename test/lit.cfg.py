@@ -22,7 +22,8 @@ config.test_exec_root = os.path.join(config.cuda_opt_obj_root, "test")
 llvm_config.with_system_environment(["HOME", "PATH", "CUDA_PATH"])
 
 tool_dirs = [config.cuda_opt_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["cuda-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(
+    ["cuda-opt", ToolSubst("cuda-opt-mlir", unresolved="ignore")], tool_dirs)
 # The LLVM test tools are absent on the GPU machine, where only the GPU subset
 # (which needs none of them) runs; tests needing them are CPU tests.
 llvm_config.add_tool_substitutions(
@@ -40,7 +41,7 @@ config.substitutions.append(
      f"--cuda-path={cuda_path} -nocudalib -Wno-unknown-cuda-version "
      f"-std=c++17 -fsyntax-only -Xclang -target-sdk-version=12.9"))
 
-# The clang plugin (lib/Plugin), when this build has it (not in static builds).
+# The clang plugin (tools/cuda-opt-plugin), when this build has it (not in static builds).
 plugin = os.path.join(config.cuda_opt_obj_root, "lib", "CudaOptPlugin.so")
 if os.path.exists(plugin):
     config.available_features.add("clang-plugin")
@@ -50,6 +51,9 @@ if os.path.exists(plugin):
          f"{clangxx} -x cuda --cuda-gpu-arch=sm_90 --cuda-path={cuda_path} "
          f"-nocudalib -Wno-unknown-cuda-version -std=c++17 "
          f"-Xclang -target-sdk-version=12.9"))
+
+if os.path.exists(os.path.join(config.cuda_opt_tools_dir, "cuda-opt-mlir")):
+    config.available_features.add("cuda-opt-mlir")
 
 nvcc = os.path.join(cuda_path, "bin", "nvcc")
 if os.path.exists(nvcc):
@@ -67,6 +71,7 @@ config.substitutions.append(
     ("%cuda_opt_measure",
      os.path.join(config.cuda_opt_tools_dir, "cuda-opt-measure")))
 config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%cuda_opt_src", config.cuda_opt_src_root))
 # The sparse-format round-trip checker (runtime/sparse), built next to cuda-opt.
 config.substitutions.append(
     ("%cuda_opt_tls_roundtrip", os.path.join(config.cuda_opt_tools_dir, "tls-roundtrip")))

@@ -283,7 +283,7 @@ SourceRange bodyRange(const ASTContext &Ctx, const ThreadMapping &M) {
                      stmtEnd(Ctx, M.Body.back()));
 }
 
-static bool inMacro(SourceRange R) {
+bool inMacro(SourceRange R) {
   return R.getBegin().isMacroID() || R.getEnd().isMacroID();
 }
 
@@ -518,7 +518,7 @@ Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
 //===----------------------------------------------------------------------===//
 
 /// Look through the implicit nodes clang puts around a launch argument.
-static const Expr *stripImplicit(const Expr *E) {
+const Expr *stripLaunchArgImplicit(const Expr *E) {
   while (true) {
     const Expr *Prev = E;
     E = E->IgnoreParenImpCasts();
@@ -559,7 +559,7 @@ extentsOf(const Expr *E, const FunctionDecl *Caller, ASTContext &Ctx,
           unsigned Depth = 0) {
   if (Depth > 4)
     return std::nullopt;
-  E = stripImplicit(E);
+  E = stripLaunchArgImplicit(E);
   if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
     return extentsOf(FC->getSubExpr(), Caller, Ctx, Depth + 1);
   if (E->getType()->isIntegerType())
@@ -775,169 +775,6 @@ analyzeLaunches(ASTContext &Ctx, const KernelInfo &K, const ThreadMapping &M) {
   return Shapes;
 }
 
-//===----------------------------------------------------------------------===//
-// Text helpers
-//===----------------------------------------------------------------------===//
-
-static bool isPrimaryText(const Expr *E) {
-  E = E->IgnoreImpCasts();
-  return isa<DeclRefExpr, IntegerLiteral, ParenExpr, CallExpr, MemberExpr,
-             PseudoObjectExpr, ArraySubscriptExpr>(E);
-}
-
-std::string parenthesizedText(const ASTContext &Ctx, const Expr *E) {
-  std::string T = sourceText(Ctx, E->getSourceRange());
-  if (isPrimaryText(E))
-    return T;
-  return "(" + T + ")";
-}
-
-std::string ceilDivText(StringRef G, int64_t F) {
-  // `(n + 255) / 256` becomes `((n + 255) / 256 + 3) / 4`. Operands that bind
-  // less tightly than `+` (shifts, comparisons, ?:) need parentheses.
-  if (F == 1)
-    return G.str();
-  bool Loose = G.find_first_of("?<>=&|^,") != StringRef::npos;
-  std::string Base = Loose ? "(" + G.str() + ")" : G.str();
-  return "(" + Base + " + " + std::to_string(F - 1) + ") / " +
-         std::to_string(F);
-}
-
-Error rewriteGridX(ASTContext &Ctx, const LaunchSite &L,
-                   function_ref<std::string(StringRef)> Wrap,
-                   tooling::Replacements &Out) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  const Expr *Grid = launchGridExpr(L);
-  if (!Grid)
-    return fail("the launch at " + where(Ctx, L.Call->getBeginLoc()) +
-                " has no grid");
-  const Expr *E = stripImplicit(Grid);
-  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
-    E = stripImplicit(FC->getSubExpr());
-  const Expr *Target = nullptr;
-  std::string NewText;
-  if (E->getType()->isIntegerType()) {
-    Target = E;
-    NewText = Wrap(sourceText(Ctx, E->getSourceRange()));
-  } else if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
-             CE && CE->getNumArgs() >= 1 &&
-             CE->getArg(0)->getType()->isIntegerType() &&
-             !isa<CXXDefaultArgExpr>(CE->getArg(0))) {
-    Target = CE->getArg(0);
-    NewText = Wrap(sourceText(Ctx, Target->getSourceRange()));
-  } else if (isa<DeclRefExpr>(E->IgnoreParenImpCasts()) ||
-             isa<CXXConstructExpr>(E)) {
-    Target = E;
-    std::string V = parenthesizedText(Ctx, E);
-    NewText = "dim3(" + Wrap(V + ".x") + ", " + V + ".y, " + V + ".z)";
-  } else {
-    return fail("the grid of the launch at " +
-                where(Ctx, L.Call->getBeginLoc()) + " cannot be rewritten");
-  }
-  if (inMacro(Target->getSourceRange()))
-    return fail("the grid of the launch at " +
-                where(Ctx, L.Call->getBeginLoc()) +
-                " is written inside a macro");
-  return Out.add(tooling::Replacement(
-      SM, CharSourceRange::getTokenRange(Target->getSourceRange()), NewText,
-      Ctx.getLangOpts()));
-}
-
-namespace {
-class NameCollector : public RecursiveASTVisitor<NameCollector> {
-public:
-  bool VisitNamedDecl(NamedDecl *ND) {
-    if (ND->getDeclName().isIdentifier())
-      Names.insert(ND->getName());
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (DRE->getDecl()->getDeclName().isIdentifier())
-      Names.insert(DRE->getDecl()->getName());
-    return true;
-  }
-  StringSet<> Names;
-};
-} // namespace
-
-std::string freshName(const FunctionDecl *Kernel, StringRef Base,
-                      ArrayRef<std::string> Taken) {
-  NameCollector C;
-  C.TraverseDecl(const_cast<FunctionDecl *>(Kernel));
-  for (const std::string &T : Taken)
-    C.Names.insert(T);
-  if (!C.Names.contains(Base))
-    return Base.str();
-  for (unsigned N = 2;; ++N) {
-    std::string Candidate = (Base + Twine(N)).str();
-    if (!C.Names.contains(Candidate))
-      return Candidate;
-  }
-}
-
-std::string indexTypeText(const ASTContext &Ctx, const VarDecl *V) {
-  // The type as written (`unsigned`, `size_t`), unless it is deduced.
-  if (const TypeSourceInfo *TSI = V->getTypeSourceInfo()) {
-    TypeLoc TL = TSI->getTypeLoc().getUnqualifiedLoc();
-    if (!V->getType()->getContainedAutoType() &&
-        !inMacro(TL.getSourceRange())) {
-      std::string Written = sourceText(Ctx, TL.getSourceRange());
-      if (!Written.empty())
-        return Written;
-    }
-  }
-  PrintingPolicy P = Ctx.getPrintingPolicy();
-  P.SuppressTagKeyword = true;
-  return V->getType().getUnqualifiedType().getAsString(P);
-}
-
-bool isWideIndex(const ASTContext &Ctx, const VarDecl *V) {
-  return Ctx.getTypeSize(V->getType()) > 32;
-}
-
-Expected<std::string>
-textWithEdits(const ASTContext &Ctx, SourceRange R,
-              ArrayRef<std::pair<SourceRange, std::string>> Edits) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  const LangOptions &LO = Ctx.getLangOpts();
-  if (inMacro(R))
-    return fail("the code at " + where(Ctx, R.getBegin()) +
-                " is a macro expansion");
-  CharSourceRange Whole =
-      Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
-  if (Whole.isInvalid())
-    return fail("the code at " + where(Ctx, R.getBegin()) +
-                " has no contiguous source text");
-  unsigned Begin = SM.getFileOffset(Whole.getBegin());
-  unsigned End = SM.getFileOffset(Whole.getEnd());
-  StringRef Text = Lexer::getSourceText(Whole, SM, LO);
-  std::vector<std::tuple<unsigned, unsigned, std::string>> Pieces;
-  for (const auto &[Range, New] : Edits) {
-    if (inMacro(Range))
-      return fail("the code at " + where(Ctx, Range.getBegin()) +
-                  " that needs rewriting is inside a macro expansion");
-    CharSourceRange C =
-        Lexer::makeFileCharRange(CharSourceRange::getTokenRange(Range), SM, LO);
-    unsigned B = SM.getFileOffset(C.getBegin());
-    unsigned E = SM.getFileOffset(C.getEnd());
-    if (C.isInvalid() || B < Begin || E > End)
-      return fail("internal error: edit outside the rewritten range");
-    Pieces.emplace_back(B - Begin, E - Begin, New);
-  }
-  llvm::sort(Pieces);
-  std::string Out;
-  unsigned Pos = 0;
-  for (const auto &[B, E, New] : Pieces) {
-    if (B < Pos)
-      return fail("internal error: overlapping edits");
-    Out += Text.substr(Pos, B - Pos);
-    Out += New;
-    Pos = E;
-  }
-  Out += Text.substr(Pos);
-  return Out;
-}
-
 namespace {
 /// Finds `return;` statements and whether they sit in a nested loop.
 class ReturnFinder : public RecursiveASTVisitor<ReturnFinder> {
@@ -975,8 +812,8 @@ public:
 };
 } // namespace
 
-Error returnsToContinue(const ASTContext &Ctx, ArrayRef<const Stmt *> Stmts,
-                        std::vector<std::pair<SourceRange, std::string>> &Out) {
+Expected<SmallVector<const ReturnStmt *, 4>>
+loopableReturns(const ASTContext &Ctx, ArrayRef<const Stmt *> Stmts) {
   ReturnFinder F;
   for (const Stmt *S : Stmts)
     F.TraverseStmt(const_cast<Stmt *>(S));
@@ -984,13 +821,11 @@ Error returnsToContinue(const ASTContext &Ctx, ArrayRef<const Stmt *> Stmts,
     return fail("the per-element work returns from inside a loop at " +
                 where(Ctx, F.Nested->getBeginLoc()) +
                 ", which cannot become 'continue' of the new loop");
-  for (const ReturnStmt *RS : F.Returns) {
+  for (const ReturnStmt *RS : F.Returns)
     if (RS->getRetValue())
       return fail("the return at " + where(Ctx, RS->getBeginLoc()) +
                   " returns a value");
-    Out.emplace_back(RS->getSourceRange(), "continue");
-  }
-  return Error::success();
+  return F.Returns;
 }
 
 Expected<ThreadMapping> analyzeLoopableMapping(ASTContext &Ctx,
@@ -1005,8 +840,7 @@ Expected<ThreadMapping> analyzeLoopableMapping(ASTContext &Ctx,
                                  Pass + " handles 1-D kernels only");
   if (Error E = analyzeLaunches(Ctx, K, *M).takeError())
     return std::move(E);
-  std::vector<std::pair<SourceRange, std::string>> Unused;
-  if (Error E = returnsToContinue(Ctx, M->Body, Unused))
+  if (Error E = loopableReturns(Ctx, M->Body).takeError())
     return std::move(E);
   return M;
 }

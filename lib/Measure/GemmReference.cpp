@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/GemmReference.h"
 #include "cuda-opt/Analysis/KernelModel.h"
-#include "cuda-opt/Measure/TuneSpec.h"
+#include "cuda-opt/Capture/TuneSpec.h"
 
 using namespace llvm;
 

@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/LibraryVariant.h"
-#include "cuda-opt/Transforms/GemmKernelMatch.h"
+#include "cuda-opt/Analysis/GemmKernelMatch.h"
 
 #include "clang/AST/ASTContext.h"
 #include <cstring>

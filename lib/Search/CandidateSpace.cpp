@@ -6,9 +6,8 @@
 // later by the transforms' own legality checks.
 //
 //===----------------------------------------------------------------------===//
-#include "cuda-opt/Search/Tuner.h"
-#include "cuda-opt/Transforms/Transform.h"
-
+#include "cuda-opt/Search/CandidateSpace.h"
+#include "cuda-opt/Pass/Transform.h"
 
 using namespace llvm;
 

@@ -11,9 +11,9 @@
 
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Frontend/ParsePreamble.h"
-#include "cuda-opt/Measure/Capture.h"
+#include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Search/Tuner.h"
-#include "cuda-opt/Transforms/Pipeline.h"
+#include "cuda-opt/Pass/Pipeline.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"

@@ -15,8 +15,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/LaunchConfig.h"
-#include "cuda-opt/Analysis/ThreadMapping.h"
-#include "cuda-opt/Transforms/Transform.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -180,7 +181,9 @@ public:
   }
 };
 
-TransformRegistration<BlockSize> Registration;
-
 } // namespace
+
+std::unique_ptr<Transform> createBlockSizeTransform() {
+  return std::make_unique<BlockSize>();
+}
 } // namespace cuda_opt

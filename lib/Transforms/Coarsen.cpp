@@ -18,8 +18,9 @@
 // of the kernel's bound (so the old grid covered exactly the guarded work).
 //
 //===----------------------------------------------------------------------===//
-#include "cuda-opt/Analysis/ThreadMapping.h"
-#include "cuda-opt/Transforms/Transform.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
 
 using namespace clang;
 using namespace llvm;
@@ -99,7 +100,9 @@ public:
   }
 };
 
-TransformRegistration<Coarsen> Registration;
-
 } // namespace
+
+std::unique_ptr<Transform> createCoarsenTransform() {
+  return std::make_unique<Coarsen>();
+}
 } // namespace cuda_opt

@@ -20,8 +20,9 @@
 // known to cover the work and the per-element work depends only on i.
 //
 //===----------------------------------------------------------------------===//
-#include "cuda-opt/Analysis/ThreadMapping.h"
-#include "cuda-opt/Transforms/Transform.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RawCommentList.h"
@@ -200,7 +201,9 @@ public:
   }
 };
 
-TransformRegistration<GridStride> Registration;
-
 } // namespace
+
+std::unique_ptr<Transform> createGridStrideTransform() {
+  return std::make_unique<GridStride>();
+}
 } // namespace cuda_opt

@@ -11,7 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/LaunchConfig.h"
-#include "cuda-opt/Transforms/Transform.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
 
 #include "clang/AST/Attr.h"
 
@@ -100,7 +101,9 @@ public:
   }
 };
 
-TransformRegistration<LaunchBounds> Registration;
-
 } // namespace
+
+std::unique_ptr<Transform> createLaunchBoundsTransform() {
+  return std::make_unique<LaunchBounds>();
+}
 } // namespace cuda_opt

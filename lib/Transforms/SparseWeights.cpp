@@ -23,11 +23,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/LaunchConfig.h"
-#include "cuda-opt/Transforms/CublasGemmCall.h"
-#include "cuda-opt/Transforms/GemmKernelMatch.h"
-#include "cuda-opt/Transforms/HostInsertion.h"
-#include "cuda-opt/Transforms/SparsePragma.h"
-#include "cuda-opt/Transforms/Transform.h"
+#include "cuda-opt/Analysis/CublasGemmCall.h"
+#include "cuda-opt/Analysis/GemmKernelMatch.h"
+#include "cuda-opt/Transforms/Utils/HostInsertion.h"
+#include "cuda-opt/Analysis/SparsePragma.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
@@ -39,53 +40,14 @@ using namespace llvm;
 namespace cuda_opt {
 namespace {
 
-constexpr llvm::StringLiteral SpmmHelper = R"(
-// sparse-weights: Y = W * X with an encoded weight on a stream, in place of
-// a GEMM on the dense weight.
-static cudaError_t
-cudaoptSparseSpmm(cudaStream_t Stream,
-                  const cudaopt::sparse::TlsDeviceMatrix *W, const void *X,
-                  int Ldx, int N, void *Y, int Ldy) {
-  if (!W)
-    return cudaErrorInvalidValue;
-  // One zeroed workspace grown to the largest use; tlsSpmm leaves it zeroed.
-  static void *Workspace = nullptr;
-  static size_t WorkspaceBytes = 0;
-  size_t Need = cudaopt::sparse::tlsSpmmWorkspaceBytes(*W, N);
-  if (Need > WorkspaceBytes) {
-    cudaFree(Workspace);
-    Workspace = nullptr;
-    WorkspaceBytes = 0;
-    cudaError_t Err = cudaMalloc(&Workspace, Need);
-    if (Err == cudaSuccess)
-      Err = cudaMemset(Workspace, 0, Need);
-    if (Err != cudaSuccess)
-      return Err;
-    WorkspaceBytes = Need;
-  }
-  return cudaopt::sparse::tlsSpmm(*W, static_cast<const __half *>(X), Ldx, N,
-                                  static_cast<__half *>(Y), Ldy, Workspace,
-                                  WorkspaceBytes, Stream);
-}
-)";
-
-constexpr llvm::StringLiteral GemmHelper = R"(
-// sparse-weights: the SpMM on the stream of a cuBLAS handle, reporting like
-// the cublasGemmEx call it replaces.
-static cublasStatus_t
-cudaoptSparseGemm(cublasHandle_t Handle,
-                  const cudaopt::sparse::TlsDeviceMatrix *W, const void *X,
-                  int Ldx, int N, void *Y, int Ldy) {
-  cudaStream_t Stream = nullptr;
-  cublasStatus_t Status = cublasGetStream_v2(Handle, &Stream);
-  if (Status != CUBLAS_STATUS_SUCCESS)
-    return Status;
-  return cudaoptSparseSpmm(Stream, W, X, Ldx, N, Y, Ldy) == cudaSuccess
-             ? CUBLAS_STATUS_SUCCESS
-             : CUBLAS_STATUS_EXECUTION_FAILED;
-}
-)";
-
+// Added after the includes; the text is lib/Transforms/Snippets/SparseSpmm.cuh.
+constexpr llvm::StringLiteral SpmmHelper = "\n"
+#include "Snippets/SparseSpmm.cuh.inc"
+    ;
+// Added after the includes; the text is lib/Transforms/Snippets/SparseGemm.cuh.
+constexpr llvm::StringLiteral GemmHelper = "\n"
+#include "Snippets/SparseGemm.cuh.inc"
+    ;
 /// The helper that encodes one weight on first use.
 std::string encodeHelper(StringRef Name, StringRef Var, StringRef Caller) {
   return (Twine(R"(
@@ -426,7 +388,9 @@ Plan SparseWeights::plan(const KernelTarget &T, const ParamValues &P) const {
   return Pl;
 }
 
-TransformRegistration<SparseWeights> Registration;
-
 } // namespace
+
+std::unique_ptr<Transform> createSparseWeightsTransform() {
+  return std::make_unique<SparseWeights>();
+}
 } // namespace cuda_opt

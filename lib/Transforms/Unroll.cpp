@@ -15,7 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/LaunchConfig.h"
-#include "cuda-opt/Transforms/Transform.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -324,7 +325,9 @@ private:
   }
 };
 
-TransformRegistration<Unroll> Registration;
-
 } // namespace
+
+std::unique_ptr<Transform> createUnrollTransform() {
+  return std::make_unique<Unroll>();
+}
 } // namespace cuda_opt

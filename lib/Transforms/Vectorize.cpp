@@ -24,8 +24,9 @@
 // another (they could alias, and the vector path loads everything first).
 //
 //===----------------------------------------------------------------------===//
-#include "cuda-opt/Analysis/ThreadMapping.h"
-#include "cuda-opt/Transforms/Transform.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -479,7 +480,9 @@ public:
   }
 };
 
-TransformRegistration<Vectorize> Registration;
-
 } // namespace
+
+std::unique_ptr<Transform> createVectorizeTransform() {
+  return std::make_unique<Vectorize>();
+}
 } // namespace cuda_opt

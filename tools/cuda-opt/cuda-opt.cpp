@@ -10,10 +10,11 @@
 #include "cuda-opt/Analysis/KernelModelText.h"
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "cuda-opt/Frontend/SourceParser.h"
-#include "cuda-opt/Measure/Capture.h"
+#include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/OutputFile.h"
-#include "cuda-opt/Transforms/Pipeline.h"
+#include "cuda-opt/Pass/Pipeline.h"
+#include "cuda-opt/Transforms/InitAllTransforms.h"
 #include "SparseEncodeCommand.h"
 #ifdef CUDA_OPT_WITH_MLIR
 #include "cuda-opt/SparseLowering/Driver.h"
@@ -611,6 +612,7 @@ static int lowerSparseMatmul() {
 
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
+  registerAllTransforms();
   if (argc > 1 && StringRef(argv[1]) == "sparse-encode")
     return runSparseEncodeCommand(argc - 1, argv + 1);
   // `cuda-opt tune FILE` is spelled as a subcommand; treat it as --tune.

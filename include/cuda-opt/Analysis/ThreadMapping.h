@@ -79,49 +79,20 @@ llvm::Expected<llvm::SmallVector<LaunchShape, 4>>
 analyzeLaunches(clang::ASTContext &Ctx, const KernelInfo &K,
                 const ThreadMapping &M);
 
-/// Replace the x extent `g` of the grid of \p L with \p Wrap(g): the grid
-/// expression itself when it is an integer, the first argument of a
-/// `dim3(...)` written in the launch, or `dim3(Wrap(v.x), v.y, v.z)` for a
-/// dim3 variable.
-llvm::Error rewriteGridX(clang::ASTContext &Ctx, const LaunchSite &L,
-                         llvm::function_ref<std::string(llvm::StringRef)> Wrap,
-                         clang::tooling::Replacements &Out);
+/// The top-level `return;` statements of \p Stmts, which can become
+/// `continue` when the statements sit in a loop. Fails when a return sits
+/// inside a nested loop, where continue would mean something else, or
+/// returns a value.
+llvm::Expected<llvm::SmallVector<const clang::ReturnStmt *, 4>>
+loopableReturns(const clang::ASTContext &Ctx,
+                llvm::ArrayRef<const clang::Stmt *> Stmts);
 
-/// `(G + F - 1) / F`, parenthesising \p G when needed.
-std::string ceilDivText(llvm::StringRef G, int64_t F);
+/// A launch argument without the implicit nodes clang puts around it
+/// (temporaries, cleanups, the implicit dim3(unsigned) conversion).
+const clang::Expr *stripLaunchArgImplicit(const clang::Expr *E);
 
-/// Text of \p E as written, wrapped in parentheses unless it is a name, a
-/// literal, a call or already parenthesised.
-std::string parenthesizedText(const clang::ASTContext &Ctx,
-                              const clang::Expr *E);
-
-/// A name that no declaration in \p Kernel uses and that the kernel does not
-/// refer to: \p Base, else Base2, Base3, ...
-std::string freshName(const clang::FunctionDecl *Kernel, llvm::StringRef Base,
-                      llvm::ArrayRef<std::string> Taken = {});
-
-/// The printed type of the index variable, without qualifiers (`int`,
-/// `size_t`, ...).
-std::string indexTypeText(const clang::ASTContext &Ctx,
-                          const clang::VarDecl *V);
-
-/// True when \p T is 64 bits or wider (the new index math must then start
-/// in that type so it does not wrap at 32 bits).
-bool isWideIndex(const clang::ASTContext &Ctx, const clang::VarDecl *V);
-
-/// Source text of the file range of \p R with \p Edits applied (each a
-/// token range inside \p R and its new text). Fails on edits in macros.
-llvm::Expected<std::string>
-textWithEdits(const clang::ASTContext &Ctx, clang::SourceRange R,
-              llvm::ArrayRef<std::pair<clang::SourceRange, std::string>> Edits);
-
-/// Edits that turn every `return;` in \p Stmts into `continue;` so the
-/// statements can sit in a loop. Fails when a return sits inside a nested
-/// loop, where continue would mean something else.
-llvm::Error
-returnsToContinue(const clang::ASTContext &Ctx,
-                  llvm::ArrayRef<const clang::Stmt *> Stmts,
-                  std::vector<std::pair<clang::SourceRange, std::string>> &Out);
+/// True when either end of \p R comes from a macro expansion.
+bool inMacro(clang::SourceRange R);
 
 /// The 1-D mapping of a kernel whose per-element work can be wrapped in a
 /// loop (grid-stride, coarsen): recoverable launches, and no `return` where

@@ -12,7 +12,7 @@
 #define CUDA_OPT_MEASURE_LIBRARYVARIANT_H
 
 #include "cuda-opt/Analysis/KernelFinder.h"
-#include "cuda-opt/Measure/Capture.h"
+#include "cuda-opt/Capture/Capture.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 

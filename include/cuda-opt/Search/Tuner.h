@@ -10,6 +10,7 @@
 
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Search/CandidateSpace.h"
 #include "llvm/Support/JSON.h"
 #include <chrono>
 #include <map>
@@ -111,10 +112,6 @@ struct TuneResult {
 
 llvm::Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
                                 const TuneOptions &Opts);
-
-/// Candidate pipelines for one kernel: each transform over a small grid of
-/// its parameters, alone and after restrict-const, capped at \p Budget.
-std::vector<std::string> candidatePipelines(unsigned Budget);
 
 } // namespace cuda_opt
 

@@ -1,0 +1,72 @@
+//===- HostInsertion.h - Includes and helpers in a main file ----*- C++ -*-===//
+//
+// Part of cuda-opt. Transforms that call a runtime library from host code
+// add `#include "lib.h"` and, sometimes, a small host helper to the file they
+// rewrite. These helpers put such text once, after the file's last leading
+// #include, and replace whole statements or calls.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TRANSFORMS_UTILS_HOSTINSERTION_H
+#define CUDA_OPT_TRANSFORMS_UTILS_HOSTINSERTION_H
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace cuda_opt {
+
+/// True when the main file has an `#include` line naming \p Header.
+bool mainFileIncludes(const clang::ASTContext &Ctx, llvm::StringRef Header);
+
+/// True when the translation unit declares a function named \p Name (a
+/// helper emitted by an earlier step).
+bool declaresFunction(clang::ASTContext &Ctx, llvm::StringRef Name);
+
+/// The offset in the main file just after its last `#include` line that
+/// precedes the first declaration (0 when there is none).
+unsigned headerInsertionOffset(const clang::ASTContext &Ctx);
+
+/// Insert \p Text at headerInsertionOffset (once per rewrite: a second
+/// insertion at the same offset would conflict).
+/// The replacements for a plan's (range, new text) edits.
+llvm::Expected<clang::tooling::Replacements> replacementsFor(
+    const clang::SourceManager &SM,
+    llvm::ArrayRef<std::pair<clang::CharSourceRange, std::string>> Edits);
+
+llvm::Error insertAfterIncludes(const clang::ASTContext &Ctx,
+                                clang::tooling::Replacements &R,
+                                llvm::StringRef Text);
+
+/// Text a library-call transform adds after the includes of the file it
+/// rewrites, unless the file already has it: an `#include` (skipped when the
+/// main file includes \p Name) or a host helper (skipped when the
+/// translation unit declares a function \p Name).
+struct HostAddition {
+  enum KindT { Include, Function } Kind;
+  std::string Name;
+  std::string Text;
+};
+
+/// The replacements of a library-call transform (gemm-specialize,
+/// sparse-weights): the plan's (range, new text) edits, and after the
+/// includes, in order, the additions the file does not have yet.
+llvm::Expected<clang::tooling::Replacements> libraryCallReplacements(
+    clang::ASTContext &Ctx,
+    llvm::ArrayRef<std::pair<clang::CharSourceRange, std::string>> Edits,
+    llvm::ArrayRef<HostAddition> Additions);
+
+/// The file range of \p E followed by its `;` when \p E is a whole
+/// expression statement outside macros, else an error saying why.
+llvm::Expected<clang::CharSourceRange>
+statementRange(const clang::ASTContext &Ctx, const clang::Expr *E);
+
+/// The file range of the call \p E (also when it is written as a macro
+/// argument, e.g. CHECK(cublasGemmEx(...))), or an error.
+llvm::Expected<clang::CharSourceRange> callRange(const clang::ASTContext &Ctx,
+                                                 const clang::Expr *E);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TRANSFORMS_UTILS_HOSTINSERTION_H

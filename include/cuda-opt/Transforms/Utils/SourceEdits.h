@@ -1,0 +1,63 @@
+//===- SourceEdits.h - Text edits shared by the thread-mapping passes -*- C++ -*-===//
+//
+// Part of cuda-opt. The edits block-size, grid-stride, coarsen and vectorize
+// make on top of the thread mapping lib/Analysis/ThreadMapping.h recognises:
+// a launch's grid, fresh names, the per-element work's text with edits.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TRANSFORMS_UTILS_SOURCEEDITS_H
+#define CUDA_OPT_TRANSFORMS_UTILS_SOURCEEDITS_H
+
+#include "cuda-opt/Analysis/ThreadMapping.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+namespace cuda_opt {
+
+/// Replace the x extent `g` of the grid of \p L with \p Wrap(g): the grid
+/// expression itself when it is an integer, the first argument of a
+/// `dim3(...)` written in the launch, or `dim3(Wrap(v.x), v.y, v.z)` for a
+/// dim3 variable.
+llvm::Error rewriteGridX(clang::ASTContext &Ctx, const LaunchSite &L,
+                         llvm::function_ref<std::string(llvm::StringRef)> Wrap,
+                         clang::tooling::Replacements &Out);
+
+/// `(G + F - 1) / F`, parenthesising \p G when needed.
+std::string ceilDivText(llvm::StringRef G, int64_t F);
+
+/// Text of \p E as written, wrapped in parentheses unless it is a name, a
+/// literal, a call or already parenthesised.
+std::string parenthesizedText(const clang::ASTContext &Ctx,
+                              const clang::Expr *E);
+
+/// A name that no declaration in \p Kernel uses and that the kernel does not
+/// refer to: \p Base, else Base2, Base3, ...
+std::string freshName(const clang::FunctionDecl *Kernel, llvm::StringRef Base,
+                      llvm::ArrayRef<std::string> Taken = {});
+
+/// The printed type of the index variable, without qualifiers (`int`,
+/// `size_t`, ...).
+std::string indexTypeText(const clang::ASTContext &Ctx,
+                          const clang::VarDecl *V);
+
+/// True when \p T is 64 bits or wider (the new index math must then start
+/// in that type so it does not wrap at 32 bits).
+bool isWideIndex(const clang::ASTContext &Ctx, const clang::VarDecl *V);
+
+/// Source text of the file range of \p R with \p Edits applied (each a
+/// token range inside \p R and its new text). Fails on edits in macros.
+llvm::Expected<std::string>
+textWithEdits(const clang::ASTContext &Ctx, clang::SourceRange R,
+              llvm::ArrayRef<std::pair<clang::SourceRange, std::string>> Edits);
+
+/// Edits that turn every `return;` in \p Stmts into `continue;` so the
+/// statements can sit in a loop. Fails when a return sits inside a nested
+/// loop, where continue would mean something else.
+llvm::Error
+returnsToContinue(const clang::ASTContext &Ctx,
+                  llvm::ArrayRef<const clang::Stmt *> Stmts,
+                  std::vector<std::pair<clang::SourceRange, std::string>> &Out);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TRANSFORMS_UTILS_SOURCEEDITS_H

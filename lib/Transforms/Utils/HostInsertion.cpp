@@ -1,0 +1,148 @@
+//===- HostInsertion.cpp - Add includes and helpers to a main file -------===//
+//
+// Part of cuda-opt.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Transforms/Utils/HostInsertion.h"
+#include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Pass/Transform.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+
+static StringRef mainFileText(const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  return SM.getBufferData(SM.getMainFileID());
+}
+
+bool mainFileIncludes(const ASTContext &Ctx, StringRef Header) {
+  SmallVector<StringRef, 0> Lines;
+  mainFileText(Ctx).split(Lines, '\n');
+  for (StringRef Line : Lines) {
+    Line = Line.ltrim();
+    if (Line.consume_front("#") && Line.ltrim().starts_with("include") &&
+        (Line.contains(("\"" + Header + "\"").str()) ||
+         Line.contains(("<" + Header + ">").str())))
+      return true;
+  }
+  return false;
+}
+
+bool declaresFunction(ASTContext &Ctx, StringRef Name) {
+  for (const NamedDecl *D :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name)))
+    if (isa<FunctionDecl>(D))
+      return true;
+  return false;
+}
+
+unsigned headerInsertionOffset(const ASTContext &Ctx) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  StringRef Text = mainFileText(Ctx);
+  // Includes after the first declaration of the main file are left alone:
+  // they may depend on what precedes them.
+  unsigned Limit = Text.size();
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    SourceLocation Loc = SM.getExpansionLoc(D->getBeginLoc());
+    if (Loc.isValid() && SM.isInMainFile(Loc) && !D->isImplicit()) {
+      Limit = std::min(Limit, SM.getFileOffset(Loc));
+      break;
+    }
+  }
+  unsigned Offset = 0, LineStart = 0;
+  while (LineStart < Limit) {
+    size_t LineEnd = Text.find('\n', LineStart);
+    if (LineEnd == StringRef::npos)
+      LineEnd = Text.size();
+    StringRef Line = Text.slice(LineStart, LineEnd).ltrim();
+    if (Line.consume_front("#") && Line.ltrim().starts_with("include"))
+      Offset = std::min<size_t>(LineEnd + 1, Text.size());
+    LineStart = LineEnd + 1;
+  }
+  return Offset;
+}
+
+Error insertAfterIncludes(const ASTContext &Ctx, tooling::Replacements &R,
+                          StringRef Text) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  unsigned Offset = headerInsertionOffset(Ctx);
+  SourceLocation Loc =
+      SM.getLocForStartOfFile(SM.getMainFileID()).getLocWithOffset(Offset);
+  return R.add(tooling::Replacement(SM, Loc, 0, Text));
+}
+
+Expected<tooling::Replacements> libraryCallReplacements(
+    ASTContext &Ctx, ArrayRef<std::pair<CharSourceRange, std::string>> Edits,
+    ArrayRef<HostAddition> Additions) {
+  Expected<tooling::Replacements> R =
+      replacementsFor(Ctx.getSourceManager(), Edits);
+  if (!R)
+    return R.takeError();
+  std::string Header;
+  for (const HostAddition &A : Additions)
+    if (A.Kind == HostAddition::Include ? !mainFileIncludes(Ctx, A.Name)
+                                        : !declaresFunction(Ctx, A.Name))
+      Header += A.Text;
+  if (!Header.empty())
+    if (Error E = insertAfterIncludes(Ctx, *R, Header))
+      return std::move(E);
+  return R;
+}
+
+Expected<CharSourceRange> statementRange(const ASTContext &Ctx, const Expr *E) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string Where = describeLocation(SM, E->getBeginLoc());
+  if (E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
+    return refuse("the call at " + Where + " is written inside a macro");
+  // The call must be a statement of its own, not part of a larger expression.
+  DynTypedNodeList Parents = const_cast<ASTContext &>(Ctx).getParents(*E);
+  while (Parents.size() == 1 && Parents[0].get<ExprWithCleanups>())
+    Parents = const_cast<ASTContext &>(Ctx).getParents(*Parents[0].get<Expr>());
+  if (Parents.size() != 1 || !Parents[0].get<Stmt>() || Parents[0].get<Expr>())
+    return refuse("the call at " + Where +
+                  " is part of a larger expression; only a call that is a "
+                  "statement of its own can be replaced");
+  SourceLocation AfterSemi = Lexer::findLocationAfterToken(
+      E->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(),
+      /*SkipTrailingWhitespaceAndNewLine=*/false);
+  if (AfterSemi.isInvalid())
+    return refuse("no ';' after the call at " + Where);
+  return CharSourceRange::getCharRange(E->getBeginLoc(), AfterSemi);
+}
+
+Expected<CharSourceRange> callRange(const ASTContext &Ctx, const Expr *E) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  // A call written as a macro argument is replaced where it is spelled; a
+  // call produced by a macro's own body cannot be.
+  SourceLocation Begin = E->getBeginLoc(), End = E->getEndLoc();
+  if (Begin.isMacroID() && SM.isMacroArgExpansion(Begin))
+    Begin = SM.getSpellingLoc(Begin);
+  if (End.isMacroID() && SM.isMacroArgExpansion(End))
+    End = SM.getSpellingLoc(End);
+  // `cublasSgemm` is a macro for cublasSgemm_v2: take the name's expansion.
+  if (Begin.isMacroID())
+    Begin = SM.getExpansionRange(Begin).getBegin();
+  CharSourceRange R = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(Begin, End), SM, Ctx.getLangOpts());
+  if (R.isInvalid() || !SM.isInMainFile(R.getBegin()))
+    return refuse("the call at " + describeLocation(SM, E->getBeginLoc()) +
+                  " is produced by a macro and cannot be replaced in place");
+  return R;
+}
+
+Expected<tooling::Replacements>
+replacementsFor(const SourceManager &SM,
+                ArrayRef<std::pair<CharSourceRange, std::string>> Edits) {
+  tooling::Replacements R;
+  for (const auto &[Range, Text] : Edits)
+    if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
+      return std::move(E);
+  return R;
+}
+
+} // namespace cuda_opt

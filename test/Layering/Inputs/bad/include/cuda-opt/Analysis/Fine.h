@@ -1,0 +1,1 @@
+#include "cuda-opt/Frontend/SourceParser.h"
