@@ -8,6 +8,7 @@
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Analysis/CublasLtDescriptors.h"
 #include "cuda-opt/Support/Refusal.h"
+#include "clang/Basic/SourceManager.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"

@@ -8,6 +8,7 @@
 #include "cuda-opt/Analysis/CublasGemmCall.h"
 #include "cuda-opt/Analysis/GemmProblem.h"
 #include "cuda-opt/Support/Refusal.h"
+#include "clang/Basic/SourceManager.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 

@@ -26,6 +26,7 @@
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Support/Refusal.h"
+#include "clang/Basic/SourceManager.h"
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"

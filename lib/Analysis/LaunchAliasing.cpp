@@ -13,6 +13,7 @@
 #include "cuda-opt/Analysis/PointerUses.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "llvm/ADT/SmallPtrSet.h"
 

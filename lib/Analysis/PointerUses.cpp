@@ -14,6 +14,7 @@
 #include "cuda-opt/Analysis/KernelFinder.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include <optional>
 

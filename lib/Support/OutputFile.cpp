@@ -7,8 +7,6 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <vector>
 
@@ -19,37 +17,20 @@ namespace cuda_opt {
 Error writeFileAtomically(StringRef Path, StringRef Contents) {
   if (Path == "-") {
     outs() << Contents;
-    outs().flush();
+    outs().flush(); // Before anything printed to stderr after it.
     return Error::success();
   }
-  SmallString<256> Dir = sys::path::parent_path(Path);
-  if (Dir.empty())
-    Dir = ".";
-  SmallString<256> Model(Dir);
-  sys::path::append(Model, sys::path::filename(Path) + ".tmp-%%%%%%");
-  int FD;
-  SmallString<256> TempPath;
-  if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, TempPath))
-    return createStringError(EC, "cannot write output '%s': %s",
-                             Path.str().c_str(), EC.message().c_str());
-  {
-    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+  // llvm::writeToOutput writes through a temporary file and renames it into
+  // place; only the message is ours.
+  Error E = writeToOutput(Path, [&](raw_ostream &OS) {
     OS << Contents;
-    OS.flush();
-    if (OS.has_error()) {
-      std::error_code EC = OS.error();
-      OS.clear_error();
-      sys::fs::remove(TempPath);
-      return createStringError(EC, "cannot write output '%s': %s",
-                               Path.str().c_str(), EC.message().c_str());
-    }
-  }
-  if (std::error_code EC = sys::fs::rename(TempPath, Path)) {
-    sys::fs::remove(TempPath);
-    return createStringError(EC, "cannot write output '%s': %s",
-                             Path.str().c_str(), EC.message().c_str());
-  }
-  return Error::success();
+    return Error::success();
+  });
+  if (!E)
+    return Error::success();
+  std::error_code EC = errorToErrorCode(std::move(E));
+  return createStringError(EC, "cannot write output '%s': %s",
+                           Path.str().c_str(), EC.message().c_str());
 }
 
 std::string unifiedDiff(StringRef OldName, StringRef Old, StringRef NewName,

@@ -1,0 +1,9 @@
+// cuda-opt-mlir runs the same pass through MlirOptMain with its generated
+// registration; its output matches `cuda-opt --lower-sparse-matmul`.
+// REQUIRES: cuda-opt-mlir
+// RUN: cuda-opt-mlir --cuda-opt-lower-sparse-matmul="max-bytes-per-element=8" %S/forms.mlir | FileCheck %S/forms.mlir
+// RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %S/forms.mlir > %t.tool.mlir
+// RUN: cuda-opt-mlir --cuda-opt-lower-sparse-matmul="max-bytes-per-element=8" %S/forms.mlir > %t.opt.mlir
+// RUN: diff %t.tool.mlir %t.opt.mlir
+// RUN: cuda-opt-mlir --help | FileCheck %s --check-prefix=HELP
+// HELP: --cuda-opt-lower-sparse-matmul
