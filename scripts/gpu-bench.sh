@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Tune the benchmark corpus on the GPU machine with the carried static
-# cuda-opt (see scripts/gpu-setup.sh) and write bench/results/h200.{md,json}
-# (copied to $OUT too when set). Arguments: program names (default: all).
+# cuda-opt (see scripts/gpu-setup.sh) and write $RESULTS/$RESULTS_NAME.{md,json}
+# (default $OUT_BENCH/results/h200.*; copied to $OUT too when set).
+# Arguments: program names (default: all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/gpu-setup.sh" || exit 1
 export OUT_BENCH=${OUT_BENCH:-/tmp/bench-out}
+export RESULTS=${RESULTS:-$OUT_BENCH/results}
 OUT=$OUT_BENCH "$root/bench/run.sh" "$@"
 status=$?
 if [ -n "${OUT:-}" ]; then
-  cp "$root"/bench/results/h200.* "$OUT"/ 2>/dev/null
+  cp "$RESULTS/${RESULTS_NAME:-h200}".* "$OUT"/ 2>/dev/null
   tar -C "$OUT_BENCH" -czf "$OUT/bench-logs.tgz" logs status.tsv run.log 2>/dev/null
 fi
 exit $status

@@ -15,8 +15,7 @@ timeout "${BENCH_CAP:-300}" "$root/scripts/gpu-bench.sh" "$@" > "$OUT/bench.log"
 echo "gpu-bench exit $?"
 # Summarise whatever finished, even when the cap cut the run short.
 python3 "$root/bench/summarize.py" --out "$OUT_BENCH" \
-  --results "$root/bench/results" > "$OUT/summary.log" 2>&1
-cp "$root"/bench/results/h200.* "$OUT"/ 2>/dev/null
+  --results "$OUT" > "$OUT/summary.log" 2>&1
 (cd "$OUT_BENCH" && tar -czf "$OUT/reports.tgz" *.report.json *.report.md *.opt.cu 2>/dev/null)
 tail -40 "$OUT/bench.log"
-cat "$root"/bench/results/h200.md 2>/dev/null | head -60
+head -60 "$OUT/h200.md" 2>/dev/null
