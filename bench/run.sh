@@ -29,7 +29,7 @@
 #   MODE              program | spec                               [program]
 #   JOBS              programs processed concurrently                      [4]
 #   CO_GEMM_INCLUDE,  the runtime GEMM library's include directory and static
-#   CO_GEMM_ARCHIVE   archive (scripts/gpu-setup.sh sets them with
+#   CO_GEMM_ARCHIVE   archive (utils/gpu-setup.sh sets them with
 #                     CO_GEMM_LIB=1): cuda-opt then sees cudaopt/gemm.h when
 #                     it checks a gemm-specialize rewrite, and an optimised
 #                     program that calls cudaoptGemm is linked with it.

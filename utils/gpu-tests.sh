@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Run the GPU-only lit tests (REQUIRES: cuda-device) on a machine that has
 # CUDA and a GPU but no LLVM (the project's GPU machine); see
-# scripts/gpu-setup.sh for what must be carried. Usage:
-#   scripts/gpu-tests.sh [lit filter regex]      logs go to $OUT if set
+# utils/gpu-setup.sh for what must be carried. Usage:
+#   utils/gpu-tests.sh [lit filter regex]      logs go to $OUT if set
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/gpu-tests-out}
 mkdir -p "$out"
-source "$root/scripts/gpu-setup.sh" || exit 1
+source "$root/utils/gpu-setup.sh" || exit 1
 echo "== static cuda-opt: --list-kernels on examples/saxpy.cu"
 "$CUDA_OPT" --list-kernels "$root/examples/saxpy.cu" || exit 1
 build=$(mktemp -d)

@@ -6,12 +6,12 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/gpu-session}
 mkdir -p "$OUT"
-timeout "${TESTS_CAP:-240}" "$root/scripts/gpu-tests.sh" > "$OUT/gpu-tests.log" 2>&1
+timeout "${TESTS_CAP:-240}" "$root/utils/gpu-tests.sh" > "$OUT/gpu-tests.log" 2>&1
 echo "gpu-tests exit $?"
 grep -E "^(PASS|FAIL|UNRESOLVED|XFAIL)|^ *(Passed|Failed|Unsupported|Unresolved)" "$OUT/gpu-tests.log"
 export OUT_BENCH=/tmp/bench-out
 export TUNE_ARGS=${TUNE_ARGS:---budget=24}
-timeout "${BENCH_CAP:-300}" "$root/scripts/gpu-bench.sh" "$@" > "$OUT/bench.log" 2>&1
+timeout "${BENCH_CAP:-300}" "$root/utils/gpu-bench.sh" "$@" > "$OUT/bench.log" 2>&1
 echo "gpu-bench exit $?"
 # Summarise whatever finished, even when the cap cut the run short.
 python3 "$root/bench/summarize.py" --out "$OUT_BENCH" \

@@ -3,9 +3,9 @@
 # matching $1), then the corpus in program mode for the programs named after
 # it, with BENCH_CAP seconds for the corpus, then spec mode for the programs
 # in $SPEC_PROGRAMS (SPEC_CAP seconds). Logs and results go to $OUT.
-#   scripts/gpu-program-mode.sh 'GPU/' relu saxpy ...
+#   utils/gpu-program-mode.sh 'GPU/' relu saxpy ...
 # CO_GEMM_LIB=1 builds the runtime GEMM library so gemm-specialize variants
-# are measured (scripts/gpu-setup.sh).
+# are measured (utils/gpu-setup.sh).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/gpu-program-mode}
@@ -14,7 +14,7 @@ filter=${1:-GPU/}
 shift || true
 start=$(date +%s)
 if [ "$filter" != none ]; then
-  timeout "${TESTS_CAP:-300}" "$root/scripts/gpu-tests.sh" "$filter" \
+  timeout "${TESTS_CAP:-300}" "$root/utils/gpu-tests.sh" "$filter" \
     > "$OUT/gpu-tests.log" 2>&1
   echo "gpu-tests exit $? after $(( $(date +%s) - start )) s"
   grep -E "^(PASS|FAIL|UNRESOLVED|XFAIL)|^ *(Passed|Failed|Unsupported|Unresolved)" \
@@ -27,7 +27,7 @@ if [ $# -gt 0 ]; then
   export OUT_BENCH=${OUT_BENCH:-/tmp/bench-out}
   export TUNE_ARGS=${TUNE_ARGS:---budget=12}
   export JOBS=${JOBS:-4}
-  timeout "${BENCH_CAP:-300}" "$root/scripts/gpu-bench.sh" "$@" \
+  timeout "${BENCH_CAP:-300}" "$root/utils/gpu-bench.sh" "$@" \
     > "$OUT/bench.log" 2>&1
   echo "gpu-bench exit $?"
   python3 "$root/bench/summarize.py" --out "$OUT_BENCH" \
@@ -41,7 +41,7 @@ if [ -n "${SPEC_PROGRAMS:-}" ]; then
   # shellcheck disable=SC2086
   MODE=spec OUT_BENCH=/tmp/bench-spec RESULTS="$OUT/results-spec" \
     RESULTS_NAME=h200-spec TUNE_ARGS=${SPEC_TUNE_ARGS:---budget=32} \
-    timeout "${SPEC_CAP:-120}" "$root/scripts/gpu-bench.sh" $SPEC_PROGRAMS \
+    timeout "${SPEC_CAP:-120}" "$root/utils/gpu-bench.sh" $SPEC_PROGRAMS \
     > "$OUT/bench-spec.log" 2>&1
   echo "spec-mode bench exit $?"
   (cd /tmp/bench-spec && tar -czf "$OUT/reports-spec.tgz" *.report.json \
