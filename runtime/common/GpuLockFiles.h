@@ -1,8 +1,9 @@
-//===- GpuLockFiles.h - The GPU lock's protocol, shared with the worker -*- C++ -*-===//
+//===- GpuLockFiles.h - The GPU lock's protocol -----------------*- C++ -*-===//
 //
-// Part of cuda-opt. Header-only and POSIX-only (no LLVM): both cuda-opt
-// (lib/Support/GpuLock.cpp) and the measurement worker (runtime/measure,
-// built without LLVM on the GPU machine) take the same lock this way.
+// Part of cuda-opt's runtime. Header-only and POSIX-only (no LLVM): both
+// cuda-opt (lib/Support/GpuLock.cpp) and the measurement worker
+// (runtime/measure, built without LLVM on the GPU machine) take the same
+// lock this way; docs/worker-protocol.md describes it.
 //
 // The lock is a readers/writer lock on one GPU made of two flock(2) files in
 // one directory: "cuda-opt-gpuN.lock" (held shared by whatever runs on the
@@ -15,8 +16,8 @@
 // that becomes a writer (the worker) cannot deadlock with another writer.
 //
 //===----------------------------------------------------------------------===//
-#ifndef CUDA_OPT_SUPPORT_GPULOCKFILES_H
-#define CUDA_OPT_SUPPORT_GPULOCKFILES_H
+#ifndef CUDA_OPT_RUNTIME_COMMON_GPULOCKFILES_H
+#define CUDA_OPT_RUNTIME_COMMON_GPULOCKFILES_H
 
 #include <cerrno>
 #include <fcntl.h>
@@ -81,4 +82,4 @@ private:
 
 } // namespace cuda_opt
 
-#endif // CUDA_OPT_SUPPORT_GPULOCKFILES_H
+#endif // CUDA_OPT_RUNTIME_COMMON_GPULOCKFILES_H

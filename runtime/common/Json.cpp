@@ -1,10 +1,11 @@
-//===- Json.cpp - Minimal JSON reader/writer ------------------------------===//
+//===- Json.cpp - The runtime's JSON reader/writer ------------------------===//
 //
 // Part of cuda-opt's runtime.
 //
 //===----------------------------------------------------------------------===//
 #include "Json.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +14,26 @@ namespace co_runtime {
 
 const Json &Json::operator[](const std::string &Key) const {
   static const Json NullValue;
-  auto It = Members.find(Key);
-  return It == Members.end() ? NullValue : It->second;
+  const Json *V = find(Key);
+  return V ? *V : NullValue;
+}
+
+const Json *Json::find(const std::string &Key) const {
+  for (auto It = Members.rbegin(); It != Members.rend(); ++It)
+    if (It->first == Key)
+      return &It->second;
+  return nullptr;
+}
+
+Json &Json::set(const std::string &Key, Json V) {
+  K = Object;
+  for (auto It = Members.rbegin(); It != Members.rend(); ++It)
+    if (It->first == Key) {
+      It->second = std::move(V);
+      return *this;
+    }
+  Members.emplace_back(Key, std::move(V));
+  return *this;
 }
 
 static void escapeTo(std::string &Out, const std::string &S) {
@@ -78,15 +97,22 @@ void Json::dumpTo(std::string &Out, int Indent, int Depth) const {
   }
   case Object: {
     Out += '{';
+    std::vector<const Member *> Sorted;
+    for (const Member &M : Members)
+      Sorted.push_back(&M);
+    auto ByKey = [](const Member *A, const Member *B) {
+      return A->first < B->first;
+    };
+    std::stable_sort(Sorted.begin(), Sorted.end(), ByKey);
     bool First = true;
-    for (const auto &KV : Members) {
+    for (const Member *KV : Sorted) {
       if (!First)
         Out += ',';
       First = false;
       Newline(Depth + 1);
-      escapeTo(Out, KV.first);
+      escapeTo(Out, KV->first);
       Out += Indent ? ": " : ":";
-      KV.second.dumpTo(Out, Indent, Depth + 1);
+      KV->second.dumpTo(Out, Indent, Depth + 1);
     }
     if (!Members.empty())
       Newline(Depth);
@@ -102,8 +128,7 @@ std::string Json::dump(int Indent) const {
   return Out;
 }
 
-namespace {
-struct Parser {
+struct Json::Parser {
   const std::string &T;
   size_t P = 0;
   std::string Err;
@@ -161,7 +186,9 @@ struct Parser {
     ++P;
     return true;
   }
-  bool value(Json &Out) {
+  bool value(Json &Out, int Depth) {
+    if (Depth > Json::MaxDepth)
+      return fail("nested too deeply");
     ws();
     if (P >= T.size())
       return fail("unexpected end");
@@ -184,9 +211,9 @@ struct Parser {
           return fail("expected ':'");
         ++P;
         Json V;
-        if (!value(V))
+        if (!value(V, Depth + 1))
           return false;
-        Out.set(Key, std::move(V));
+        Out.Members.emplace_back(std::move(Key), std::move(V));
         ws();
         if (P < T.size() && T[P] == ',') {
           ++P;
@@ -209,7 +236,7 @@ struct Parser {
       }
       while (true) {
         Json V;
-        if (!value(V))
+        if (!value(V, Depth + 1))
           return false;
         Out.push(std::move(V));
         ws();
@@ -252,12 +279,11 @@ struct Parser {
     return true;
   }
 };
-} // namespace
 
 Json Json::parse(const std::string &Text, std::string &Error) {
   Parser Ps{Text, 0, std::string()};
   Json Out;
-  if (!Ps.value(Out)) {
+  if (!Ps.value(Out, 0)) {
     Error = Ps.Err;
     return Json();
   }
