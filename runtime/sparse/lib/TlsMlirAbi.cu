@@ -11,8 +11,8 @@
 // row-major) in a new malloc'ed buffer. There is no error channel in this
 // ABI: a failure prints why and aborts, as MLIR's own runtime helpers do.
 //
-// Build it with TlsSpmm.cu and the format library (nvcc, sm_90a); see
-// docs/sparse-lowering.md.
+// Part of the cudaopt_spmm library (runtime/sparse/CMakeLists.txt, nvcc,
+// sm_90a); see docs/sparse-lowering.md.
 //
 //===----------------------------------------------------------------------===//
 #include "MlirMemRef.h"

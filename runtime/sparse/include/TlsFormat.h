@@ -14,7 +14,7 @@
 //   3. Residual layer: layer-2 values that found no empty slot, as a flat
 //      fp16 list with one 32-bit offset per block; their positions follow
 //      from the bitmap, so no index is stored.
-// Array layouts (format version 2): TlsLayout.h, docs/sparse-format.md.
+// Array layouts (format version 2): lib/TlsLayout.h, docs/sparse-format.md.
 //
 //===----------------------------------------------------------------------===//
 

@@ -10,7 +10,8 @@
 // the residual layer 3 whose values the CUDA cores of each lane gather on
 // chip; cp.async copies completing on mbarriers, several stages deep; split
 // output tiles reduced in fp32 in the workspace by the last contributor.
-// Needs the .tls format version 2 layout (TlsLayout.h).
+// Needs the .tls format version 2 layout (lib/TlsLayout.h). Library:
+// cudaopt_spmm (runtime/sparse/CMakeLists.txt), sm_90a.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,6 +2,8 @@
 
 #include "WeightFile.h"
 
+#include "Json.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -44,150 +46,7 @@ bool endsWith(const std::string &S, const std::string &Suffix) {
          S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
 }
 
-//===----------------------------------------------------------------------===//
-// A small JSON reader: enough for safetensors headers.
-//===----------------------------------------------------------------------===//
-
-struct Json {
-  enum Kind { Null, Bool, Number, String, Array, Object } K = Null;
-  double Num = 0;
-  std::string Str;
-  std::vector<Json> Items;
-  std::vector<std::pair<std::string, Json>> Members;
-};
-
-class JsonParser {
-public:
-  explicit JsonParser(const std::string &Text) : S(Text) {}
-  bool parse(Json &Out) {
-    if (!value(Out, 0))
-      return false;
-    ws();
-    return Pos == S.size();
-  }
-
-private:
-  const std::string &S;
-  size_t Pos = 0;
-
-  void ws() {
-    while (Pos < S.size() && std::isspace(static_cast<unsigned char>(S[Pos])))
-      ++Pos;
-  }
-  bool lit(const char *L) {
-    size_t N = std::strlen(L);
-    if (S.compare(Pos, N, L) != 0)
-      return false;
-    Pos += N;
-    return true;
-  }
-  bool string(std::string &Out) {
-    if (Pos >= S.size() || S[Pos] != '"')
-      return false;
-    ++Pos;
-    while (Pos < S.size() && S[Pos] != '"') {
-      char C = S[Pos++];
-      if (C == '\\') {
-        if (Pos >= S.size())
-          return false;
-        char E = S[Pos++];
-        if (E == 'u') {
-          if (Pos + 4 > S.size())
-            return false;
-          Out += '?'; // names with \u escapes are kept only approximately
-          Pos += 4;
-          continue;
-        }
-        Out += E == 'n' ? '\n' : E == 't' ? '\t' : E;
-        continue;
-      }
-      Out += C;
-    }
-    if (Pos >= S.size())
-      return false;
-    ++Pos;
-    return true;
-  }
-  bool value(Json &V, int Depth) {
-    if (Depth > 32)
-      return false;
-    ws();
-    if (Pos >= S.size())
-      return false;
-    char C = S[Pos];
-    if (C == '{') {
-      V.K = Json::Object;
-      ++Pos;
-      ws();
-      if (Pos < S.size() && S[Pos] == '}')
-        return ++Pos, true;
-      while (true) {
-        ws();
-        std::string Key;
-        if (!string(Key))
-          return false;
-        ws();
-        if (Pos >= S.size() || S[Pos++] != ':')
-          return false;
-        Json Item;
-        if (!value(Item, Depth + 1))
-          return false;
-        V.Members.emplace_back(std::move(Key), std::move(Item));
-        ws();
-        if (Pos < S.size() && S[Pos] == ',') {
-          ++Pos;
-          continue;
-        }
-        return Pos < S.size() && S[Pos++] == '}';
-      }
-    }
-    if (C == '[') {
-      V.K = Json::Array;
-      ++Pos;
-      ws();
-      if (Pos < S.size() && S[Pos] == ']')
-        return ++Pos, true;
-      while (true) {
-        Json Item;
-        if (!value(Item, Depth + 1))
-          return false;
-        V.Items.push_back(std::move(Item));
-        ws();
-        if (Pos < S.size() && S[Pos] == ',') {
-          ++Pos;
-          continue;
-        }
-        return Pos < S.size() && S[Pos++] == ']';
-      }
-    }
-    if (C == '"') {
-      V.K = Json::String;
-      return string(V.Str);
-    }
-    if (lit("true") || lit("false")) {
-      V.K = Json::Bool;
-      return true;
-    }
-    if (lit("null"))
-      return true;
-    size_t Start = Pos;
-    while (Pos < S.size() && (std::isdigit(static_cast<unsigned char>(S[Pos])) ||
-                              std::strchr("+-.eE", S[Pos])))
-      ++Pos;
-    if (Start == Pos)
-      return false;
-    V.K = Json::Number;
-    V.Num = std::strtod(S.substr(Start, Pos - Start).c_str(), nullptr);
-    return true;
-  }
-};
-
-const Json *member(const Json &O, const std::string &Key) {
-  for (auto &M : O.Members)
-    if (M.first == Key)
-      return &M.second;
-  return nullptr;
-}
+using co_runtime::Json;
 
 bool shape2D(const std::vector<double> &Shape, uint32_t &Rows, uint32_t &Cols,
              std::string &Err, const std::string &What) {
@@ -313,18 +172,20 @@ std::string parseSafetensorsHeader(const std::string &Path,
     return "'" + Path + "' is not a safetensors file or is truncated "
            "(header length " + std::to_string(N) + " exceeds the file)";
   std::string Text(B.begin() + 8, B.begin() + 8 + N);
-  if (!JsonParser(Text).parse(Header) || Header.K != Json::Object)
+  std::string ParseError;
+  Header = Json::parse(Text, ParseError);
+  if (Header.kind() != Json::Object)
     return "'" + Path + "' has a malformed safetensors header";
   DataStart = 8 + N;
   return "";
 }
 
 std::string describe(const std::string &Name, const Json &T) {
-  const Json *DT = member(T, "dtype"), *Sh = member(T, "shape");
-  std::string S = Name + " " + (DT ? DT->Str : "?") + " [";
+  const Json *DT = T.find("dtype"), *Sh = T.find("shape");
+  std::string S = Name + " " + (DT ? DT->string() : "?") + " [";
   if (Sh)
-    for (size_t I = 0; I < Sh->Items.size(); ++I)
-      S += (I ? ", " : "") + std::to_string(uint64_t(Sh->Items[I].Num));
+    for (size_t I = 0; I < Sh->items().size(); ++I)
+      S += (I ? ", " : "") + std::to_string(uint64_t(Sh->items()[I].number()));
   return S + "]";
 }
 
@@ -336,11 +197,11 @@ std::string readSafetensors(const std::string &Path,
   std::string Err = parseSafetensorsHeader(Path, B, Header, DataStart);
   if (!Err.empty())
     return Err;
-  std::vector<const std::pair<std::string, Json> *> Tensors;
-  for (auto &M : Header.Members)
+  std::vector<const Json::Member *> Tensors;
+  for (const Json::Member &M : Header.members())
     if (M.first != "__metadata__")
       Tensors.push_back(&M);
-  const std::pair<std::string, Json> *Pick = nullptr;
+  const Json::Member *Pick = nullptr;
   if (Opts.TensorName.empty()) {
     if (Tensors.size() != 1) {
       std::string Names;
@@ -358,26 +219,26 @@ std::string readSafetensors(const std::string &Path,
       return "'" + Path + "' has no tensor named '" + Opts.TensorName + "'";
   }
   const Json &T = Pick->second;
-  const Json *DT = member(T, "dtype"), *Sh = member(T, "shape"),
-             *Off = member(T, "data_offsets");
-  if (!DT || !Sh || !Off || DT->K != Json::String || Sh->K != Json::Array ||
-      Off->K != Json::Array || Off->Items.size() != 2)
+  const Json &DT = T["dtype"], &Sh = T["shape"], &Off = T["data_offsets"];
+  if (DT.kind() != Json::String || Sh.kind() != Json::Array ||
+      Off.kind() != Json::Array || Off.items().size() != 2)
     return "tensor '" + Pick->first + "' in '" + Path +
            "' has a malformed entry";
-  if (DT->Str == "F16")
+  if (DT.string() == "F16")
     Out.Type = ElemType::F16;
-  else if (DT->Str == "BF16")
+  else if (DT.string() == "BF16")
     Out.Type = ElemType::BF16;
   else
-    return "tensor '" + Pick->first + "' has unsupported dtype " + DT->Str +
-           "; sparse-encode reads F16 or BF16";
+    return "tensor '" + Pick->first + "' has unsupported dtype " +
+           DT.string() + "; sparse-encode reads F16 or BF16";
   std::vector<double> Shape;
-  for (auto &D : Sh->Items)
-    Shape.push_back(D.Num);
+  for (const Json &D : Sh.items())
+    Shape.push_back(D.number());
   if (!shape2D(Shape, Out.Rows, Out.Cols, Err,
                "tensor '" + Pick->first + "'"))
     return Err;
-  uint64_t Begin = uint64_t(Off->Items[0].Num), End = uint64_t(Off->Items[1].Num);
+  uint64_t Begin = uint64_t(Off.items()[0].number()),
+           End = uint64_t(Off.items()[1].number());
   uint64_t N = uint64_t(Out.Rows) * Out.Cols;
   if (End < Begin || End - Begin != N * 2)
     return "tensor '" + Pick->first + "' has data offsets that do not match "
@@ -423,7 +284,7 @@ std::string listSafetensors(const std::string &Path,
   Err = parseSafetensorsHeader(Path, B, Header, DataStart);
   if (!Err.empty())
     return Err;
-  for (auto &M : Header.Members)
+  for (const Json::Member &M : Header.members())
     if (M.first != "__metadata__")
       Lines.push_back(describe(M.first, M.second));
   return "";
