@@ -10,15 +10,17 @@
 # JOBS programs are processed at once so compiles overlap; everything that
 # runs on the GPU (programs, captures, measurement) takes one lock, so
 # timings never overlap.
-# Then bench/summarize.py writes bench/results/h200.{md,json}.
+# Then bench/summarize.py writes RESULTS/RESULTS_NAME.{md,json}; copy them to
+# bench/results/ only to replace the committed summary.
 #
 # Environment (defaults in brackets):
 #   CUDA_OPT          the cuda-opt binary                   [cuda-opt on PATH]
 #   CUDA_OPT_MEASURE  the measurement worker          [cuda-opt-measure on PATH]
 #   NVCC              nvcc                [nvcc on PATH, else /usr/local/cuda/bin/nvcc]
 #   NVCC_FLAGS        flags for the programs     [-O3 -std=c++17 -arch=sm_90]
-#   OUT               logs, binaries, optimised sources, reports    [bench/out]
-#   RESULTS           where summarize.py writes                 [bench/results]
+#   OUT               logs, binaries, optimised sources, reports
+#                                                        [build/bench-out]
+#   RESULTS           where summarize.py writes         [build/bench-results]
 #   RESULTS_NAME      file stem of the results                          [h200]
 #   TUNE_ARGS         extra arguments for cuda-opt tune (e.g. --budget=20)  []
 #   PROGRAM_TIMEOUT   seconds allowed for one program run                [600]
@@ -27,7 +29,7 @@
 #   MODE              program | spec                               [program]
 #   JOBS              programs processed concurrently                      [4]
 #   CO_GEMM_INCLUDE,  the runtime GEMM library's include directory and static
-#   CO_GEMM_ARCHIVE   archive (scripts/gpu-setup.sh sets them with
+#   CO_GEMM_ARCHIVE   archive (utils/gpu-setup.sh sets them with
 #                     CO_GEMM_LIB=1): cuda-opt then sees cudaopt/gemm.h when
 #                     it checks a gemm-specialize rewrite, and an optimised
 #                     program that calls cudaoptGemm is linked with it.
@@ -40,8 +42,8 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 corpus=$here/corpus
-OUT=${OUT:-$here/out}
-RESULTS=${RESULTS:-$here/results}
+OUT=${OUT:-$here/../build/bench-out}
+RESULTS=${RESULTS:-$here/../build/bench-results}
 RESULTS_NAME=${RESULTS_NAME:-h200}
 CUDA_OPT=${CUDA_OPT:-cuda-opt}
 CUDA_OPT_MEASURE=${CUDA_OPT_MEASURE:-cuda-opt-measure}

@@ -8,7 +8,10 @@ the best variant's time, the speedup, the chosen pipeline, achieved GB/s and
 TFLOP/s against the H200's ceilings, variants measured and tuning time; and
 the tuner's overall throughput in variants per minute.
 
-    python3 bench/summarize.py --out bench/out --results bench/results
+    python3 bench/summarize.py --out build/bench-out --results build/bench-results
+
+(the defaults). The committed summaries in bench/results/ are such files,
+copied there by hand from a run worth keeping.
 """
 import argparse
 import datetime
@@ -264,10 +267,12 @@ def last_run_throughput(out, rows):
 def main(argv=None):
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=os.path.join(here, "out"),
+    root = os.path.dirname(here)
+    ap.add_argument("--out", default=os.path.join(root, "build", "bench-out"),
                     help="run.sh's output directory (the reports)")
     ap.add_argument("--corpus", default=os.path.join(here, "corpus"))
-    ap.add_argument("--results", default=os.path.join(here, "results"))
+    ap.add_argument("--results",
+                    default=os.path.join(root, "build", "bench-results"))
     ap.add_argument("--name", default="h200", help="file stem of the results")
     ap.add_argument("--status", default=None,
                     help="run.sh's status.tsv (default: OUT/status.tsv)")

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Builds bench/results/gemm-h200.{json,md,png} from gemm-bench JSON lines.
+"""Builds OUT_PREFIX.{json,md,png} from gemm-bench JSON lines.
 
 Usage: report.py OUT_PREFIX results.jsonl [more.jsonl ...]
+bench/results/gemm-h200.{md,json} are its output (the PNG is not committed);
+the two sections added by hand to that .md (power, exact fp32 kernel) must be
+carried over when it is regenerated.
 Later files replace earlier rows of the same (M, N, K, tag, type, layout),
 so a re-run of a subset overrides it; the JSON records which file each row
 came from.

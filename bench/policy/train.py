@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Train the tuner's candidate-ranking policy from measured tune reports.
+"""Train the tuner's candidate-ranking policy from measured tune results.
 
 The policy (lib/Search/TuningPolicy.cpp) predicts the speedup of a candidate
 pipeline on a kernel from what the same pipeline did on the most similar
@@ -7,16 +7,24 @@ kernels measured so far: a k-nearest-neighbour regression over the kernel
 model's feature vector (`cuda-opt --analyze --json`, "features"), the
 neighbours weighted by similarity. This script
 
-  1. reads the tune reports (program mode, bench/results/h200-reports) and
-     the feature vector of each report's kernels from cuda-opt itself;
+  1. reads the training rows (--training, bench/policy/training.jsonl: one
+     measured candidate per line, {"program", "kernel", "pipeline",
+     "status", "speedup"}, from program-mode tune reports on the H200) and
+     the feature vector of each row's kernel from cuda-opt itself;
   2. evaluates the policy leave-one-program-out against the tuner's
      round-robin order: how much of the best measured speedup each order
      finds within the first k variants (written to --eval, Markdown);
   3. writes the training set as C++ (--out, lib/Search/TuningPolicyData.inc)
      for the tool to ship.
 
-usage: train.py --cuda-opt build/bin/cuda-opt [--reports DIR] [--corpus DIR]
-                [--out FILE.inc] [--eval FILE.md]
+With --import-reports DIR it instead replaces the rows of every program
+that has a measured DIR/NAME.opt.cu.report.json (bench/run.sh's output) in
+--training and exits; the training rows are the only copy of the measured
+data the policy is built from.
+
+usage: train.py --cuda-opt build/bin/cuda-opt [--training FILE.jsonl]
+                [--corpus DIR] [--out FILE.inc] [--eval FILE.md]
+       train.py --import-reports DIR [--training FILE.jsonl]
 """
 import argparse
 import glob
@@ -47,22 +55,66 @@ def features_of(cuda_opt, source, kernel):
     raise SystemExit("no kernel %s in %s" % (kernel, source))
 
 
-def load(cuda_opt, reports, corpus):
-    """Programs as dicts: name, kernel -> features, pipeline -> log speedup
-    (per kernel), and the measured pipelines."""
-    programs = []
-    for path in sorted(glob.glob(os.path.join(reports, "*.report.json"))):
+TRAINING_STATUSES = ("verified", "fastest", "slower")
+REPORT_SUFFIX = ".opt.cu.report.json"
+
+
+def report_rows(reports):
+    """Training rows from the measured tune reports in a directory: every
+    candidate with a speedup and a verified status, in report order."""
+    rows = []
+    for path in sorted(glob.glob(os.path.join(reports, "*" + REPORT_SUFFIX))):
         with open(path) as f:
             rep = json.load(f)
         if not rep.get("measured"):
             continue
-        name = os.path.basename(path).split(".")[0]
-        source = os.path.join(corpus, name + ".cu")
-        outcomes = {}
+        name = os.path.basename(path)[:-len(REPORT_SUFFIX)]
         for c in rep["candidates"]:
-            if c.get("speedup") and c["status"] in ("verified", "fastest",
-                                                     "slower"):
-                outcomes[(c["kernel"], c["pipeline"])] = math.log(c["speedup"])
+            if c.get("speedup") and c["status"] in TRAINING_STATUSES:
+                rows.append({"program": name, "kernel": c["kernel"],
+                             "pipeline": c["pipeline"], "status": c["status"],
+                             "speedup": c["speedup"]})
+    return rows
+
+
+def read_training(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def write_training(path, rows):
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+
+
+def import_reports(reports, training):
+    """Replace the rows of the programs measured in REPORTS; programs stay
+    in name order."""
+    new = report_rows(reports)
+    if not new:
+        raise SystemExit("no measured %s in %s" % (REPORT_SUFFIX, reports))
+    replaced = {r["program"] for r in new}
+    old = read_training(training) if os.path.exists(training) else []
+    rows = [r for r in old if r["program"] not in replaced] + new
+    rows.sort(key=lambda r: r["program"])  # stable: report order kept
+    write_training(training, rows)
+    print("%s: %d rows (%d programs; %d rows from %d programs in %s)" % (
+        training, len(rows), len({r["program"] for r in rows}), len(new),
+        len(replaced), reports))
+
+
+def load(cuda_opt, training, corpus):
+    """Programs as dicts: name, kernel -> features, pipeline -> log speedup
+    (per kernel), and the measured pipelines."""
+    by_program = {}  # in the file's order
+    for r in read_training(training):
+        outcomes = by_program.setdefault(r["program"], {})
+        if r.get("speedup") and r["status"] in TRAINING_STATUSES:
+            outcomes[(r["kernel"], r["pipeline"])] = math.log(r["speedup"])
+    programs = []
+    for name, outcomes in by_program.items():
+        source = os.path.join(corpus, name + ".cu")
         kernels = sorted({k for k, _ in outcomes})
         feats = {k: features_of(cuda_opt, source, k) for k in kernels}
         programs.append({"name": name, "features": feats,
@@ -188,7 +240,7 @@ def evaluate(programs, names, order, ks=(2, 4, 8, 16)):
 def write_eval(path, ks, rows, programs):
     lines = ["# Tuning policy: leave-one-program-out evaluation", "",
              "Generated by `bench/policy/train.py` from %d measured programs "
-             "(bench/results/h200-reports). For each kernel with a measured "
+             "(bench/policy/training.jsonl). For each kernel with a measured "
              "win, the share of its best log speedup found by the first k "
              "variants measured, in the learned policy's order and in the "
              "round-robin order the tuner used before. The policy predicting a "
@@ -262,16 +314,23 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cuda-opt", required=True)
-    ap.add_argument("--reports",
-                    default=os.path.join(root, "bench/results/h200-reports"))
+    ap.add_argument("--cuda-opt")
+    ap.add_argument("--training", default=os.path.join(here, "training.jsonl"))
+    ap.add_argument("--import-reports", metavar="DIR",
+                    help="replace the training rows of the programs measured "
+                    "in DIR (tune reports) and exit")
     ap.add_argument("--corpus", default=os.path.join(root, "bench/corpus"))
     ap.add_argument("--out",
                     default=os.path.join(root, "lib/Search/TuningPolicyData.inc"))
     ap.add_argument("--eval", default=os.path.join(here, "evaluation.md"))
     ap.add_argument("--version", default="h200-2026-11-30")
     args = ap.parse_args()
-    programs = load(args.cuda_opt, args.reports, args.corpus)
+    if args.import_reports:
+        import_reports(args.import_reports, args.training)
+        return
+    if not args.cuda_opt:
+        ap.error("--cuda-opt is required to train")
+    programs = load(args.cuda_opt, args.training, args.corpus)
     if len(programs) < 2:
         raise SystemExit("need at least two measured programs")
     names = feature_names(programs)

@@ -8,15 +8,9 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/spmm-out}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu,utilization.gpu --format=csv,noheader
-BIN=build-spmm/spmm-bench
-if ! [ -x "$BIN" ] || ldd "$BIN" | grep -q "not found"; then
-  echo "building $BIN here"
-  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a \
-    -Iruntime/sparse -Ibench/spmm bench/spmm/SpmmBench.cu \
-    bench/spmm/CusparseLt.cpp runtime/sparse/TlsSpmm.cu \
-    runtime/sparse/TlsEncoder.cpp runtime/sparse/TlsFile.cpp \
-    -lcublas -ldl -o "$BIN" || exit 1
-fi
+BIN=build-spmm/bin/spmm-bench
+source bench/spmm/build.sh
+spmm_build spmm-bench || exit 1
 CSLT=$(python3 - <<'PY' 2>/dev/null
 import glob, os, sys
 for p in sys.path:
@@ -30,22 +24,14 @@ C=${CSLT:+--cusparselt $CSLT}
 for PHASE in "${@:-smoke}"; do
   case $PHASE in
   check)
-    CHK=build-spmm/tls-spmm-check
-    if ! [ -x "$CHK" ]; then
-      nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/sparse \
-        runtime/sparse/SpmmCheck.cu runtime/sparse/TlsSpmm.cu \
-        runtime/sparse/TlsEncoder.cpp -o "$CHK" || exit 1
-    fi
+    CHK=build-spmm/bin/tls-spmm-check
+    spmm_build tls-spmm-check || exit 1
     timeout ${CHECK_TIMEOUT:-60} $CHK > "$OUT/check.log" 2>&1; echo "check rc=$?"
     grep -E "FAIL|PASS" "$OUT/check.log" | head -20 ;;
   abi)
     # The host function the MLIR lowering calls (TlsMlirAbi.cu), end to end.
-    ABI=build-spmm/tls-mlir-abi-check
-    if ! [ -x "$ABI" ]; then
-      nvcc -std=c++17 -O2 -gencode=arch=compute_90a,code=sm_90a -Iruntime/sparse \
-        runtime/sparse/MlirAbiCheck.cu runtime/sparse/TlsMlirAbi.cu \
-        runtime/sparse/TlsSpmm.cu runtime/sparse/TlsEncoder.cpp -o "$ABI" || exit 1
-    fi
+    ABI=build-spmm/bin/tls-mlir-abi-check
+    spmm_build tls-mlir-abi-check || exit 1
     timeout 60 $ABI > "$OUT/abi.log" 2>&1; echo "abi rc=$?"; cat "$OUT/abi.log" ;;
   smoke)
     timeout 90 $BIN --shapes 1,7 --n 8,16,32,64,128,256 --reps 5 $C 2>&1 | tee "$OUT/smoke.log"

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Checks the barrier protocol of the pipeline-2 SpMM kernel on the CPU.
 
-A discrete-event model of tlsSpmmRingKernel (runtime/sparse/TlsSpmm.cu): a
-few warps run its item loop in random interleavings, every copy lands after
-a random delay, and the mbarriers behave as in PTX: a phase completes with
-its last expected arrival, a cp.async arrival (cp.async.mbarrier.arrive.
-noinc) happens once all earlier copies of the thread have landed, and
-try_wait.parity(p) passes while the barrier's current phase parity differs
-from p. The model mirrors the kernel's indices: X stage J % (WST + 1), the
-warp's W stage J % WST, item J + WST issued after item J was read (X once
-every warp read item J - 1, then W), and warps without a tile from some item
-on (the last M block).
+A discrete-event model of tlsSpmmRingKernel
+(runtime/sparse/lib/SpmmKernels.cuh): a few warps run its item loop in random
+interleavings, every copy lands after a random delay, and the mbarriers behave
+as in PTX: a phase completes with its last expected arrival, a cp.async
+arrival (cp.async.mbarrier.arrive.noinc) happens once all earlier copies of
+the thread have landed, and try_wait.parity(p) passes while the barrier's
+current phase parity differs from p. The model mirrors the kernel's indices: X
+stage J % (WST + 1), the warp's W stage J % WST, item J + WST issued after
+item J was read (X once every warp read item J - 1, then W), and warps without
+a tile from some item on (the last M block).
 
 It asserts that every read sees its own item fully landed, that no stage is
 overwritten while a warp still has to read it, and that no schedule

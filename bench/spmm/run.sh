@@ -1,6 +1,6 @@
 #!/bin/bash
-# One command on the GPU machine: build the SpMM benchmark with nvcc and run
-# it. Usage: bench/spmm/run.sh [OUTDIR] [extra spmm-bench options...]
+# One command on the GPU machine: build the SpMM benchmark (CMake, build.sh)
+# and run it. Usage: bench/spmm/run.sh [OUTDIR] [extra spmm-bench options...]
 # Default grid: the 31 SpInfer shapes x N in {8..256} at 50% i.i.d., then
 # 40/60/70% i.i.d. at N in $OTHER_NS (default all six), then 50% magnitude
 # pruning; raw JSON + logs in OUTDIR (default build-spmm/results), then
@@ -12,16 +12,11 @@ cd "$(dirname "$0")/../.."
 OUT=${1:-build-spmm/results}
 shift || true
 mkdir -p "$OUT" build-spmm
-BIN=build-spmm/spmm-bench
+BIN=build-spmm/bin/spmm-bench
 # A binary built on the CPU machine (same CUDA 13.0) can be carried along;
-# rebuild when there is none or it cannot resolve its libraries here.
-if ! [ -x "$BIN" ] || ldd "$BIN" | grep -q "not found"; then
-  nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a \
-    -Iruntime/sparse -Ibench/spmm bench/spmm/SpmmBench.cu \
-    bench/spmm/CusparseLt.cpp runtime/sparse/TlsSpmm.cu \
-    runtime/sparse/TlsEncoder.cpp runtime/sparse/TlsFile.cpp \
-    -lcublas -ldl -o "$BIN" || exit 1
-fi
+# built here when there is none or it cannot resolve its libraries here.
+source bench/spmm/build.sh
+spmm_build spmm-bench || exit 1
 # cuSPARSELt lives in PyTorch's Python environment.
 CSLT=$(python3 - <<'PY' 2>/dev/null
 import glob, os, sys

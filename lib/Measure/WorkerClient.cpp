@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/Measure.h"
 #include "cuda-opt/Support/GpuLock.h"
+#include "WorkerProtocol.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -28,14 +29,15 @@ std::string findMeasureWorker(StringRef ExecutablePath) {
 }
 
 static json::Object variantJob(const VariantSource &V, StringRef Cubin) {
+  namespace P = worker::variant;
   if (V.Library)
-    return json::Object{{"id", V.Id}, {"library", json::Object(*V.Library)}};
+    return json::Object{{P::Id, V.Id}, {P::Library, json::Object(*V.Library)}};
   auto Dims = [](const std::array<int64_t, 3> &D) {
     return json::Array{D[0], D[1], D[2]};
   };
-  return json::Object{{"id", V.Id},       {"module", Cubin},
-                      {"entry", V.Entry}, {"grid", Dims(V.Grid)},
-                      {"block", Dims(V.Block)}, {"shmem", V.Shmem}};
+  return json::Object{{P::Id, V.Id},       {P::Module, Cubin},
+                      {P::Entry, V.Entry}, {P::Grid, Dims(V.Grid)},
+                      {P::Block, Dims(V.Block)}, {P::Shmem, V.Shmem}};
 }
 
 static Expected<json::Value> readJSON(StringRef Path) {
@@ -116,23 +118,24 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
     json::Array Seeds;
     for (unsigned S : Opts.Seeds)
       Seeds.push_back(S);
-    json::Object Job{{"device", Opts.Device},
-                     {"variants", std::move(Variants)},
-                     {"args", json::Array(Args)},
-                     {"seeds", std::move(Seeds)},
-                     {"timing", json::Object{{"runs", Opts.Runs},
-                                             {"warmup", 3},
-                                             {"flush_l2", true}}},
-                     {"rtol", Opts.RelTol}};
+    json::Object Job{{worker::job::Device, Opts.Device},
+                     {worker::job::Variants, std::move(Variants)},
+                     {worker::job::Args, json::Array(Args)},
+                     {worker::job::Seeds, std::move(Seeds)},
+                     {worker::job::Timing,
+                      json::Object{{worker::timing::Runs, Opts.Runs},
+                                   {worker::timing::Warmup, 3},
+                                   {worker::timing::FlushL2, true}}},
+                     {worker::job::RelTol, Opts.RelTol}};
     if (Opts.Reference)
-      Job["reference"] = json::Object(*Opts.Reference);
+      Job[worker::job::Reference] = json::Object(*Opts.Reference);
     if (Opts.Race)
-      Job["race"] = true;
+      Job[worker::job::Race] = true;
     if (Opts.TimeBudgetEnd) {
       double Left = std::chrono::duration<double>(
                         *Opts.TimeBudgetEnd - std::chrono::steady_clock::now())
                         .count();
-      Job["time_limit_s"] = std::max(0.0, Left);
+      Job[worker::job::TimeLimit] = std::max(0.0, Left);
     }
     SmallString<256> JobPath(Opts.WorkDir), ResultPath(Opts.WorkDir),
         LogPath(Opts.WorkDir);
@@ -144,8 +147,9 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
     ++Attempt;
     // The worker locks the GPU itself: shared while it sets up and
     // verifies, exclusive only while it times (nothing else runs then).
-    Job["gpu_lock"] = json::Object{{"dir", GpuLock::directory()},
-                                   {"wait_flag", std::string(WaitFlag)}};
+    Job[worker::job::GpuLock] =
+        json::Object{{worker::gpu_lock::Dir, GpuLock::directory()},
+                     {worker::gpu_lock::WaitFlag, std::string(WaitFlag)}};
     {
       std::error_code EC;
       raw_fd_ostream OS(JobPath, EC);
@@ -166,46 +170,56 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
     if (!R)
       consumeError(R.takeError());
     if (RO) {
-      GpuLock::addWaitSeconds(RO->getNumber("lock_wait_s").value_or(0));
-      if (const json::Object *P = RO->getObject("phase_seconds");
+      GpuLock::addWaitSeconds(
+          RO->getNumber(worker::result::LockWait).value_or(0));
+      if (const json::Object *P = RO->getObject(worker::result::PhaseSeconds);
           P && Opts.WorkerPhases) {
         static std::mutex PhasesMutex; // One client thread per GPU.
         std::lock_guard<std::mutex> G(PhasesMutex);
         for (const auto &[Phase, Secs] : *P)
           (*Opts.WorkerPhases)[Phase.str()] += Secs.getAsNumber().value_or(0);
       }
-      if (std::optional<StringRef> D = RO->getString("device"))
+      if (std::optional<StringRef> D = RO->getString(worker::result::Device))
         DeviceName = D->str();
     }
 
     std::string Culprit;
     std::string Why;
-    if (RC == 3 && RO) {
-      Culprit = RO->getString("crashed_variant").value_or("").str();
-      Why = "faulted: " + RO->getString("crash_error").value_or("").str();
+    if (RC == worker::ExitVariantFault && RO) {
+      Culprit =
+          RO->getString(worker::result::CrashedVariant).value_or("").str();
+      Why = "faulted: " +
+            RO->getString(worker::result::CrashError).value_or("").str();
     } else if (RC != 0) {
       // Killed at the deadline, or crashed outright: blame what was running.
-      Culprit = RO ? RO->getString("in_progress").value_or("").str() : "";
+      Culprit =
+          RO ? RO->getString(worker::result::InProgress).value_or("").str()
+             : "";
       Why = RC == -2 ? "did not finish within " +
                            std::to_string(Opts.DeadlineSeconds) +
                            " s (killed): " + ErrMsg
                      : "worker exited with status " + std::to_string(RC) +
-                           (RO ? ": " + RO->getString("error").value_or("").str()
+                           (RO ? ": " + RO->getString(worker::result::Error)
+                                            .value_or("")
+                                            .str()
                                : "");
     }
     if (RC != 0) {
-      if (Culprit.empty() || Culprit == Vs[0].Id || Culprit == "timing")
+      if (Culprit.empty() || Culprit == Vs[0].Id ||
+          Culprit == worker::result::InProgressTiming)
         return createStringError(inconvertibleErrorCode(),
                                  "measurement failed on the %s: %s (log: %s)",
-                                 Culprit == "timing" ? "timing phase"
-                                                     : "original kernel",
+                                 Culprit == worker::result::InProgressTiming
+                                     ? "timing phase"
+                                     : "original kernel",
                                  Why.c_str(), LogPath.c_str());
       Measurement M;
       M.Id = Culprit;
       M.Error = Why;
       Done[Culprit] = M;
       // Verdicts the dead worker reached stay reached.
-      if (const json::Object *F = RO ? RO->getObject("verify_failures") : nullptr)
+      if (const json::Object *F =
+              RO ? RO->getObject(worker::result::VerifyFailures) : nullptr)
         for (const auto &[Id, Err] : *F) {
           Measurement FM;
           FM.Id = Id.str();
@@ -221,50 +235,54 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
       return createStringError(inconvertibleErrorCode(),
                                "the worker wrote no result (log: %s)",
                                LogPath.c_str());
-    const json::Array *Arr = RO->getArray("variants");
+    const json::Array *Arr = RO->getArray(worker::result::Variants);
     if (!Arr)
       return createStringError(inconvertibleErrorCode(),
                                "malformed worker result %s", ResultPath.c_str());
-    if (const json::Object *Ref = RO->getObject("reference");
+    if (const json::Object *Ref = RO->getObject(worker::result::Reference);
         Ref && Reference) {
-      Reference->Kind = Ref->getString("kind").value_or("").str();
+      namespace Rf = worker::reference;
+      Reference->Kind = Ref->getString(Rf::Kind).value_or("").str();
       Reference->Description = formatv(
-          "{0} {1}x{2}x{3}{4}", Ref->getString("dtype").value_or(""),
-          Ref->getInteger("m").value_or(0), Ref->getInteger("n").value_or(0),
-          Ref->getInteger("k").value_or(0),
-          Ref->getInteger("batch").value_or(1) > 1
-              ? " x" + std::to_string(*Ref->getInteger("batch"))
+          "{0} {1}x{2}x{3}{4}", Ref->getString(Rf::DType).value_or(""),
+          Ref->getInteger(Rf::M).value_or(0),
+          Ref->getInteger(Rf::N).value_or(0),
+          Ref->getInteger(Rf::K).value_or(0),
+          Ref->getInteger(Rf::Batch).value_or(1) > 1
+              ? " x" + std::to_string(*Ref->getInteger(Rf::Batch))
               : std::string());
-      Reference->Error = Ref->getString("error").value_or("").str();
-      if (const json::Object *T = Ref->getObject("timing")) {
+      Reference->Error = Ref->getString(Rf::Error).value_or("").str();
+      if (const json::Object *T = Ref->getObject(Rf::Timing)) {
         Reference->Measured = true;
-        Reference->MedianMs = T->getNumber("median_ms").value_or(0);
-        Reference->P10Ms = T->getNumber("p10_ms").value_or(0);
-        Reference->P90Ms = T->getNumber("p90_ms").value_or(0);
+        Reference->MedianMs = T->getNumber(worker::stats::MedianMs).value_or(0);
+        Reference->P10Ms = T->getNumber(worker::stats::P10Ms).value_or(0);
+        Reference->P90Ms = T->getNumber(worker::stats::P90Ms).value_or(0);
       }
     }
     std::string ReplayWarning;
-    if (const json::Array *W = RO->getArray("replay_warnings"))
+    if (const json::Array *W = RO->getArray(worker::result::ReplayWarnings))
       for (const json::Value &Item : *W)
         ReplayWarning += (ReplayWarning.empty() ? "" : "; ") +
                          Item.getAsString().value_or("").str();
     for (const json::Value &V : *Arr) {
+      namespace VR = worker::variant_result;
+      namespace ST = worker::stats;
       const json::Object &O = *V.getAsObject();
       Measurement M;
-      M.Id = O.getString("id").value_or("").str();
-      M.Verified = O.getBoolean("verified").value_or(false);
-      M.Error = O.getString("error").value_or("").str();
-      M.Speedup = O.getNumber("speedup").value_or(0);
-      M.MaxRelError = O.getNumber("max_rel_error").value_or(0);
-      M.Skipped = O.getBoolean("skipped").value_or(false);
-      M.StoppedEarly = O.getBoolean("stopped_early").value_or(false);
-      if (const json::Object *T = O.getObject("timing")) {
-        M.MedianMs = T->getNumber("median_ms").value_or(0);
-        M.MinMs = T->getNumber("min_ms").value_or(0);
-        M.MaxMs = T->getNumber("max_ms").value_or(0);
-        M.P10Ms = T->getNumber("p10_ms").value_or(0);
-        M.P90Ms = T->getNumber("p90_ms").value_or(0);
-        M.Runs = T->getInteger("runs").value_or(0);
+      M.Id = O.getString(VR::Id).value_or("").str();
+      M.Verified = O.getBoolean(VR::Verified).value_or(false);
+      M.Error = O.getString(VR::Error).value_or("").str();
+      M.Speedup = O.getNumber(VR::Speedup).value_or(0);
+      M.MaxRelError = O.getNumber(VR::MaxRelError).value_or(0);
+      M.Skipped = O.getBoolean(VR::Skipped).value_or(false);
+      M.StoppedEarly = O.getBoolean(VR::StoppedEarly).value_or(false);
+      if (const json::Object *T = O.getObject(VR::Timing)) {
+        M.MedianMs = T->getNumber(ST::MedianMs).value_or(0);
+        M.MinMs = T->getNumber(ST::MinMs).value_or(0);
+        M.MaxMs = T->getNumber(ST::MaxMs).value_or(0);
+        M.P10Ms = T->getNumber(ST::P10Ms).value_or(0);
+        M.P90Ms = T->getNumber(ST::P90Ms).value_or(0);
+        M.Runs = T->getInteger(ST::Runs).value_or(0);
       }
       if (M.Id == Vs[0].Id)
         M.ReplayWarning = ReplayWarning;

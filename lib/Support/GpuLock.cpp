@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Support/GpuLock.h"
-#include "cuda-opt/Support/GpuLockFiles.h"
+#include "GpuLockFiles.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "LibraryCall.h"
 
+#include "WorkerProtocol.h"
 #include "cudaopt/gemm.h"
 
 #include <dlfcn.h>
@@ -12,9 +13,10 @@
 namespace co_runtime {
 
 bool LibraryCall::parse(const Json &J, size_t NumArgs, std::string &Error) {
-  Kind = J["kind"].string();
-  Path = J["path"].string();
-  if (Kind != "cudaopt_gemm") {
+  namespace P = cuda_opt::worker::library;
+  Kind = J[P::Kind].string();
+  Path = J[P::Path].string();
+  if (Kind != P::KindGemm) {
     Error = "unknown library kind '" + Kind + "'";
     return false;
   }
@@ -22,25 +24,25 @@ bool LibraryCall::parse(const Json &J, size_t NumArgs, std::string &Error) {
     Error = "library variant without a path";
     return false;
   }
-  M = J["m"].integer(0);
-  N = J["n"].integer(0);
-  K = J["k"].integer(0);
-  Lda = J["lda"].integer(0);
-  Ldb = J["ldb"].integer(0);
-  Ldc = J["ldc"].integer(0);
-  const std::string DType = J["dtype"].string();
+  M = J[P::M].integer(0);
+  N = J[P::N].integer(0);
+  K = J[P::K].integer(0);
+  Lda = J[P::Lda].integer(0);
+  Ldb = J[P::Ldb].integer(0);
+  Ldc = J[P::Ldc].integer(0);
+  const std::string DType = J[P::DType].string();
   BF16 = DType == "bf16";
   F32 = DType == "f32";
-  BRowMajor = J["b_layout"].string() != "col";
-  A = static_cast<int>(J["a"].integer(-1));
-  B = static_cast<int>(J["b"].integer(-1));
-  C = static_cast<int>(J["c"].integer(-1));
-  Alpha = J["alpha"].number(1);
-  Batch = J["batch"].integer(1);
-  StrideA = J["stride_a"].integer(0);
-  StrideB = J["stride_b"].integer(0);
-  StrideC = J["stride_c"].integer(0);
-  Beta = J["beta"].number(0);
+  BRowMajor = J[P::BLayout].string() != P::BLayoutCol;
+  A = static_cast<int>(J[P::A].integer(-1));
+  B = static_cast<int>(J[P::B].integer(-1));
+  C = static_cast<int>(J[P::C].integer(-1));
+  Alpha = J[P::Alpha].number(1);
+  Batch = J[P::Batch].integer(1);
+  StrideA = J[P::StrideA].integer(0);
+  StrideB = J[P::StrideB].integer(0);
+  StrideC = J[P::StrideC].integer(0);
+  Beta = J[P::Beta].number(0);
   auto Bad = [&](int I) { return I < 0 || static_cast<size_t>(I) >= NumArgs; };
   if (M <= 0 || N <= 0 || K <= 0 || Bad(A) || Bad(B) || Bad(C)) {
     Error = "cudaopt_gemm variant needs positive m, n, k and buffer "

@@ -132,6 +132,28 @@ static void testJson() {
   EXPECT(Bad.isNull() && Err.find("offset") == 0);
 }
 
+// What the safetensors reader relies on (runtime/sparse/lib/WeightFile.cpp).
+static void testJsonObjects() {
+  std::string Err;
+  // Members in file order; a repeated key kept twice, found last.
+  Json J = Json::parse(R"({"b": 1, "a": 2, "b": 3})", Err);
+  EXPECT(Err.empty() && J.members().size() == 3);
+  EXPECT(J.members()[0].first == "b" && J.members()[1].first == "a");
+  EXPECT(J["b"].integer() == 3 && J.find("a") && !J.find("c"));
+  // set() replaces in place; dump() sorts by key.
+  Json O = Json::object();
+  O.set("z", 1).set("y", 2).set("z", 3);
+  EXPECT(O.members().size() == 2 && O.members()[0].first == "z");
+  EXPECT(O.dump() == R"({"y":2,"z":3})");
+  // Nesting is bounded.
+  std::string Deep(Json::MaxDepth + 1, '['), Deeper = Deep + "[";
+  Deep += std::string(Json::MaxDepth + 1, ']');
+  Deeper += std::string(Json::MaxDepth + 2, ']');
+  EXPECT(!Json::parse(Deep, Err).isNull());
+  Err.clear();
+  EXPECT(Json::parse(Deeper, Err).isNull() && !Err.empty());
+}
+
 static void testStats() {
   TimingStats S = summarize({5, 1, 4, 2, 3});
   EXPECT(S.MedianMs == 3 && S.MinMs == 1 && S.MaxMs == 5 && S.Runs == 5);
@@ -142,6 +164,7 @@ int main() {
   testBf16();
   testCompareRules();
   testJson();
+  testJsonObjects();
   testStats();
   if (Failures) {
     std::printf("%d checks failed\n", Failures);

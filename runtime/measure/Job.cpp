@@ -1,0 +1,261 @@
+//===- Job.cpp - Read a measurement job and run its variants --------------===//
+//
+// Part of cuda-opt's runtime.
+//
+//===----------------------------------------------------------------------===//
+#include "Job.h"
+
+#include "WorkerContext.h"
+
+#include <cstring>
+
+namespace co_runtime {
+
+namespace proto = cuda_opt::worker;
+
+namespace {
+
+bool parseHex(const std::string &Hex, std::vector<unsigned char> &Out) {
+  if (Hex.size() % 2)
+    return false;
+  Out.clear();
+  auto Digit = [](char C) {
+    if (C >= '0' && C <= '9')
+      return C - '0';
+    if (C >= 'a' && C <= 'f')
+      return C - 'a' + 10;
+    if (C >= 'A' && C <= 'F')
+      return C - 'A' + 10;
+    return -1;
+  };
+  for (size_t I = 0; I < Hex.size(); I += 2) {
+    int Hi = Digit(Hex[I]), Lo = Digit(Hex[I + 1]);
+    if (Hi < 0 || Lo < 0)
+      return false;
+    Out.push_back(static_cast<unsigned char>(Hi * 16 + Lo));
+  }
+  return true;
+}
+
+bool parseVariants(const Json &J, Job &Jb, std::string &Error) {
+  namespace V = proto::variant;
+  for (const Json &VJ : J[proto::job::Variants].items()) {
+    Variant Var;
+    Var.Id = VJ[V::Id].string();
+    Var.Module = VJ[V::Module].string();
+    Var.Entry = VJ[V::Entry].string();
+    const std::vector<Json> &Grid = VJ[V::Grid].items();
+    const std::vector<Json> &Block = VJ[V::Block].items();
+    for (int D = 0; D < 3; ++D) {
+      if (D < (int)Grid.size())
+        Var.Grid[D] = static_cast<unsigned>(Grid[D].integer(1));
+      if (D < (int)Block.size())
+        Var.Block[D] = static_cast<unsigned>(Block[D].integer(1));
+    }
+    Var.Shmem = static_cast<unsigned>(VJ[V::Shmem].integer(0));
+    if (!VJ[V::Library].isNull()) {
+      std::string Why;
+      Var.IsLibrary = true;
+      if (!Var.Lib.parse(VJ[V::Library], J[proto::job::Args].items().size(),
+                         Why)) {
+        Error = "variant '" + Var.Id + "': " + Why;
+        return false;
+      }
+      if (Jb.Variants.empty()) {
+        Error = "the baseline must be a kernel, not a library call";
+        return false;
+      }
+      Jb.Variants.push_back(Var);
+      continue;
+    }
+    if (Var.Id.empty() || Var.Module.empty() || Var.Entry.empty()) {
+      Error = "each variant needs id, module and entry";
+      return false;
+    }
+    Jb.Variants.push_back(Var);
+  }
+  if (Jb.Variants.empty()) {
+    Error = "the job has no variants";
+    return false;
+  }
+  return true;
+}
+
+bool parseArg(const Json &A, Job &Jb, std::string &Error) {
+  namespace P = proto::arg;
+  Arg Ar;
+  Ar.Name = A[P::Name].string();
+  Ar.IsBuffer = A[P::Kind].string() == P::KindBuffer;
+  if (Ar.IsBuffer && !A[P::SameAs].isNull()) {
+    Ar.SameAs = static_cast<int>(A[P::SameAs].integer(-1));
+    Ar.Offset = static_cast<size_t>(A[P::Offset].integer(0));
+    if (Ar.SameAs < 0 || Ar.SameAs >= static_cast<int>(Jb.Args.size()) ||
+        !Jb.Args[Ar.SameAs].IsBuffer || Jb.Args[Ar.SameAs].SameAs >= 0) {
+      Error = "buffer '" + Ar.Name + "': same_as must name an earlier buffer";
+      return false;
+    }
+    Jb.Args.push_back(Ar);
+    return true;
+  }
+  if (!Ar.IsBuffer && !A[P::Raw].isNull()) {
+    if (!parseHex(A[P::Raw].string(), Ar.Scalar) || Ar.Scalar.empty()) {
+      Error = "scalar '" + Ar.Name + "': raw bytes must be hex digits";
+      return false;
+    }
+    Ar.Type = DType::U8;
+    Jb.Args.push_back(Ar);
+    return true;
+  }
+  Ar.Type = parseDType(A[P::DType].string());
+  if (Ar.Type == DType::Invalid) {
+    Error = "argument '" + Ar.Name + "' has unknown dtype '" +
+            A[P::DType].string() + "'";
+    return false;
+  }
+  if (Ar.IsBuffer) {
+    Ar.Count = static_cast<size_t>(A[P::Count].integer(0));
+    Ar.Output = A[P::Output].boolean(false);
+    Ar.Input = A[P::Input].boolean(true);
+    if (!A[P::Init].isNull())
+      Ar.Init = A[P::Init].string();
+    Ar.Lo = A[P::Lo].number(-1);
+    Ar.Hi = A[P::Hi].number(1);
+    Ar.File = A[P::File].string();
+    Ar.Perturb = A[P::Perturb].boolean(false);
+    Ar.ExpectFile = A[P::ExpectFile].string();
+    Ar.Offset = static_cast<size_t>(A[P::Offset].integer(0));
+    if (Ar.Count == 0) {
+      Error = "buffer '" + Ar.Name + "' has no element count";
+      return false;
+    }
+  } else {
+    storeFromDouble(Ar.Scalar.data(), 0, Ar.Type, A[P::Value].number(0));
+    if (Ar.Type == DType::I64 || Ar.Type == DType::U64) {
+      // Exact for 64-bit integers beyond 2^53.
+      long long V = A[P::Value].integer(0);
+      std::memcpy(Ar.Scalar.data(), &V, 8);
+    }
+  }
+  Jb.Args.push_back(Ar);
+  return true;
+}
+
+bool parseReference(const Json &Ref, Job &Jb, std::string &Error) {
+  namespace R = proto::reference;
+  if (Ref.isNull() || Ref[R::Kind].string() != R::KindCublasGemm)
+    return true;
+  Jb.HasGemmRef = true;
+  Jb.GemmRef.M = Ref[R::M].integer(0);
+  Jb.GemmRef.N = Ref[R::N].integer(0);
+  Jb.GemmRef.K = Ref[R::K].integer(0);
+  Jb.GemmRef.Batch = Ref[R::Batch].integer(1);
+  Jb.GemmRef.Type = parseDType(Ref[R::DType].string());
+  if (Jb.GemmRef.M <= 0 || Jb.GemmRef.N <= 0 || Jb.GemmRef.K <= 0 ||
+      Jb.GemmRef.Batch <= 0) {
+    Error = "reference: cublas_gemm needs positive m, n, k, batch";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool parseJob(const Json &J, Job &Jb, std::string &Error) {
+  namespace P = proto::job;
+  Jb.Device = static_cast<int>(J[P::Device].integer(0));
+  if (!parseVariants(J, Jb, Error))
+    return false;
+  for (const Json &A : J[P::Args].items())
+    if (!parseArg(A, Jb, Error))
+      return false;
+  if (!J[P::Seeds].isNull()) {
+    Jb.Seeds.clear();
+    for (const Json &S : J[P::Seeds].items())
+      Jb.Seeds.push_back(static_cast<unsigned>(S.integer(1)));
+  }
+  const Json &Timing = J[P::Timing];
+  Jb.Runs = static_cast<int>(
+      Timing[proto::timing::Runs].integer(Job::Defaults::Runs));
+  Jb.Warmup = static_cast<int>(
+      Timing[proto::timing::Warmup].integer(Job::Defaults::Warmup));
+  Jb.FlushL2 = Timing[proto::timing::FlushL2].boolean(Job::Defaults::FlushL2);
+  Jb.RelTol = J[P::RelTol].number(-1);
+  Jb.TimeLimit = J[P::TimeLimit].number(-1);
+  Jb.Race = J[P::Race].boolean(false);
+  Jb.LockDir = J[P::GpuLock][proto::gpu_lock::Dir].string();
+  Jb.LockWaitFlag = J[P::GpuLock][proto::gpu_lock::WaitFlag].string();
+  return parseReference(J[P::Reference], Jb, Error);
+}
+
+void loadVariants(Job &Jb) {
+  for (Variant &V : Jb.Variants) {
+    if (V.IsLibrary) {
+      if (!V.Lib.load(V.Error))
+        V.Ok = false;
+      continue;
+    }
+    CUresult R = cuModuleLoad(&V.Mod, V.Module.c_str());
+    if (R == CUDA_SUCCESS)
+      R = cuModuleGetFunction(&V.Fn, V.Mod, V.Entry.c_str());
+    if (R == CUDA_SUCCESS && V.Shmem > 48 * 1024)
+      R = cuFuncSetAttribute(V.Fn,
+                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             static_cast<int>(V.Shmem));
+    if (R != CUDA_SUCCESS) {
+      V.Ok = false;
+      V.Error = "cannot load " + V.Module + " entry " + V.Entry + ": " + cuErr(R);
+    }
+  }
+}
+
+void allocateBuffers(WorkerContext &Ctx, Job &Jb) {
+  for (Arg &A : Jb.Args)
+    if (A.IsBuffer && A.SameAs < 0)
+      Ctx.check(cuMemAlloc(&A.Alloc, A.bytes() + 2 * GuardBytes), "cuMemAlloc");
+}
+
+void resetBuffers(WorkerContext &Ctx, Job &Jb) {
+  for (Arg &A : Jb.Args) {
+    if (!A.IsBuffer || A.SameAs >= 0)
+      continue;
+    Ctx.check(cuMemsetD8(A.Alloc, GuardByte, GuardBytes), "guard");
+    Ctx.check(cuMemsetD8(A.data() + A.bytes(), GuardByte, GuardBytes), "guard");
+    if (A.Output && !A.Input)
+      Ctx.check(cuMemsetD8(A.data(), PoisonByte, A.bytes()), "poison");
+    else
+      Ctx.check(cuMemcpyDtoD(A.data(), A.Pristine, A.bytes()), "reset");
+  }
+}
+
+std::vector<void *> kernelParams(Job &Jb, std::vector<CUdeviceptr> &Ptrs) {
+  Ptrs.assign(Jb.Args.size(), 0);
+  std::vector<void *> Params;
+  for (size_t I = 0; I < Jb.Args.size(); ++I) {
+    Arg &A = Jb.Args[I];
+    if (A.IsBuffer) {
+      Ptrs[I] = (A.SameAs >= 0 ? Jb.Args[A.SameAs].data() : A.data()) + A.Offset;
+      Params.push_back(&Ptrs[I]);
+    } else {
+      Params.push_back(A.Scalar.data());
+    }
+  }
+  return Params;
+}
+
+CUresult launch(Variant &V, std::vector<void *> &Params,
+                const std::vector<CUdeviceptr> &Ptrs, CUstream Stream) {
+  if (V.IsLibrary) {
+    std::string Why;
+    CUresult R = V.Lib.run(Ptrs, Stream, Why);
+    if (R != CUDA_SUCCESS && V.Ok) {
+      V.Ok = false;
+      V.Error = Why;
+    }
+    return R;
+  }
+  return cuLaunchKernel(V.Fn, V.Grid[0], V.Grid[1], V.Grid[2], V.Block[0],
+                        V.Block[1], V.Block[2], V.Shmem, Stream, Params.data(),
+                        nullptr);
+}
+
+} // namespace co_runtime

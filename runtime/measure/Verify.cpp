@@ -1,0 +1,270 @@
+//===- Verify.cpp - Check every variant against the baseline --------------===//
+//
+// Part of cuda-opt's runtime.
+//
+//===----------------------------------------------------------------------===//
+#include "Verify.h"
+
+#include "Compare.h"
+#include "WorkerContext.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+
+namespace co_runtime {
+
+namespace proto = cuda_opt::worker;
+
+namespace {
+
+uint32_t xorshift(uint32_t &S) {
+  S ^= S << 13;
+  S ^= S >> 17;
+  S ^= S << 5;
+  return S;
+}
+
+/// Pinned host memory: transfers of the large buffers tuning uses run at
+/// full PCIe speed instead of through a pageable bounce buffer.
+unsigned char *pinned(WorkerContext &Ctx, size_t Bytes) {
+  void *P = nullptr;
+  Ctx.check(cuMemAllocHost(&P, Bytes ? Bytes : 1), "cuMemAllocHost");
+  return static_cast<unsigned char *>(P);
+}
+
+/// Generate a buffer's contents for one seed on the host (spec mode).
+void generateHost(WorkerContext &Ctx, Arg &A, unsigned Seed, size_t ArgIndex) {
+  namespace P = proto::arg;
+  if (!A.Host)
+    A.Host = pinned(Ctx, A.bytes());
+  std::memset(A.Host, 0, A.bytes());
+  if (A.Init == P::InitZero)
+    return;
+  uint32_t S = Seed * 2654435761u + static_cast<uint32_t>(ArgIndex) * 40503u + 1u;
+  if (S == 0)
+    S = 1;
+  if (A.Type == DType::F32 && A.Init == P::InitUniform) {
+    // The common case, without per-element type dispatch.
+    float *F = reinterpret_cast<float *>(A.Host);
+    const double Span = (A.Hi - A.Lo) / 4294967296.0;
+    for (size_t I = 0; I < A.Count; ++I)
+      F[I] = static_cast<float>(A.Lo + Span * xorshift(S));
+    return;
+  }
+  for (size_t I = 0; I < A.Count; ++I) {
+    double V;
+    if (A.Init == P::InitIota) {
+      V = static_cast<double>(I);
+    } else if (A.Init == P::InitNormal) {
+      double U1 = (xorshift(S) + 1.0) / 4294967297.0;
+      double U2 = (xorshift(S) + 1.0) / 4294967297.0;
+      V = std::sqrt(-2 * std::log(U1)) * std::cos(6.283185307179586 * U2);
+      V = A.Lo + (A.Hi - A.Lo) * 0.5 * (V + 1); // lo/hi = mean -+ sigma.
+    } else if (isFloating(A.Type)) {
+      V = A.Lo + (A.Hi - A.Lo) * (xorshift(S) / 4294967296.0);
+    } else {
+      long long Lo = static_cast<long long>(A.Lo), Hi = static_cast<long long>(A.Hi);
+      V = static_cast<double>(Lo + static_cast<long long>(xorshift(S) % (Hi - Lo + 1)));
+    }
+    storeFromDouble(A.Host, I, A.Type, V);
+  }
+}
+
+/// Put one seed's initial contents of a buffer into its pristine device
+/// copy. Captured buffers are read from their file once per job; for seeds
+/// after the first their floating-point values are redrawn on the GPU within
+/// the captured range (integers, often indices, stay as captured).
+void prepareSeed(WorkerContext &Ctx, Arg &A, unsigned Seed, size_t ArgIndex,
+                 bool FirstSeed) {
+  if (A.Output && !A.Input)
+    return; // Poisoned before every run.
+  if (!A.Pristine)
+    Ctx.check(cuMemAlloc(&A.Pristine, A.bytes()), "cuMemAlloc (pristine copy)");
+  if (A.Init != proto::arg::InitFile) {
+    generateHost(Ctx, A, Seed, ArgIndex);
+    Ctx.check(cuMemcpyHtoD(A.Pristine, A.Host, A.bytes()), "upload");
+    return;
+  }
+  if (!A.Captured) {
+    std::ifstream IS(A.File, std::ios::binary);
+    if (!IS)
+      Ctx.fatal("cannot read captured contents of '" + A.Name + "' from " +
+                A.File);
+    A.Captured = pinned(Ctx, A.bytes());
+    IS.read(reinterpret_cast<char *>(A.Captured),
+            static_cast<std::streamsize>(A.bytes()));
+    if (static_cast<size_t>(IS.gcount()) != A.bytes())
+      Ctx.fatal("captured file " + A.File + " is shorter than buffer '" +
+                A.Name + "'");
+  }
+  Ctx.check(cuMemcpyHtoD(A.Pristine, A.Captured, A.bytes()), "upload");
+  if (A.Perturb && !FirstSeed)
+    Ctx.checkDevice(
+        Ctx.Checks.redrawWithinRange(
+            A.Pristine, A.Count, A.Type,
+            Seed * 2654435761u + static_cast<uint32_t>(ArgIndex) + 1u),
+        "redraw inputs");
+}
+
+/// Run one variant on the current seed's inputs and check it on the GPU:
+/// guard bands intact, inputs the baseline does not write unchanged, and
+/// (for a variant) every output equal to the baseline's within tolerance.
+/// The baseline's outputs are kept in each argument's Expected buffer.
+void runAndCheck(WorkerContext &Ctx, Job &Jb, Variant &V, bool IsBaseline,
+                 unsigned Seed, bool FirstSeed) {
+  resetBuffers(Ctx, Jb);
+  std::vector<CUdeviceptr> Ptrs;
+  std::vector<void *> Params = kernelParams(Jb, Ptrs);
+  CUresult R = launch(V, Params, Ptrs, nullptr);
+  if (R != CUDA_SUCCESS && V.IsLibrary)
+    return; // The library refused the problem (V.Error says why).
+  if (R != CUDA_SUCCESS)
+    Ctx.variantFault(V.Id, "launch", R);
+  R = cuCtxSynchronize();
+  if (R != CUDA_SUCCESS)
+    Ctx.variantFault(V.Id, "run", R);
+  auto Fail = [&](const std::string &Why) {
+    if (V.Ok) {
+      V.Ok = false;
+      V.Error = Why;
+    }
+  };
+  DeviceChecks &Checks = Ctx.Checks;
+  for (Arg &A : Jb.Args) {
+    if (!A.IsBuffer || A.SameAs >= 0 || !V.Ok)
+      continue;
+    for (CUdeviceptr G : {A.Alloc, A.data() + A.bytes()}) {
+      uint64_t Bad = 0;
+      Ctx.checkDevice(Checks.bytesNotEqual(G, GuardBytes, GuardByte, Bad),
+                      "guard");
+      if (Bad)
+        Fail("wrote outside buffer '" + A.Name + "' (guard band changed)");
+    }
+    if (!A.Output) {
+      // An input the baseline does not write must stay unchanged.
+      uint64_t Bad = 0;
+      Ctx.checkDevice(Checks.bytesDiffer(A.data(), A.Pristine, A.bytes(), Bad),
+                      "input");
+      if (Bad)
+        Fail("modified input buffer '" + A.Name + "'");
+      continue;
+    }
+    double Tol = Jb.relTol(A.Type);
+    if (IsBaseline) {
+      if (!A.Expected)
+        Ctx.check(cuMemAlloc(&A.Expected, A.bytes()), "cuMemAlloc (expected)");
+      Ctx.check(cuMemcpyDtoD(A.Expected, A.data(), A.bytes()), "keep output");
+      double Scale = 0;
+      Ctx.checkDevice(Checks.absMax(A.Expected, A.Count, A.Type, Scale),
+                      "scale");
+      // Values far below the output's magnitude are compared absolutely: a
+      // reordered sum that lands near zero has a large relative but tiny
+      // absolute error (Compare.h).
+      A.Floor = isFloating(A.Type) ? 1e-3 * (Scale > 0 ? Scale : 1.0) : 0.0;
+      if (FirstSeed && !A.ExpectFile.empty()) {
+        A.ExpectedHost.resize(A.bytes());
+        Ctx.check(cuMemcpyDtoH(A.ExpectedHost.data(), A.Expected, A.bytes()),
+                  "readback");
+      }
+      continue;
+    }
+    CompareResult C;
+    Ctx.checkDevice(Checks.compare(A.Expected, A.data(), A.Count, A.Type, Tol,
+                                   A.Floor, C),
+                    "compare");
+    V.MaxRelError = std::max(V.MaxRelError, C.MaxRelError);
+    if (!C.Equal)
+      Fail("seed " + std::to_string(Seed) + ": " + C.describe(A.Name));
+  }
+}
+
+/// Compare the baseline's outputs on the captured inputs with what the
+/// program's own launch produced. A difference means the replay misses
+/// state the kernel reads (a __device__ or __constant__ variable, a texture)
+/// or the kernel is not deterministic; either way the comparison of
+/// variants is weaker, so it is reported.
+void checkReplayFidelity(WorkerContext &Ctx, Job &Jb) {
+  Json Warnings = Json::array();
+  for (Arg &A : Jb.Args) {
+    if (!A.IsBuffer || A.SameAs >= 0 || !A.Output || A.ExpectFile.empty() ||
+        A.ExpectedHost.empty())
+      continue;
+    std::ifstream IS(A.ExpectFile, std::ios::binary);
+    std::vector<unsigned char> After(A.bytes());
+    IS.read(reinterpret_cast<char *>(After.data()),
+            static_cast<std::streamsize>(After.size()));
+    if (static_cast<size_t>(IS.gcount()) != After.size()) {
+      Warnings.push("cannot read " + A.ExpectFile);
+      continue;
+    }
+    // Parts of a poisoned output the kernel does not write keep the poison
+    // in the replay but the program's contents in the capture: skip them.
+    const size_t E = dtypeSize(A.Type);
+    const unsigned char *Replay = A.ExpectedHost.data();
+    for (size_t I = 0; I < A.Count; ++I) {
+      const unsigned char *X = Replay + I * E;
+      if (std::all_of(X, X + E, [](unsigned char C) { return C == PoisonByte; }))
+        std::memcpy(After.data() + I * E, X, E);
+    }
+    double Tol = Jb.relTol(A.Type);
+    CompareResult C = compareBuffers(After.data(), Replay, A.Count, A.Type, Tol);
+    if (!C.Equal)
+      Warnings.push("replay differs from the program's own launch: " +
+                    C.describe(A.Name));
+    A.ExpectedHost = {};
+  }
+  Ctx.Result.set(proto::result::ReplayWarnings, Warnings);
+}
+
+bool pastTimeLimit(const WorkerContext &Ctx, const Job &Jb) {
+  return Jb.TimeLimit >= 0 &&
+         std::chrono::duration<double>(WorkerContext::Clock::now() -
+                                       Ctx.Started)
+                 .count() > Jb.TimeLimit;
+}
+
+} // namespace
+
+void verifyVariants(WorkerContext &Ctx, Job &Jb) {
+  namespace R = proto::result;
+  Variant &Base = Jb.Variants[0];
+  Json VerifyFailures = Json::object();
+  for (size_t SI = 0; SI < Jb.Seeds.size(); ++SI) {
+    unsigned Seed = Jb.Seeds[SI];
+    for (size_t I = 0; I < Jb.Args.size(); ++I)
+      if (Jb.Args[I].IsBuffer && Jb.Args[I].SameAs < 0)
+        prepareSeed(Ctx, Jb.Args[I], Seed, I, SI == 0);
+    Ctx.Result.set(R::InProgress, Base.Id);
+    Ctx.writeResult();
+    runAndCheck(Ctx, Jb, Base, /*IsBaseline=*/true, Seed, SI == 0);
+    if (!Base.Ok)
+      Ctx.fatal("baseline: " + Base.Error);
+    if (SI == 0)
+      checkReplayFidelity(Ctx, Jb);
+    for (size_t VI = 1; VI < Jb.Variants.size(); ++VI) {
+      Variant &V = Jb.Variants[VI];
+      if (!V.Ok)
+        continue;
+      if (pastTimeLimit(Ctx, Jb)) {
+        V.Ok = false;
+        V.Skipped = true;
+        V.Error = "not measured: the time budget (--time) ran out";
+        continue;
+      }
+      Ctx.Result.set(R::InProgress, V.Id);
+      Ctx.writeResult();
+      runAndCheck(Ctx, Jb, V, /*IsBaseline=*/false, Seed, SI == 0);
+      if (!V.Ok) {
+        // Final: a restarted worker (after another variant's fault) need
+        // not verify this one again.
+        VerifyFailures.set(V.Id, V.Error);
+        Ctx.Result.set(R::VerifyFailures, VerifyFailures);
+      }
+    }
+  }
+}
+
+} // namespace co_runtime

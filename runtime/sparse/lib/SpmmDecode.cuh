@@ -1,0 +1,163 @@
+//===- SpmmDecode.cuh - Decode a half block, multiply ----------*- CUDA -*-===//
+//
+// Per item a warp decodes its staged chain on chip (empty/need masks and
+// layer-1 metadata through tables, the layer-2 gather) and multiplies it
+// with the staged X half-tile by mma.sp (docs/sparse-format.md). Part of
+// TlsSpmm.cu's single translation unit (see there).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAOPT_SPARSE_SPMMDECODE_CUH
+#define CUDAOPT_SPARSE_SPMMDECODE_CUH
+
+#include "SpmmLayout.cuh"
+#include "SpmmPtx.cuh"
+
+namespace cudaopt {
+namespace sparse {
+namespace {
+
+/// The layer-2 gather of one relocation chain, software-pipelined and
+/// predicated (no branch but the loop's): the highest needed position X
+/// takes the value of the highest empty slot Y, which is then zeroed for
+/// layer 1, or, once the chain has no empty slot left, the next staged
+/// residual value. The value of the next step is loaded before this step's
+/// stores (it never reads what they write: another empty slot, or the
+/// residual list). Vb, Db: shared-memory byte addresses of the chain's slots
+/// and of its layer-2 buffer (both swizzled by Sw); Rq: of its next residual
+/// value. A step after
+/// the last need changes nothing that is read again: it may zero a remaining
+/// empty slot, which holds zero anyway (the encoder leaves unused empty
+/// slots zero).
+__device__ __forceinline__ void gatherChain(uint32_t N, uint32_t E,
+                                            uint32_t Vb, uint32_t Db,
+                                            uint32_t Rq, uint32_t Sw) {
+  if (!N)
+    return;
+  int Y = highestBit(E); // FLO: -1 for zero
+  uint32_t A = E ? Vb + (uint32_t(Y << 1) ^ Sw) : Rq;
+  uint32_t V = lds16(A);
+#pragma unroll 2
+  for (;;) {
+    const int X = highestBit(N);
+    N ^= bitAt(X);
+    // The next step's value is loaded before this step's stores.
+    const uint32_t Had = E;
+    E ^= bitAt(Y);
+    Rq += Had ? 0 : 2;
+    const int Y2 = highestBit(E);
+    const uint32_t A2 = E ? Vb + (uint32_t(Y2 << 1) ^ Sw) : Rq;
+    const uint32_t V2 = lds16(A2);
+    sts16If(A, 0, Had);
+    sts16(Db + (uint32_t(X << 1) ^ Sw), V);
+    if (!N)
+      break;
+    Y = Y2;
+    A = A2;
+    V = V2;
+  }
+}
+
+/// The lane's bitmap byte of one k-step word: groups Tig and 4 + Tig.
+__device__ __forceinline__ uint32_t laneByte(uint32_t W, int Sh) {
+  return ((W >> Sh) & 0xF) | ((W >> (Sh + 12)) & 0xF0);
+}
+
+/// One item of one warp: decodes the staged half block at Wr (chain Chain)
+/// and multiplies it with the staged X half-tile Xs into Acc.
+template <int NT, int Sets, bool BF16>
+__device__ __forceinline__ void
+decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
+                  unsigned char *Wr, const uint16_t *Xs, unsigned char *LaneA2,
+                  uint32_t A2Addr, int Chain, const LaneInfo &LI, int Ablate) {
+  constexpr int NTiles8 = NT / 8;
+  const int Lane = LI.Lane, G = LI.G, Sh = LI.Sh;
+  const uint32_t Sw = LI.Sw;
+  const uint32_t *Hdr = reinterpret_cast<const uint32_t *>(Wr);
+  unsigned char *LaneV = Wr + WHeadBytes + Lane * 64;
+  const uint4 *Bits4 =
+      reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
+  const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
+
+  // The layer-2 buffer starts at zero (only needed positions get values).
+#pragma unroll
+  for (int K = 0; K < 4; ++K)
+    *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ Sw)) =
+        make_uint4(0, 0, 0, 0);
+
+  // Bitmap words of rows G and G + 8 (and of the metadata row).
+  const uint4 BG = Bits4[G], BG8 = Bits4[G + 8], BM = Bits4[G + 8 * LI.MetaRow];
+  const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
+  const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
+  const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
+  // Empty and need masks of the chain: one lookup per row and k-step,
+  // bytes gathered with byte permutes.
+  uint32_t E = 0, Nd = 0;
+  uint32_t Meta[4] = {0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u};
+  if (!(Ablate & 2)) {
+    uint32_t V[4];
+#pragma unroll
+    for (int K = 0; K < 4; ++K)
+      V[K] = Tab->EN0[laneByte(WG[K], Sh)] | Tab->EN1[laneByte(WG8[K], Sh)];
+    uint32_t X01 = __byte_perm(V[0], V[1], 0x6240);
+    uint32_t X23 = __byte_perm(V[2], V[3], 0x6240);
+    E = __byte_perm(X01, X23, 0x5410);
+    Nd = __byte_perm(X01, X23, 0x7632);
+    // Layer-1 metadata: this lane's half, the row g + 8 half from
+    // lane + 2.
+#pragma unroll
+    for (int K = 0; K < 4; ++K)
+      Meta[K] = uint32_t(Tab->Meta[__byte_perm(WM[K], 0, LI.SelLo)]) |
+                uint32_t(Tab->Meta[__byte_perm(WM[K], 0, LI.SelHi)]) << 8;
+#pragma unroll
+    for (int K = 0; K < 4; K += 2) {
+      uint32_t Other =
+          __shfl_down_sync(0xffffffffu, Meta[K] | Meta[K + 1] << 16, 2);
+      Meta[K] |= Other << 16;
+      Meta[K + 1] |= Other & 0xFFFF0000u;
+    }
+  }
+
+  // Layers 2 and 3. The block's residual list holds chain 0 of every
+  // lane (in lane order), then chain 1: a warp scan of the per-lane
+  // counts places this lane's values, from the block's start for chain
+  // 0 and back from its end for chain 1.
+  {
+    // Bit-sliced scan (counts are at most 32): six independent ballots.
+    const int R = residualCount(E, Nd);
+    const uint32_t Below = (1u << Lane) - 1;
+    int Excl = 0, Total = 0;
+#pragma unroll
+    for (int B = 0; B < 6; ++B) {
+      uint32_t Mk = __ballot_sync(0xffffffffu, (R >> B) & 1);
+      Excl += __popc(Mk & Below) << B;
+      Total += __popc(Mk) << B;
+    }
+    const uint32_t Start = Hdr[0], Stop = Hdr[1];
+    int Q = int(Start & 7u) + Excl;
+    if (Chain)
+      Q += int(Stop - Start) - Total;
+    if (!(Ablate & 1))
+      gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
+  }
+
+  if (!(Ablate & 4))
+#pragma unroll
+    for (int K = 0; K < 4; ++K) {
+      uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
+      uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ Sw));
+#pragma unroll
+      for (int T = 0; T < NTiles8; ++T) {
+        uint32_t B[4];
+        ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
+                          (Lane >> 3) * 8);
+        mmaSp<BF16>(Acc[0][T], A1, B, Meta[K]);
+        mmaSp<BF16>(Acc[Sets - 1][T], A2, B, Layer2Meta);
+      }
+    }
+}
+
+} // namespace
+} // namespace sparse
+} // namespace cudaopt
+
+#endif // CUDAOPT_SPARSE_SPMMDECODE_CUH

@@ -1,0 +1,148 @@
+//===- SpmmLayout.cuh - SpMM sizes, parameters, positions ------*- CUDA -*-===//
+//
+// The SpMM kernels' fixed sizes, decode tables, kernel parameters and
+// shared-memory layout (the host sizes launches with the same functions),
+// and where a thread is: its item (Cursor) and its lane's role (LaneInfo).
+// Part of TlsSpmm.cu's single translation unit (see there).
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAOPT_SPARSE_SPMMLAYOUT_CUH
+#define CUDAOPT_SPARSE_SPMMLAYOUT_CUH
+
+#include "TlsLayout.h"
+
+#include <cstdint>
+
+namespace cudaopt {
+namespace sparse {
+namespace {
+
+constexpr int HalfCols = BlockCols / 2;
+constexpr int XPitch = HalfCols + 8; // halves; 16-byte pad kills conflicts
+// A lane's 32 slots (64 bytes) of a chain in shared memory: its k-step K
+// fragment (16 bytes) at chunk K ^ laneSwizzle, so that the 16-byte fragment
+// loads of a quarter warp hit eight different bank quads.
+constexpr int WValBytes = 32 * 64; // 2048
+constexpr int WBitsBytes = BlockBitmapWords * 2; // 256: one chain's words
+constexpr int WHeadBytes = 16; // residual start and end of the block
+constexpr int BarrierBytes = 128; // full and empty mbarriers, STAGES <= 8
+
+/// Decode tables, shared memory: EN0/EN1 map a lane's bitmap byte of row g
+/// / g + 8 to its empty bits (byte 0) and need bits (byte 2), placed so that
+/// EN0[b0] | EN1[b1] is one k-step of a chain; Meta maps a bitmap byte (two
+/// groups) to their layer-1 mma.sp metadata.
+struct Tables {
+  uint32_t EN0[256];
+  uint32_t EN1[256];
+  uint8_t Meta[256];
+};
+constexpr int TableBytes = int(sizeof(Tables)); // 2304
+
+/// Fills entry B of the tables (each CTA computes them: no global load at
+/// its start).
+__device__ __forceinline__ void fillTables(Tables &T, uint32_t B) {
+  uint32_t I = infoByte(B);
+  T.EN0[B] = spreadRowBits(I & 0xF) | spreadRowBits(I >> 4) << 16;
+  T.EN1[B] = T.EN0[B] << 2;
+  T.Meta[B] = uint8_t(metaByte(B));
+}
+
+struct Params {
+  const uint16_t *Values;
+  const uint32_t *Bitmap;
+  const uint32_t *ResOff;
+  const uint16_t *Residual;
+  const uint16_t *X; // fp16 or bf16 bits
+  uint16_t *Y;
+  float *Acc32;      // Tiles * 16 rows x Np columns, fp32, zero between calls
+  unsigned *Counters; // Tiles * NChunks, zero between calls
+  int Ldx, Ldy;
+  int M, K, N;
+  int Tiles, BlockColumns;
+  int NChunks, Np;
+  int Hpu;             // items (half blocks) per output tile: 2 * BlockColumns
+  long long Items;     // MBlocks * NChunks * Hpu
+  int RCap;    // residual values staged per warp and stage (multiple of 8)
+  int Ablate;  // diagnostics only (TLS_SPMM_ABLATE, wrong results): bit 0
+               // skips the gather, 1 the mask/metadata decode, 2 the mma
+               // phase, 3 the W and residual copies, 4 the fixup of split
+               // output tiles (fence, counter, last contributor)
+};
+
+/// Shared-memory layout (host and device): tables, barriers, the stages
+/// (X half-tile, then one region per warp: header, values, bitmap,
+/// residual), the per-warp layer-2 buffers.
+__host__ __device__ constexpr int xBytes(int NT) { return NT * XPitch * 2; }
+__host__ __device__ constexpr int wRegionBytes(int RCap) {
+  return WHeadBytes + WValBytes + WBitsBytes + RCap * 2;
+}
+__host__ __device__ constexpr int stageBytes(int NT, int Warps, int RCap) {
+  return xBytes(NT) + Warps * wRegionBytes(RCap);
+}
+__host__ __device__ constexpr int totalSharedBytes(int NT, int Warps,
+                                                   int Stages, int RCap) {
+  return TableBytes + BarrierBytes + Stages * stageBytes(NT, Warps, RCap) +
+         Warps * WValBytes;
+}
+
+/// The warp-ring kernel (pipeline 2): WStages W stages per warp, refilled by
+/// the warp alone, and WStages + 1 X stages shared by the CTA. Layout:
+/// tables, barriers (X full, X empty, then WStages W-full barriers per
+/// warp), the X stages, per warp its W stages, the per-warp layer-2 buffers.
+__host__ __device__ constexpr int ringBarrierBytes(int Warps, int WStages) {
+  return ((2 * (WStages + 1) + Warps * WStages) * 8 + 127) / 128 * 128;
+}
+__host__ __device__ constexpr int ringSharedBytes(int NT, int Warps,
+                                                  int WStages, int RCap) {
+  return TableBytes + ringBarrierBytes(Warps, WStages) +
+         (WStages + 1) * xBytes(NT) +
+         Warps * (WStages * wRegionBytes(RCap) + WValBytes);
+}
+
+/// Position in the item list: output tile (M block, n-chunk) and half block.
+struct Cursor {
+  int Half, Nc, Mb;
+  __device__ Cursor(const Params &P, long long Item) {
+    long long Unit = Item / P.Hpu;
+    Half = int(Item - Unit * P.Hpu);
+    Mb = int(Unit / P.NChunks);
+    Nc = int(Unit - (long long)Mb * P.NChunks);
+  }
+  __device__ __forceinline__ void next(const Params &P) {
+    if (++Half == P.Hpu) {
+      Half = 0;
+      if (++Nc == P.NChunks) {
+        Nc = 0;
+        ++Mb;
+      }
+    }
+  }
+};
+
+/// This lane's place in the decode: its quad row G, its bitmap nibble shift,
+/// the metadata half it tabulates, its fragment swizzle.
+struct LaneInfo {
+  int Lane, G, Sh;
+  // This lane tabulates the metadata of row G + 8 * MetaRow, groups
+  // 4 * (Tig & 1) .. + 3 (bytes SelLo, SelLo + 1 of the k-step word).
+  int MetaRow;
+  uint32_t SelLo, SelHi;
+  // This lane's fragment chunk K lives at byte (16 * K) ^ Sw of its 64.
+  uint32_t Sw;
+  __device__ __forceinline__ explicit LaneInfo(int L) {
+    const int Tig = L & 3;
+    Lane = L;
+    G = L >> 2;
+    Sh = 4 * Tig;
+    MetaRow = Tig >> 1;
+    SelLo = 0x4440u | uint32_t(2 * (Tig & 1));
+    SelHi = SelLo + 1;
+    Sw = uint32_t((L >> 1) & 3) << 4;
+  }
+};
+
+} // namespace
+} // namespace sparse
+} // namespace cudaopt
+
+#endif // CUDAOPT_SPARSE_SPMMLAYOUT_CUH
