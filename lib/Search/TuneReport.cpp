@@ -1,7 +1,7 @@
 //===- TuneReport.cpp - Markdown and JSON reports of a tuning run --------===//
 //
 // Part of cuda-opt. Throughput is reported against the ceilings measured on
-// the project's H200 (docs/perf-notes.md): 4234 GB/s device-to-device copy.
+// the project's H200 (docs/tuning.md): 4234 GB/s device-to-device copy.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/Tuner.h"

@@ -88,7 +88,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
                               const Harness &H, const TuneOptions &Opts,
                               TuneResult &Result);
 
-/// The launch probe (docs/program-mode-plan.md): launch-changing variants
+/// The launch probe (docs/tuning.md): launch-changing variants
 /// whose host code differs from the original's only inside the kernel's
 /// launch statements get their launch from one config-mode run of the
 /// original program. Off when CUDA_OPT_NO_LAUNCH_PROBE is set. Returns which

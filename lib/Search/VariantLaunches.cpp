@@ -41,7 +41,7 @@ parseVariant(const Toolchain &TC, const SourceInput &VI,
 
 } // namespace
 
-/// The launch probe (docs/program-mode-plan.md): launch-changing variants
+/// The launch probe (docs/tuning.md): launch-changing variants
 /// whose host code differs from the original's only inside the kernel's
 /// launch statements (same callee, stream and argument texts, same
 /// parameter sizes) get their launch from one config-mode run of the

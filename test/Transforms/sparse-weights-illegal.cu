@@ -1,7 +1,7 @@
-// RUN: not cuda-opt --passes=sparse-weights %s -o %t.cu -- -I%S/../../runtime/sparse 2>&1 | FileCheck %s
-// RUN: not cuda-opt --passes=sparse-weights %S/gemm-specialize-pointer-mode.cu -- -I%S/../../runtime/sparse 2>&1 | FileCheck %s --check-prefix=NOMARK
-// RUN: not cuda-opt --passes=sparse-weights --kernel=gemm_nn %s -- -I%S/../../runtime/sparse 2>&1 | FileCheck %s --check-prefix=BROW
-// RUN: not cuda-opt --passes=sparse-weights --kernel=linear %s -- -I%S/../../runtime/sparse 2>&1 | FileCheck %s --check-prefix=NOTB
+// RUN: not cuda-opt --passes=sparse-weights %s -o %t.cu -- -I%S/../../runtime/sparse/include 2>&1 | FileCheck %s
+// RUN: not cuda-opt --passes=sparse-weights %S/gemm-specialize-pointer-mode.cu -- -I%S/../../runtime/sparse/include 2>&1 | FileCheck %s --check-prefix=NOMARK
+// RUN: not cuda-opt --passes=sparse-weights --kernel=gemm_nn %s -- -I%S/../../runtime/sparse/include 2>&1 | FileCheck %s --check-prefix=BROW
+// RUN: not cuda-opt --passes=sparse-weights --kernel=linear %s -- -I%S/../../runtime/sparse/include 2>&1 | FileCheck %s --check-prefix=NOTB
 // RUN: not test -e %t.cu
 
 // CHECK: error: pass 'sparse-weights' is not legal here:

@@ -2,10 +2,10 @@
 // with a pragma: sparse-weights{weight=Wv,file=wv.tls} treats every
 // cublasGemmEx call that passes Wv as marked; calls that do not pass it are
 // left alone, and a weight no call passes is refused with the reason.
-// RUN: cuda-opt --passes='sparse-weights{weight=Wv,file=weights/wv.tls}' %s -o %t.cu -- -I%S/../../runtime/sparse
+// RUN: cuda-opt --passes='sparse-weights{weight=Wv,file=weights/wv.tls}' %s -o %t.cu -- -I%S/../../runtime/sparse/include
 // RUN: FileCheck %s < %t.cu
-// RUN: %cuda_compile -I%S/../../runtime/sparse %t.cu
-// RUN: not cuda-opt --passes='sparse-weights{weight=Wq}' --kernel=touch %s -o %t2.cu -- -I%S/../../runtime/sparse 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: %cuda_compile -I%S/../../runtime/sparse/include %t.cu
+// RUN: not cuda-opt --passes='sparse-weights{weight=Wq}' --kernel=touch %s -o %t2.cu -- -I%S/../../runtime/sparse/include 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: cuda-opt --list-passes | FileCheck %s --check-prefix=LIST
 
 #include <cublas_v2.h>

@@ -1,6 +1,6 @@
-// RUN: cuda-opt --passes=sparse-weights %s -o %t.cu -- -I%S/../../runtime/sparse
+// RUN: cuda-opt --passes=sparse-weights %s -o %t.cu -- -I%S/../../runtime/sparse/include
 // RUN: FileCheck %s < %t.cu
-// RUN: %cuda_compile -I%S/../../runtime/sparse %t.cu
+// RUN: %cuda_compile -I%S/../../runtime/sparse/include %t.cu
 
 // nn.Linear with a pruned weight: y (N tokens x M) = x (N x K) * W^T, i.e. in
 // cuBLAS's column-major terms Y (M x N) = W (row-major M x K, CUBLAS_OP_T) *

@@ -49,7 +49,7 @@ std::vector<LaunchText> instrumentableLaunches(clang::ASTContext &Ctx,
                                                std::vector<std::string> *Skipped);
 
 /// A variant's launch configuration to evaluate at a site of the original
-/// program (the launch probe: docs/program-mode-plan.md).
+/// program (the launch probe: docs/tuning.md).
 struct LaunchProbe {
   int Variant = 0;
   std::string Grid, Block, Shmem;

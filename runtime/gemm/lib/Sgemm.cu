@@ -47,7 +47,7 @@ constexpr SgemmConfig Configs[] = {
     {16, 2, 0, false}, {16, 2, 4, false}, {16, 1, 0, false},
     {16, 2, 0, true},  {16, 1, 0, true}};
 constexpr int NumConfigs = sizeof(Configs) / sizeof(Configs[0]);
-// H200, 2026-11-30 (bench/gemm/SgemmBench.cu, docs/perf-notes.md run 9):
+// H200, 2026-11-30 (bench/gemm/SgemmBench.cu, bench/JOURNAL.md run 9):
 // {16, 2, 0} was fastest on 4 of 5 problems (2048^3 0.459 ms against
 // 0.481 for {8, 2, 0}; 1000^3 with a column-major B 1.26x) and 1 % slower
 // on 64 x 512^3; the padding lost 1-3 % everywhere. Run 12: one CTA per

@@ -180,7 +180,7 @@ int sharedBytes(const Variant &V, int RCap) {
 
 /// The pipeline the planner prefers for n-tile NT: the one asked for, else
 /// the faster one measured for that n-tile (H200, 2026-11-30 A/B in
-/// docs/perf-notes.md): shared stages up to n-tile 32 (the warp rings were
+/// bench/JOURNAL.md): shared stages up to n-tile 32 (the warp rings were
 /// 0-8 % slower there), warp rings from n-tile 64 (4-11 % faster).
 int preferredPipeline(const TlsSpmmOptions &Opts, int NT) {
   if (Opts.Pipeline)

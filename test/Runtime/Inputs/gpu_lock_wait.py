@@ -21,7 +21,7 @@ job = {"device": 0,
 with open(os.path.join(work, "job.json"), "w") as f:
     json.dump(job, f)
 
-# Exclusive, by the protocol of include/cuda-opt/Support/GpuLockFiles.h.
+# Exclusive, by the protocol of runtime/common/GpuLockFiles.h.
 main = open(os.path.join(work, "cuda-opt-gpu0.lock"), "w")
 gate = open(os.path.join(work, "cuda-opt-gpu0.gate"), "w")
 fcntl.flock(gate, fcntl.LOCK_EX)
