@@ -3,6 +3,7 @@
 // Part of cuda-opt.
 //
 //===----------------------------------------------------------------------===//
+#include "WorkerProtocol.h"
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Capture/ShadowTree.h"
@@ -316,10 +317,11 @@ Expected<json::Array> replayArgs(const CapturedLaunch &L,
       std::vector<uint8_t> Bytes = P.Bytes;
       if (P.K == CapturedParam::Null)
         Bytes.assign(sizeof(void *), 0);
-      Args.push_back(json::Object{{"name", Name},
-                                  {"kind", "scalar"},
-                                  {"dtype", "raw"},
-                                  {"raw", toHex(Bytes, /*LowerCase=*/true)}});
+      Args.push_back(
+          json::Object{{worker::arg::Name, Name},
+                       {worker::arg::Kind, worker::arg::KindScalar},
+                       {worker::arg::DType, "raw"},
+                       {worker::arg::Raw, toHex(Bytes, /*LowerCase=*/true)}});
       continue;
     }
     if (P.Memory != "device" && P.Memory != "managed")
@@ -331,10 +333,11 @@ Expected<json::Array> replayArgs(const CapturedLaunch &L,
           P.Memory == "host" ? "pinned host" : "unidentified");
     const CapturedAlloc &A = L.Allocs[P.Alloc];
     if (OwnerOfAlloc[P.Alloc] >= 0) {
-      Args.push_back(json::Object{{"name", Name},
-                                  {"kind", "buffer"},
-                                  {"same_as", OwnerOfAlloc[P.Alloc]},
-                                  {"offset", static_cast<int64_t>(P.Offset)}});
+      Args.push_back(
+          json::Object{{worker::arg::Name, Name},
+                       {worker::arg::Kind, worker::arg::KindBuffer},
+                       {worker::arg::SameAs, OwnerOfAlloc[P.Alloc]},
+                       {worker::arg::Offset, static_cast<int64_t>(P.Offset)}});
       continue;
     }
     OwnerOfAlloc[P.Alloc] = static_cast<int>(I);
@@ -355,17 +358,18 @@ Expected<json::Array> replayArgs(const CapturedLaunch &L,
     // An output the kernel never reads is poisoned before each run, so a
     // variant that skips part of it is caught.
     bool Input = !Output || Read || !Written;
-    Args.push_back(json::Object{{"name", Name},
-                                {"kind", "buffer"},
-                                {"dtype", DType},
-                                {"count", static_cast<int64_t>(A.Size / Elt)},
-                                {"init", "file"},
-                                {"file", A.Before},
-                                {"perturb", true},
-                                {"offset", static_cast<int64_t>(P.Offset)},
-                                {"output", Output},
-                                {"input", Input},
-                                {"expect_file", A.After}});
+    Args.push_back(
+        json::Object{{worker::arg::Name, Name},
+                     {worker::arg::Kind, worker::arg::KindBuffer},
+                     {worker::arg::DType, DType},
+                     {worker::arg::Count, static_cast<int64_t>(A.Size / Elt)},
+                     {worker::arg::Init, worker::arg::InitFile},
+                     {worker::arg::File, A.Before},
+                     {worker::arg::Perturb, true},
+                     {worker::arg::Offset, static_cast<int64_t>(P.Offset)},
+                     {worker::arg::Output, Output},
+                     {worker::arg::Input, Input},
+                     {worker::arg::ExpectFile, A.After}});
   }
   return Args;
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Capture/TuneSpec.h"
+#include "WorkerProtocol.h"
 
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/StringExtras.h"
@@ -350,18 +351,18 @@ Expected<TuneSpec> TuneSpec::parse(StringRef Text, ASTContext &Ctx,
 json::Array TuneSpec::argsToJob() const {
   json::Array Out;
   for (const SpecArg &A : Args) {
-    json::Object O{{"name", A.Name}, {"dtype", A.DType}};
+    json::Object O{{worker::arg::Name, A.Name}, {worker::arg::DType, A.DType}};
     if (A.IsBuffer) {
-      O["kind"] = "buffer";
-      O["count"] = A.Count;
-      O["output"] = A.Output;
-      O["input"] = A.Input;
-      O["init"] = A.Init;
-      O["lo"] = A.Lo;
-      O["hi"] = A.Hi;
+      O[worker::arg::Kind] = worker::arg::KindBuffer;
+      O[worker::arg::Count] = A.Count;
+      O[worker::arg::Output] = A.Output;
+      O[worker::arg::Input] = A.Input;
+      O[worker::arg::Init] = A.Init;
+      O[worker::arg::Lo] = A.Lo;
+      O[worker::arg::Hi] = A.Hi;
     } else {
-      O["kind"] = "scalar";
-      O["value"] = A.Value;
+      O[worker::arg::Kind] = worker::arg::KindScalar;
+      O[worker::arg::Value] = A.Value;
     }
     Out.push_back(std::move(O));
   }

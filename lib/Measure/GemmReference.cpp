@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/GemmReference.h"
+#include "WorkerProtocol.h"
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Capture/TuneSpec.h"
 
@@ -113,9 +114,13 @@ gemmReferenceFor(const KernelModel &Model,
       Why = "cuBLAS has no GEMM for element type '" + DType + "'";
       return std::nullopt;
     }
-    return json::Object{{"kind", "cublas_gemm"}, {"m", M},      {"n", *N},
-                        {"k", *KDim},          {"batch", Batch},
-                        {"dtype", RT}};
+    namespace ref = worker::reference;
+    return json::Object{{ref::Kind, ref::KindCublasGemm},
+                        {ref::M, M},
+                        {ref::N, *N},
+                        {ref::K, *KDim},
+                        {ref::Batch, Batch},
+                        {ref::DType, RT}};
   }
   Why = "no global store to a known buffer";
   return std::nullopt;

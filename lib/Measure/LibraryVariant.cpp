@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/LibraryVariant.h"
+#include "WorkerProtocol.h"
 #include "cuda-opt/Analysis/GemmKernelMatch.h"
 
 #include "clang/AST/ASTContext.h"
@@ -70,25 +71,28 @@ Expected<json::Object> gemmLibraryCall(clang::ASTContext &Ctx,
   }
   auto I64 = [](double V) { return static_cast<int64_t>(V); };
   return json::Object{
-      {"batch", I64(Batch)},
-      {"stride_a", I64(*M) * I64(*KK)},
-      {"stride_b", I64(*KK) * I64(*N)},
-      {"stride_c", I64(*M) * I64(*N)},
-      {"kind", "cudaopt_gemm"},
-      {"path", LibraryPath},
-      {"m", I64(*M)},
-      {"n", I64(*N)},
-      {"k", I64(*KK)},
-      {"dtype", Match->F32 ? "f32" : Match->BF16 ? "bf16" : "f16"},
-      {"b_layout", Match->BColumnMajor ? "col" : "row"},
-      {"a", Match->A},
-      {"b", Match->B},
-      {"c", Match->C},
-      {"lda", I64(*KK)},
-      {"ldb", Match->BColumnMajor ? I64(*KK) : I64(*N)},
-      {"ldc", I64(*N)},
-      {"alpha", Alpha},
-      {"beta", 0.0}};
+      {worker::library::Batch, I64(Batch)},
+      {worker::library::StrideA, I64(*M) * I64(*KK)},
+      {worker::library::StrideB, I64(*KK) * I64(*N)},
+      {worker::library::StrideC, I64(*M) * I64(*N)},
+      {worker::library::Kind, worker::library::KindGemm},
+      {worker::library::Path, LibraryPath},
+      {worker::library::M, I64(*M)},
+      {worker::library::N, I64(*N)},
+      {worker::library::K, I64(*KK)},
+      {worker::library::DType, Match->F32    ? "f32"
+                               : Match->BF16 ? "bf16"
+                                             : "f16"},
+      {worker::library::BLayout,
+       Match->BColumnMajor ? worker::library::BLayoutCol : "row"},
+      {worker::library::A, Match->A},
+      {worker::library::B, Match->B},
+      {worker::library::C, Match->C},
+      {worker::library::Lda, I64(*KK)},
+      {worker::library::Ldb, Match->BColumnMajor ? I64(*KK) : I64(*N)},
+      {worker::library::Ldc, I64(*N)},
+      {worker::library::Alpha, Alpha},
+      {worker::library::Beta, 0.0}};
 }
 
 } // namespace cuda_opt
