@@ -30,10 +30,16 @@ fi
 echo "== building cuda-opt in $build"
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
-ninja -C "$build"
-
 case "$mode" in
-  example) exec "$root/scripts/run-example.sh" "$build/bin/cuda-opt" ;;
-  test) exec "$root/scripts/run-tests.sh" "$build" ;;
+  example)
+    # The example needs the tool only: build it first, run the example, then
+    # build the rest (runtime libraries, test helpers, plugin).
+    ninja -C "$build" cuda-opt
+    "$root/scripts/run-example.sh" "$build/bin/cuda-opt"
+    echo "== building the rest of cuda-opt"
+    exec ninja -C "$build" ;;
+  test)
+    ninja -C "$build"
+    exec "$root/scripts/run-tests.sh" "$build" ;;
   *) echo "usage: $0 [example|test]" >&2; exit 64 ;;
 esac

@@ -8,6 +8,7 @@
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
 
 using namespace llvm;
 
@@ -113,6 +114,44 @@ json::Value TuneResult::toJSON(StringRef File) const {
   return Out;
 }
 
+/// One table row per (kernel, reason) of the candidates a legality check
+/// refused: how many, which pipelines (the parameter values it covered).
+static void writeRefusalRows(raw_ostream &OS,
+                             ArrayRef<const CandidateRecord *> Illegal) {
+  std::vector<std::pair<std::string, std::string>> Keys;
+  std::map<std::pair<std::string, std::string>,
+           std::vector<const CandidateRecord *>>
+      Groups;
+  for (const CandidateRecord *C : Illegal) {
+    auto Key = std::make_pair(C->Kernel, C->Detail);
+    auto [It, New] = Groups.try_emplace(Key);
+    if (New)
+      Keys.push_back(Key);
+    It->second.push_back(C);
+  }
+  for (const auto &Key : Keys) {
+    const std::vector<const CandidateRecord *> &G = Groups[Key];
+    std::string Pipelines;
+    size_t Shown = 0;
+    for (const CandidateRecord *C : G) {
+      std::string P = "`" + (C->Pipeline.empty() ? "-" : C->Pipeline) + "`";
+      if (!Pipelines.empty() && Pipelines.size() + P.size() > 240)
+        break;
+      Pipelines += (Pipelines.empty() ? "" : ", ") + P;
+      ++Shown;
+    }
+    if (Shown < G.size())
+      Pipelines += " and " + std::to_string(G.size() - Shown) + " more";
+    std::string D = Key.second.substr(0, 160);
+    for (char &Ch : D)
+      if (Ch == '\n' || Ch == '|')
+        Ch = ' ';
+    OS << "| " << Key.first << " | " << G.size()
+       << (G.size() == 1 ? " candidate" : " candidates") << " | " << Pipelines
+       << " | illegal |  |  |  |  | " << D << " |\n";
+  }
+}
+
 std::string TuneResult::toMarkdown(StringRef File) const {
   std::string S;
   raw_string_ostream OS(S);
@@ -180,8 +219,16 @@ std::string TuneResult::toMarkdown(StringRef File) const {
   }
   OS << "| kernel | id | pipeline | status | median ms | p10-p90 ms | speedup | GB/s "
         "(% of "
-     << CopyCeilingGBs << ") | detail |\n|---|---|---|---|---|---|---|---|---|\n";
+     << format("%.0f", CopyCeilingGBs)
+     << " GB/s) | detail |\n|---|---|---|---|---|---|---|---|---|\n";
+  // Measured and rejected candidates first, in the order they were tried;
+  // the illegal ones after them, one row per kernel and reason.
+  std::vector<const CandidateRecord *> Illegal;
   for (const CandidateRecord &C : Candidates) {
+    if (C.Status == "illegal") {
+      Illegal.push_back(&C);
+      continue;
+    }
     OS << "| " << C.Kernel << " | " << C.Id << " | `"
        << (C.Pipeline.empty() ? "-" : C.Pipeline)
        << "` | " << C.Status << " | ";
@@ -200,6 +247,7 @@ std::string TuneResult::toMarkdown(StringRef File) const {
         Ch = ' ';
     OS << D << " |\n";
   }
+  writeRefusalRows(OS, Illegal);
   return S;
 }
 
