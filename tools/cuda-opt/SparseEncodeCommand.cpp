@@ -6,7 +6,9 @@
 //   cuda-opt sparse-encode model.safetensors --list
 //
 // The subcommand parses its own arguments: it shares no option with the
-// source-to-source driver.
+// source-to-source driver, and its messages (test/Sparse) are not cl's.
+// main() calls it before the options are parsed; Options.cpp registers it
+// as a cl::SubCommand only for --help.
 //
 //===----------------------------------------------------------------------===//
 

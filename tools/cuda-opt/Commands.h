@@ -1,0 +1,95 @@
+//===- Commands.h - The modes of cuda-opt -----------------------*- C++ -*-===//
+//
+// Part of cuda-opt. One function per mode, each in its own file; main()
+// picks one (cli::selectMode) and calls it for every input. A mode reads its
+// options from Options.h and returns an llvm::Error that main() reports.
+// CommandUtils.cpp holds what the modes share: inputs and errors.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TOOLS_COMMANDS_H
+#define CUDA_OPT_TOOLS_COMMANDS_H
+
+#include "cuda-opt/Frontend/CudaToolchain.h"
+#include "cuda-opt/Frontend/SourceParser.h"
+#include "cuda-opt/Pass/Pipeline.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+namespace clang {
+class ASTContext;
+namespace tooling {
+class CompilationDatabase;
+} // namespace tooling
+} // namespace clang
+
+namespace cuda_opt {
+struct KernelInfo;
+
+/// The name the tool's diagnostics start with.
+constexpr llvm::StringLiteral ToolName = "cuda-opt";
+
+/// An error with \p Message, for the tool to report.
+llvm::Error makeError(const llvm::Twine &Message);
+
+/// Print \p E as "cuda-opt: error: MESSAGE" and return the exit code 1.
+/// (ExitOnError would print it without WithColor's colours, and a failed
+/// input must not stop the next one.)
+int reportError(llvm::Error E);
+
+// Inputs (CommandUtils.cpp).
+
+/// The parse flags after "--", for every input; \p Argc becomes the count
+/// of the arguments before it.
+std::vector<std::string> takeParseFlags(int &Argc, const char *const *Argv);
+
+/// compile_commands.json from -p DIR, or null without -p.
+llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+loadCompilationDatabase();
+
+/// Read \p File and attach the parse flags it is compiled with.
+llvm::Expected<SourceInput>
+loadInput(llvm::StringRef File, const clang::tooling::CompilationDatabase *DB,
+          llvm::ArrayRef<std::string> ExtraFlags);
+
+/// Parse \p In and call \p Fn on every kernel --kernel selects (all when it
+/// is not given). A --kernel that names no kernel is an error.
+llvm::Error forSelectedKernels(
+    const Toolchain &TC, const SourceInput &In,
+    llvm::function_ref<void(clang::ASTContext &, const KernelInfo &)> Fn);
+
+// The modes, one file each.
+
+/// --list-passes.
+void listPasses();
+/// --print-candidate-space.
+void printCandidateSpace();
+/// --list-kernels: text now, or with --json into \p JsonOut, which
+/// printKernelList prints once every input is read.
+llvm::Error listKernels(const Toolchain &TC, const SourceInput &In,
+                        llvm::json::Array &JsonOut);
+void printKernelList(llvm::json::Array Inventories);
+/// --analyze: the kernel models into \p JsonOut; printAnalyses prints them.
+llvm::Error analyze(const Toolchain &TC, const SourceInput &In,
+                    llvm::json::Array &JsonOut);
+void printAnalyses(llvm::json::Array Models);
+/// --passes: apply \p Pipeline and write --emit's output to \p Output.
+llvm::Error runPasses(const Toolchain &TC, const SourceInput &In,
+                      llvm::ArrayRef<PassInvocation> Pipeline,
+                      llvm::StringRef Output);
+/// tune / --tune.
+llvm::Error tuneFile(const Toolchain &TC, const SourceInput &In,
+                     llvm::StringRef Output, llvm::StringRef ExecutablePath);
+/// --instrument-capture.
+llvm::Error instrumentCapture(const Toolchain &TC, const SourceInput &In,
+                              llvm::StringRef Output);
+/// --compile-cubin.
+llvm::Error compileCubin(const Toolchain &TC, const SourceInput &In,
+                         llvm::StringRef Output);
+/// --lower-sparse-matmul: the MLIR mode; returns the exit code.
+int lowerSparseMatmul();
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TOOLS_COMMANDS_H

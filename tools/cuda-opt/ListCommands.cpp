@@ -1,0 +1,96 @@
+//===- ListCommands.cpp - --list-passes, --list-kernels -------------------===//
+//
+// Part of cuda-opt. The listing modes: the transforms and their parameters,
+// the kernels of a file with their parameters and launch sites, and (for
+// bench/policy/train.py) the candidate pipelines tune enumerates.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+#include "Options.h"
+
+#include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Search/CandidateSpace.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+#include <limits>
+
+using namespace llvm;
+
+namespace cuda_opt {
+
+void listPasses() {
+  for (const auto &T : TransformRegistry::createAll()) {
+    outs() << "  " << T->getName();
+    outs().indent(std::max<int>(1, 16 - (int)T->getName().size()))
+        << "- " << T->getSummary() << "\n";
+    for (const ParamSpec &P : T->getParams())
+      if (P.IsText)
+        outs() << "      " << P.Name << "=<text>: " << P.Help << "\n";
+      else
+        outs() << "      " << P.Name << "=<int> [" << P.Min << ".." << P.Max
+               << (P.PowerOfTwo ? ", power of two" : "")
+               << "] default " << P.Default << ": " << P.Help << "\n";
+  }
+}
+
+void printCandidateSpace() {
+  for (const std::string &P :
+       candidatePipelines(std::numeric_limits<unsigned>::max()))
+    outs() << P << "\n";
+}
+
+static void printInventory(const KernelInfo &K, const json::Object &O) {
+  outs() << "kernel " << K.name() << " at " << *O.getString("location")
+         << (K.isExternC() ? " [extern \"C\"]" : "") << "\n";
+  if (K.Template) {
+    outs() << "  template parameters:";
+    for (const json::Value &TP : *O.getArray("template_parameters"))
+      outs() << " " << *TP.getAsObject()->getString("name");
+    outs() << "\n";
+  }
+  for (const json::Value &P : *O.getArray("parameters"))
+    outs() << "  param " << *P.getAsObject()->getString("type") << " "
+           << *P.getAsObject()->getString("name") << "\n";
+  for (const json::Value &L : *O.getArray("launches")) {
+    const json::Object &LO = *L.getAsObject();
+    outs() << "  launch at " << *LO.getString("location") << " in "
+           << *LO.getString("caller");
+    if (auto G = LO.getString("grid")) {
+      outs() << " <<<" << *G << ", " << *LO.getString("block");
+      if (auto Sh = LO.getString("shmem"))
+        outs() << ", " << *Sh;
+      if (auto St = LO.getString("stream"))
+        outs() << ", " << *St;
+      outs() << ">>>";
+    }
+    outs() << "\n";
+  }
+  if (const json::Array *DL = O.getArray("device_launches"))
+    for (const json::Value &L : *DL) {
+      const json::Object &LO = *L.getAsObject();
+      outs() << "  device-side launch at " << *LO.getString("location")
+             << " in " << *LO.getString("caller")
+             << " (dynamic parallelism: not modelled)\n";
+    }
+}
+
+Error listKernels(const Toolchain &TC, const SourceInput &In,
+                  json::Array &JsonOut) {
+  return forSelectedKernels(
+      TC, In, [&](clang::ASTContext &Ctx, const KernelInfo &K) {
+        json::Value V = kernelInventoryToJSON(Ctx, K);
+        if (cli::JSON)
+          JsonOut.push_back(std::move(V));
+        else
+          printInventory(K, *V.getAsObject());
+      });
+}
+
+void printKernelList(json::Array Inventories) {
+  if (cli::JSON)
+    outs() << formatv("{0:2}", json::Value(std::move(Inventories))) << "\n";
+}
+
+} // namespace cuda_opt

@@ -1,0 +1,260 @@
+//===- Options.cpp - The command line of cuda-opt -------------------------===//
+//
+// Part of cuda-opt. The definitions of the options in Options.h, the parse,
+// and the check that exactly one mode is given.
+//
+//===----------------------------------------------------------------------===//
+#include "Options.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace cuda_opt {
+namespace cli {
+
+cl::OptionCategory Category("cuda-opt options");
+
+cl::SubCommand TuneCommand(
+    "tune", "Rewrite, measure the variants on the GPU and keep the fastest "
+            "verified one (same options as --tune)");
+// Registered so that --help lists it. Its arguments never reach cl: its
+// parser's messages (tested in test/Sparse) are not cl's.
+cl::SubCommand SparseEncodeCommand(
+    "sparse-encode", "Encode a 2-D fp16/bf16 weight in the three-layer sparse "
+                     "format (see 'cuda-opt sparse-encode --help')");
+
+// Every option is in both the top level and `tune`: `cuda-opt tune FILE` was
+// `cuda-opt --tune FILE` spelled as a subcommand and takes the same options,
+// with the same errors for the wrong ones (a mode flag after `tune` is the
+// "exclusive" error) and the same suggestions for misspelt ones.
+static cl::SubCommandGroup Driver({&cl::SubCommand::getTopLevel(),
+                                   &TuneCommand});
+
+cl::list<std::string> InputFiles(cl::Positional, cl::desc("<file.cu>..."),
+                                 cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string>
+    BuildPath("p", cl::desc("Build directory containing compile_commands.json"),
+              cl::value_desc("dir"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> CudaPath(
+    "cuda-path",
+    cl::desc("CUDA installation (default: $CUDA_PATH, then /usr/local/cuda)"),
+    cl::value_desc("dir"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> ResourceDir(
+    "resource-dir",
+    cl::desc("clang resource directory (default: next to cuda-opt, then the "
+             "build's)"),
+    cl::value_desc("dir"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> GpuArch("cuda-gpu-arch",
+                             cl::desc("GPU architecture (default sm_90)"),
+                             cl::init("sm_90"), cl::cat(Category),
+                             cl::sub(Driver));
+
+cl::opt<bool> ListPasses("list-passes",
+                         cl::desc("List every transform and exit"),
+                         cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> ListKernels("list-kernels",
+                          cl::desc("List the __global__ kernels, their "
+                                   "parameters and launch sites"),
+                          cl::cat(Category), cl::sub(Driver));
+cl::opt<bool>
+    Tune("tune",
+         cl::desc("Rewrite, measure the variants on the GPU and keep the "
+                  "fastest verified one (also spelled 'cuda-opt tune FILE')"),
+         cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string>
+    SpecPath("spec",
+             cl::desc("tune: JSON spec giving sizes, launch shape and inputs "
+                      "(spec mode; see docs/tuning.md)"),
+             cl::value_desc("file.json"), cl::cat(Category), cl::sub(Driver));
+cl::opt<unsigned> Budget("budget", cl::desc("tune: most variants to measure"),
+                         cl::init(64), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> PolicyName(
+    "policy",
+    cl::desc("tune: the order in which candidates are measured within the "
+             "budget: 'learned' (default: the policy trained on measured "
+             "speedups, docs/policy.md) or 'round-robin'"),
+    cl::init("learned"), cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> PrintCandidateSpace(
+    "print-candidate-space",
+    cl::desc("Print every candidate pipeline tune enumerates, in round-robin "
+             "order, one per line (what bench/policy/train.py ranks)"),
+    cl::Hidden, cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> DryRun(
+    "dry-run",
+    cl::desc("tune: list the candidates that would be measured (rewritten "
+             "and checked for legality), with nothing compiled or run; no GPU "
+             "needed"),
+    cl::cat(Category), cl::sub(Driver));
+cl::opt<unsigned> TimeBudget(
+    "time",
+    cl::desc("tune: seconds for the whole tune; kernels and variants not "
+             "reached by then are reported as skipped (default: no limit)"),
+    cl::value_desc("S"), cl::init(0), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> RunCommand(
+    "run",
+    cl::desc("tune, program mode: shell command that builds and runs the "
+             "program (e.g. 'make && ./app'), for programs built from several "
+             "files; it runs in a copy of the current directory in which FILE "
+             "is instrumented"),
+    cl::value_desc("CMD"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> GemmLibrary(
+    "gemm-library",
+    cl::desc("tune: the shared runtime GEMM library (libcudaopt_gemm.so) the "
+             "worker calls to measure gemm-specialize variants (default: next "
+             "to the worker)"),
+    cl::value_desc("path"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string>
+    MeasureWorker("measure-worker",
+                  cl::desc("tune: the cuda-opt-measure worker (default: next "
+                           "to cuda-opt)"),
+                  cl::value_desc("path"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> WorkDir("work-dir",
+                             cl::desc("tune: keep jobs, results and logs here"),
+                             cl::value_desc("dir"), cl::cat(Category),
+                             cl::sub(Driver));
+cl::opt<std::string> RunArgs(
+    "run-args",
+    cl::desc("tune, program mode: arguments for the program (space-separated)"),
+    cl::value_desc("ARGS"), cl::cat(Category), cl::sub(Driver));
+cl::opt<int64_t> LaunchIndex(
+    "launch",
+    cl::desc("tune, program mode: which launch of the kernel to capture "
+             "(0 = the first)"),
+    cl::init(0), cl::cat(Category), cl::sub(Driver));
+cl::opt<double> RelTol(
+    "rtol",
+    cl::desc("tune: relative tolerance when comparing a variant's outputs "
+             "with the original's (default: the spec's, else 1e-5 for fp32, "
+             "1e-2 for fp16/bf16, exact for integers)"),
+    cl::init(-1), cl::cat(Category), cl::sub(Driver));
+cl::list<int>
+    Gpus("gpus",
+         cl::desc("tune: GPUs to measure on, one worker each (default: all)"),
+         cl::CommaSeparated, cl::value_desc("N,N,..."), cl::cat(Category),
+         cl::sub(Driver));
+cl::opt<unsigned>
+    ProgramTimeout("program-timeout",
+                   cl::desc("tune, program mode: seconds the program may run"),
+                   cl::init(600), cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> InstrumentCapture(
+    "instrument-capture",
+    cl::desc("Print the file with --kernel's launches routed through the "
+             "capture runtime (what program-mode tune builds and runs)"),
+    cl::cat(Category), cl::sub(Driver));
+cl::list<std::string> ProbeVariants(
+    "probe-variant",
+    cl::desc("--instrument-capture: also evaluate this variant's launch "
+             "configuration at each site (the launch probe; repeatable, "
+             "variants numbered from 1)"),
+    cl::value_desc("file.cu"), cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> CompileCubin(
+    "compile-cubin",
+    cl::desc("Compile the file's device code as tune compiles variants "
+             "(NVRTC, else nvcc) and write the cubin to -o; says which "
+             "compiler built it"),
+    cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> Analyze("analyze", cl::desc("Print the kernel model"),
+                      cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> JSON("json", cl::desc("Machine-readable output"),
+                   cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> KernelName("kernel", cl::desc("Only this kernel"),
+                                cl::value_desc("name"), cl::cat(Category),
+                                cl::sub(Driver));
+cl::opt<std::string> Passes(
+    "passes",
+    cl::desc("Transform pipeline, e.g. 'restrict-const,unroll{factor=4}'"),
+    cl::value_desc("pipeline"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string>
+    OutputPath("o", cl::desc("Output file (one input) or directory (several)"),
+               cl::value_desc("path"), cl::init("-"), cl::cat(Category),
+               cl::sub(Driver));
+cl::opt<EmitKind> Emit(
+    "emit", cl::desc("What --passes writes"), cl::init(EmitKind::Source),
+    cl::values(clEnumValN(EmitKind::Source, "source", "the rewritten file"),
+               clEnumValN(EmitKind::Diff, "diff", "a unified diff"),
+               clEnumValN(EmitKind::Report, "report",
+                          "what was applied where, and why not")),
+    cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> NoFormat("no-format",
+                       cl::desc("Do not clang-format edited ranges"),
+                       cl::cat(Category), cl::sub(Driver));
+
+cl::opt<bool> LowerSparseMatmul(
+    "lower-sparse-matmul",
+    cl::desc("MLIR: lower each linalg.matmul with a constant sparse weight to "
+             "the three-layer SpMM runtime (one .mlir input; see "
+             "docs/sparse-lowering.md)"),
+    cl::cat(Category), cl::sub(Driver));
+cl::opt<double> MinSparsity(
+    "min-sparsity",
+    cl::desc("--lower-sparse-matmul: leave weights with a smaller fraction "
+             "of zeros dense (default 0.3)"),
+    cl::init(0.3), cl::cat(Category), cl::sub(Driver));
+cl::opt<double> MaxBytesPerElement(
+    "max-bytes-per-element",
+    cl::desc("--lower-sparse-matmul: leave weights dense when padding to "
+             "16 x 256 blocks makes the encoding read at least this many "
+             "bytes per element (default 2, dense fp16)"),
+    cl::init(2.0), cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> VerifyDiagnostics(
+    "verify-diagnostics",
+    cl::desc("--lower-sparse-matmul: check the diagnostics against the "
+             "input's expected-* comments"),
+    cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> SplitInputFile(
+    "split-input-file",
+    cl::desc("--lower-sparse-matmul: process each '// -----' chunk of the "
+             "input on its own"),
+    cl::cat(Category), cl::sub(Driver));
+
+void parseCommandLine(int Argc, const char *const *Argv) {
+  cl::HideUnrelatedOptions(Category);
+  cl::HideUnrelatedOptions(Category, TuneCommand);
+  cl::SetVersionPrinter([](raw_ostream &OS) {
+    OS << "cuda-opt 0.1 (LLVM/Clang " << LLVM_VERSION_STRING << ")\n";
+  });
+  cl::ParseCommandLineOptions(
+      Argc, Argv,
+      "cuda-opt: analyse and rewrite CUDA kernels\n\n"
+      "  cuda-opt --list-kernels FILE.cu [-- FLAGS]\n"
+      "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
+      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o OUT.cu\n"
+      "  cuda-opt tune FILE.cu -o OUT.cu\n"
+      "  cuda-opt --lower-sparse-matmul IN.mlir -o OUT.mlir\n");
+}
+
+static Error error(const Twine &Message) { return createStringError(Message); }
+
+Expected<Mode> selectMode() {
+  const bool Tuning = Tune || TuneCommand;
+  const bool Transforming = !Passes.empty() && !Tuning;
+  int Modes = ListKernels + Analyze + Tuning + InstrumentCapture +
+              CompileCubin + Transforming + LowerSparseMatmul;
+  if (Modes == 0)
+    return error(
+        "nothing to do: give one of tune, --list-kernels, --analyze, "
+        "--passes=PIPELINE, --instrument-capture, --compile-cubin, "
+        "--lower-sparse-matmul or --list-passes (see --help)");
+  if (Modes > 1)
+    return error("tune, --list-kernels, --analyze, --passes, "
+                 "--instrument-capture, --compile-cubin and "
+                 "--lower-sparse-matmul are exclusive; give one of them");
+  if (ListKernels)
+    return Mode::ListKernels;
+  if (Analyze)
+    return Mode::Analyze;
+  if (Tuning)
+    return Mode::Tune;
+  if (InstrumentCapture)
+    return Mode::InstrumentCapture;
+  if (CompileCubin)
+    return Mode::CompileCubin;
+  if (Transforming)
+    return Mode::Passes;
+  return Mode::LowerSparseMatmul;
+}
+
+} // namespace cli
+} // namespace cuda_opt

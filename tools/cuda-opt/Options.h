@@ -1,0 +1,102 @@
+//===- Options.h - The command line of cuda-opt -----------------*- C++ -*-===//
+//
+// Part of cuda-opt. Every option of the tool, declared here and defined in
+// Options.cpp, all in one category. The modes read them from here; main()
+// only parses and dispatches.
+//
+//   cuda-opt [--tune | --list-kernels | --analyze | --passes=P | ...] FILE...
+//   cuda-opt tune FILE...            (the `tune` subcommand, same options)
+//   cuda-opt sparse-encode INPUT ... (its own parser: SparseEncodeCommand.cpp)
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_TOOLS_OPTIONS_H
+#define CUDA_OPT_TOOLS_OPTIONS_H
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+#include <string>
+
+namespace cuda_opt {
+namespace cli {
+
+extern llvm::cl::OptionCategory Category;
+
+/// `cuda-opt tune FILE`: the same options as the top level (see Options.cpp).
+extern llvm::cl::SubCommand TuneCommand;
+/// `cuda-opt sparse-encode`: listed by --help; main() hands its arguments to
+/// runSparseEncodeCommand before the options are parsed.
+extern llvm::cl::SubCommand SparseEncodeCommand;
+
+// Inputs and parsing.
+extern llvm::cl::list<std::string> InputFiles;
+extern llvm::cl::opt<std::string> BuildPath;
+extern llvm::cl::opt<std::string> CudaPath;
+extern llvm::cl::opt<std::string> ResourceDir;
+extern llvm::cl::opt<std::string> GpuArch;
+extern llvm::cl::opt<std::string> KernelName;
+extern llvm::cl::opt<std::string> OutputPath;
+extern llvm::cl::opt<bool> JSON;
+
+// Modes.
+extern llvm::cl::opt<bool> ListPasses;
+extern llvm::cl::opt<bool> PrintCandidateSpace;
+extern llvm::cl::opt<bool> ListKernels;
+extern llvm::cl::opt<bool> Analyze;
+extern llvm::cl::opt<bool> Tune;
+extern llvm::cl::opt<bool> InstrumentCapture;
+extern llvm::cl::opt<bool> CompileCubin;
+extern llvm::cl::opt<std::string> Passes;
+extern llvm::cl::opt<bool> LowerSparseMatmul;
+
+// --passes.
+enum class EmitKind { Source, Diff, Report };
+extern llvm::cl::opt<EmitKind> Emit;
+extern llvm::cl::opt<bool> NoFormat;
+
+// tune.
+extern llvm::cl::opt<std::string> SpecPath;
+extern llvm::cl::opt<unsigned> Budget;
+extern llvm::cl::opt<std::string> PolicyName;
+extern llvm::cl::opt<bool> DryRun;
+extern llvm::cl::opt<unsigned> TimeBudget;
+extern llvm::cl::opt<std::string> RunCommand;
+extern llvm::cl::opt<std::string> GemmLibrary;
+extern llvm::cl::opt<std::string> MeasureWorker;
+extern llvm::cl::opt<std::string> WorkDir;
+extern llvm::cl::opt<std::string> RunArgs;
+extern llvm::cl::opt<int64_t> LaunchIndex;
+extern llvm::cl::opt<double> RelTol;
+extern llvm::cl::list<int> Gpus;
+extern llvm::cl::opt<unsigned> ProgramTimeout;
+
+// --instrument-capture.
+extern llvm::cl::list<std::string> ProbeVariants;
+
+// --lower-sparse-matmul.
+extern llvm::cl::opt<double> MinSparsity;
+extern llvm::cl::opt<double> MaxBytesPerElement;
+extern llvm::cl::opt<bool> VerifyDiagnostics;
+extern llvm::cl::opt<bool> SplitInputFile;
+
+/// Parse the command line (\p Argc stops before "--"); exits on a syntax
+/// error, --help and --version, as cl::ParseCommandLineOptions does.
+void parseCommandLine(int Argc, const char *const *Argv);
+
+/// The one mode the command line selects.
+enum class Mode {
+  ListKernels,
+  Analyze,
+  Tune,
+  InstrumentCapture,
+  CompileCubin,
+  Passes,
+  LowerSparseMatmul
+};
+
+/// The mode, or why the modes given are not exactly one.
+llvm::Expected<Mode> selectMode();
+
+} // namespace cli
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_TOOLS_OPTIONS_H

@@ -1,0 +1,135 @@
+//===- TuneCommand.cpp - cuda-opt tune ------------------------------------===//
+//
+// Part of cuda-opt. Measures candidate rewrites and keeps the fastest
+// verified one; without a GPU (or inputs to run on) rewrites with the default
+// pipeline and says that nothing was measured. Writes the source to -o and,
+// beside it, the report as OUT.report.md and OUT.report.json.
+//
+//===----------------------------------------------------------------------===//
+#include "Commands.h"
+#include "Options.h"
+
+#include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Support/OutputFile.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace cuda_opt {
+
+/// TuneOptions from the command line.
+static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
+  TuneOptions Opts;
+  Opts.KernelName = cli::KernelName;
+  Opts.SpecPath = cli::SpecPath;
+  Opts.Pipeline = cli::Passes;
+  Opts.Budget = cli::Budget;
+  Opts.Format = !cli::NoFormat;
+  Opts.WorkerPath = cli::MeasureWorker.empty()
+                        ? findMeasureWorker(ExecutablePath)
+                        : std::string(cli::MeasureWorker);
+  Opts.ShowProgress = errs().is_displayed();
+  SmallVector<StringRef> ProgramArgs;
+  StringRef(cli::RunArgs).split(ProgramArgs, ' ', -1, /*KeepEmpty=*/false);
+  for (StringRef A : ProgramArgs)
+    Opts.ProgramArgs.push_back(A.str());
+  Opts.LaunchIndex = cli::LaunchIndex;
+  Opts.Devices.assign(cli::Gpus.begin(), cli::Gpus.end());
+  Opts.RelTol = cli::RelTol;
+  Opts.ProgramTimeoutSeconds = cli::ProgramTimeout;
+  Opts.RunCommand = cli::RunCommand;
+  if (!cli::GemmLibrary.empty()) {
+    Opts.GemmLibraryPath = cli::GemmLibrary;
+  } else if (!Opts.WorkerPath.empty()) {
+    SmallString<256> Lib(sys::path::parent_path(Opts.WorkerPath));
+    sys::path::append(Lib, "libcudaopt_gemm.so");
+    if (sys::fs::exists(Lib))
+      Opts.GemmLibraryPath = std::string(Lib);
+  }
+  if (!Opts.GemmLibraryPath.empty()) {
+    SmallString<256> Abs(Opts.GemmLibraryPath);
+    sys::fs::make_absolute(Abs); // The worker dlopens it from anywhere.
+    Opts.GemmLibraryPath = std::string(Abs);
+  }
+  Opts.TimeSeconds = cli::TimeBudget;
+  Opts.DryRun = cli::DryRun;
+  Opts.LearnedPolicy = cli::PolicyName == "learned";
+  SmallString<256> Work;
+  if (cli::WorkDir.empty()) {
+    if (std::error_code EC =
+            sys::fs::createUniqueDirectory("cuda-opt-tune", Work))
+      return makeError("cannot create a work directory: " + EC.message());
+  } else {
+    Work = cli::WorkDir;
+  }
+  Opts.WorkDir = std::string(Work);
+  return Opts;
+}
+
+Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
+               StringRef ExecutablePath) {
+  if (!cli::RunCommand.empty() && !cli::RunArgs.empty())
+    return makeError("--run-args passes arguments to the program cuda-opt "
+                     "builds from FILE; with --run, put them in the command");
+  if (!cli::RunCommand.empty() && !cli::SpecPath.empty())
+    return makeError("--run (program mode) and --spec (spec mode) exclude "
+                     "each other");
+  Expected<TuneOptions> Opts = tuneOptions(ExecutablePath);
+  if (!Opts)
+    return Opts.takeError();
+  Expected<TuneResult> R = tune(TC, In, *Opts);
+  if (!R)
+    return R.takeError();
+  if (Error E = writeFileAtomically(Output, R->Text))
+    return E;
+  std::string Json;
+  raw_string_ostream JOS(Json);
+  JOS << formatv("{0:2}", R->toJSON(In.Path)) << "\n";
+  std::string Md = R->toMarkdown(In.Path);
+  std::string ReportNote;
+  if (Output != "-") {
+    if (Error E = writeFileAtomically((Output + ".report.md").str(), Md))
+      return E;
+    if (Error E = writeFileAtomically((Output + ".report.json").str(), Json))
+      return E;
+    ReportNote = "; report in " + Output.str() + ".report.md";
+  }
+  if (cli::DryRun) {
+    unsigned Candidates = 0;
+    for (const CandidateRecord &C : R->Candidates)
+      Candidates += C.Status == "candidate";
+    WithColor::note(errs(), ToolName)
+        << "dry run: " << Candidates << " candidates for " << R->Kernel
+        << formatv(" ({0} rejected before measuring), rewritten in {1:F1} s",
+                   R->Candidates.size() - Candidates, R->Seconds)
+        << ReportNote << "\n";
+    return Error::success();
+  }
+  if (!R->Measured) {
+    unsigned Applied = 0;
+    for (const CandidateRecord &C : R->Candidates)
+      Applied += C.Status == "applied";
+    WithColor::note(errs(), ToolName)
+        << "not measured (" << R->NotMeasuredReason << "); applied " << Applied
+        << " of " << R->Candidates.size() << " pass/kernel steps of '"
+        << R->ChosenPipeline << "'" << ReportNote << "\n";
+    return Error::success();
+  }
+  WithColor::note(errs(), ToolName)
+      << R->Kernel << " on " << R->Device << ": "
+      << formatv("{0:F4} ms -> {1:F4} ms ({2:F3}x) with '{3}'; {4} variants "
+                 "in {5:F1} s",
+                 R->BaselineMs, R->BestMs,
+                 R->BestMs > 0 ? R->BaselineMs / R->BestMs : 0.0,
+                 R->ChosenPipeline.empty() ? "(original)" : R->ChosenPipeline,
+                 R->VariantsMeasured, R->Seconds)
+      << ReportNote << "\n";
+  return Error::success();
+}
+
+} // namespace cuda_opt
