@@ -27,6 +27,8 @@ json::Value PipelineResult::toJSON() const {
                    {"edits", S.Edits}};
     if (!S.Applied)
       O["reason"] = S.Reason;
+    if (!S.Notes.empty())
+      O["notes"] = json::Array(S.Notes);
     Arr.push_back(std::move(O));
   }
   return json::Object{{"steps", std::move(Arr)}};
@@ -95,6 +97,11 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
     }
   }
 
+  auto Record = [&](StepRecord Step) {
+    if (Opts.OnStep)
+      Opts.OnStep(Step);
+    Result.Steps.push_back(std::move(Step));
+  };
   // The last (pass, kernel) step: only it may skip the re-parse.
   auto IsLastStep = [&](const PassInvocation *PI, const std::string *Name) {
     return PI == &Passes.back() && *Name == KernelNames.back();
@@ -115,7 +122,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                  "after an earlier pass; please report this",
                                  Name.c_str());
       KernelTarget Target{Ctx, *K};
-      auto CheckLegality = [&]() -> Error {
+      auto PlanStep = [&]() -> Expected<std::unique_ptr<TransformPlan>> {
         if (!K->DeviceLaunches.empty() && !PI.Pass->isKernelLocal())
           return refuse(
               "kernel '" + Name + "' is also launched from device code at " +
@@ -123,21 +130,24 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                K->DeviceLaunches.front().Call->getBeginLoc()) +
               " (dynamic parallelism), which cuda-opt does not model; only "
               "kernel-local passes such as unroll apply");
-        return PI.Pass->checkLegality(Target, PI.Params);
+        return PI.Pass->plan(Target, PI.Params);
       };
-      if (Error E = CheckLegality()) {
-        Step.Reason = toString(std::move(E));
+      Expected<std::unique_ptr<TransformPlan>> StepPlan = PlanStep();
+      if (!StepPlan) {
+        Step.Reason = toString(StepPlan.takeError());
         Reasons += "\n  kernel '" + Name + "': " + Step.Reason;
-        Result.Steps.push_back(Step);
+        Record(std::move(Step));
         continue;
       }
       Expected<tooling::Replacements> Edits =
-          PI.Pass->rewrite(Target, PI.Params);
+          PI.Pass->apply(Target, **StepPlan);
       if (!Edits)
         return createStringError(inconvertibleErrorCode(),
                                  "pass '%s' failed on kernel '%s': %s",
                                  Step.Pass.c_str(), Name.c_str(),
                                  toString(Edits.takeError()).c_str());
+      Step.Notes = std::move((*StepPlan)->Notes);
+      StepPlan->reset(); // It points into the AST that the re-parse replaces.
       Expected<std::string> NewText =
           applyAndFormat(Current.Path, Current.Text, *Edits, Opts.Format);
       if (!NewText)
@@ -148,7 +158,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
         Current = std::move(Candidate);
         Step.Applied = true;
         Step.Edits = Edits->size();
-        Result.Steps.push_back(Step);
+        Record(std::move(Step));
         ++AppliedForPass;
         continue;
       }
@@ -167,7 +177,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
       CurrentParse = std::move(*Checked);
       Step.Applied = true;
       Step.Edits = Edits->size();
-      Result.Steps.push_back(Step);
+      Record(std::move(Step));
       ++AppliedForPass;
     }
     if (AppliedForPass == 0 && !Opts.SkipIllegal)

@@ -11,6 +11,8 @@ using namespace llvm;
 
 namespace cuda_opt {
 
+TransformPlan::~TransformPlan() = default;
+
 Transform::~Transform() = default;
 
 int64_t ParamValues::get(StringRef Name) const {

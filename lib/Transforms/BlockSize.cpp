@@ -43,7 +43,13 @@ public:
   const IntegerLiteral *Found = nullptr;
 };
 
-class BlockSize : public Transform {
+/// The launches to rewrite and the new block shape.
+struct BlockSizePlan : TransformPlan {
+  SmallVector<LaunchShape, 4> Shapes;
+  int64_t Size[2] = {1, 1}; ///< x, y
+};
+
+class BlockSize : public TransformWithPlan<BlockSizePlan> {
 public:
   StringRef getName() const override { return "block-size"; }
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
@@ -77,8 +83,8 @@ public:
     return Sizes;
   }
 
-  Expected<SmallVector<LaunchShape, 4>> shapesFor(const KernelTarget &T,
-                                                  const ParamValues &P) const {
+  Expected<BlockSizePlan> makePlan(const KernelTarget &T,
+                                   const ParamValues &P) const override {
     const KernelInfo &K = T.Kernel;
     int64_t X = P.get("x"), Y = P.get("y");
     int64_t Threads = X * Y;
@@ -143,23 +149,19 @@ public:
         analyzeLaunches(T.Ctx, K, *M);
     if (!Shapes)
       return Shapes.takeError();
-    return Shapes;
+    BlockSizePlan Plan;
+    Plan.Shapes = std::move(*Shapes);
+    Plan.Size[0] = X;
+    Plan.Size[1] = Y;
+    return Plan;
   }
 
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
-    return shapesFor(T, P).takeError();
-  }
-
-  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
-                                          const ParamValues &P) const override {
-    Expected<SmallVector<LaunchShape, 4>> Shapes = shapesFor(T, P);
-    if (!Shapes)
-      return Shapes.takeError();
-    int64_t Size[2] = {P.get("x"), P.get("y")};
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T, const BlockSizePlan &Plan) const override {
+    const int64_t *Size = Plan.Size;
     const SourceManager &SM = T.getSourceManager();
     tooling::Replacements R;
-    for (const LaunchShape &S : *Shapes) {
+    for (const LaunchShape &S : Plan.Shapes) {
       std::string Grid, Block;
       for (unsigned D = 0; D < S.Work.size(); ++D) {
         std::string Work = sourceText(T.Ctx, S.Work[D]->getSourceRange());

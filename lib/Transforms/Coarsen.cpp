@@ -28,7 +28,13 @@ using namespace llvm;
 namespace cuda_opt {
 namespace {
 
-class Coarsen : public Transform {
+/// The kernel's thread mapping and the coarsening factor.
+struct CoarsenPlan : TransformPlan {
+  ThreadMapping M;
+  int64_t Factor = 2;
+};
+
+class Coarsen : public TransformWithPlan<CoarsenPlan> {
 public:
   StringRef getName() const override { return "coarsen"; }
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
@@ -43,22 +49,23 @@ public:
     return Specs;
   }
 
-  Expected<ThreadMapping> mappingFor(const KernelTarget &T) const {
-    return analyzeLoopableMapping(T.Ctx, T.Kernel, "coarsen");
-  }
-
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
-    return mappingFor(T).takeError();
-  }
-
-  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
-                                          const ParamValues &P) const override {
-    Expected<ThreadMapping> M = mappingFor(T);
+  Expected<CoarsenPlan> makePlan(const KernelTarget &T,
+                                 const ParamValues &P) const override {
+    Expected<ThreadMapping> M =
+        analyzeLoopableMapping(T.Ctx, T.Kernel, "coarsen");
     if (!M)
       return M.takeError();
-    int64_t F = P.get("factor");
-    const MappedIndex &I = M->x();
+    CoarsenPlan Plan;
+    Plan.M = std::move(*M);
+    Plan.Factor = P.get("factor");
+    return Plan;
+  }
+
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T, const CoarsenPlan &Plan) const override {
+    const ThreadMapping &M = Plan.M;
+    int64_t F = Plan.Factor;
+    const MappedIndex &I = M.x();
     std::string Type = indexTypeText(T.Ctx, I.Var);
     std::string Counter = freshName(T.Kernel.Decl, "c");
     std::string Block = isWideIndex(T.Ctx, I.Var)
@@ -71,14 +78,14 @@ public:
 
     // The guard and the work move into the loop; their returns become
     // continues (the guard's own `return;` included).
-    std::vector<const Stmt *> Moved{M->Guard};
-    Moved.insert(Moved.end(), M->Body.begin(), M->Body.end());
-    if (!M->EarlyReturn)
+    std::vector<const Stmt *> Moved{M.Guard};
+    Moved.insert(Moved.end(), M.Body.begin(), M.Body.end());
+    if (!M.EarlyReturn)
       Moved.resize(1);
     std::vector<std::pair<SourceRange, std::string>> Edits;
     if (Error E = returnsToContinue(T.Ctx, Moved, Edits))
       return std::move(E);
-    SourceRange Work(M->Guard->getBeginLoc(), M->Region.getEnd());
+    SourceRange Work(M.Guard->getBeginLoc(), M.Region.getEnd());
     Expected<std::string> WorkText = textWithEdits(T.Ctx, Work, Edits);
     if (!WorkText)
       return WorkText.takeError();
@@ -89,7 +96,7 @@ public:
     const SourceManager &SM = T.getSourceManager();
     tooling::Replacements R;
     if (Error E = R.add(
-            tooling::Replacement(SM, CharSourceRange::getTokenRange(M->Region),
+            tooling::Replacement(SM, CharSourceRange::getTokenRange(M.Region),
                                  Loop, T.Ctx.getLangOpts())))
       return std::move(E);
     for (const LaunchSite &L : T.Kernel.Launches)

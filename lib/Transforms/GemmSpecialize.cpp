@@ -54,7 +54,7 @@ constexpr llvm::StringLiteral StreamHelper = "\n"
 #include "Snippets/GemmOnStream.cuh.inc"
     ;
 /// The edits for one kernel step and the reasons for what was left alone.
-struct Plan {
+struct GemmPlan : TransformPlan {
   std::vector<std::pair<CharSourceRange, std::string>> Edits;
   bool NeedsLaunchHelper = false;
   bool NeedsHandleHelper = false;
@@ -63,7 +63,7 @@ struct Plan {
   std::vector<std::string> Refusals;
 };
 
-class GemmSpecialize : public Transform {
+class GemmSpecialize : public TransformWithPlan<GemmPlan> {
 public:
   StringRef getName() const override { return "gemm-specialize"; }
   StringRef getSummary() const override {
@@ -89,18 +89,17 @@ public:
   /// cubin the tuner could replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
 
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
-    Plan Pl = plan(T, P);
+  Expected<GemmPlan> makePlan(const KernelTarget &T,
+                              const ParamValues &P) const override {
+    GemmPlan Pl = planEdits(T, P);
     if (!Pl.Edits.empty())
-      return Error::success();
+      return Pl;
     // One refusal per line under the pipeline's "kernel 'k':" heading.
     return refuse(join(Pl.Refusals, "\n    "));
   }
 
-  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
-                                          const ParamValues &P) const override {
-    Plan Pl = plan(T, P);
+  Expected<tooling::Replacements> applyPlan(const KernelTarget &T,
+                                            const GemmPlan &Pl) const override {
     std::vector<HostAddition> Add = {
         {HostAddition::Include, "cudaopt/gemm.h", GemmInclude.str()}};
     if (Pl.NeedsLaunchHelper)
@@ -119,8 +118,8 @@ public:
   }
 
 private:
-  Plan plan(const KernelTarget &T, const ParamValues &P) const {
-    Plan Pl;
+  GemmPlan planEdits(const KernelTarget &T, const ParamValues &P) const {
+    GemmPlan Pl;
     planKernel(T, Pl);
     CublasMapOptions Opts;
     Opts.AllowFp16Compute = P.get("allow-fp16-compute") != 0;
@@ -155,7 +154,7 @@ private:
     return Pl;
   }
 
-  void planKernel(const KernelTarget &T, Plan &Pl) const {
+  void planKernel(const KernelTarget &T, GemmPlan &Pl) const {
     const KernelInfo &K = T.Kernel;
     Expected<GemmKernelMatch> Match = matchGemmKernel(T.Ctx, K);
     if (!Match) {

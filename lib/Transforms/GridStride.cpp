@@ -35,7 +35,13 @@ namespace {
 
 constexpr llvm::StringLiteral HelperName = "cudaOptGridStrideBlocks";
 
-class GridStride : public Transform {
+/// The kernel's thread mapping and the grid cap.
+struct GridStridePlan : TransformPlan {
+  ThreadMapping M;
+  int64_t BlocksPerSM = 0;
+};
+
+class GridStride : public TransformWithPlan<GridStridePlan> {
 public:
   StringRef getName() const override { return "grid-stride"; }
   bool changesLaunchConfig(const ParamValues &P) const override {
@@ -55,13 +61,16 @@ public:
     return Specs;
   }
 
-  Expected<ThreadMapping> mappingFor(const KernelTarget &T) const {
-    return analyzeLoopableMapping(T.Ctx, T.Kernel, "grid-stride");
-  }
-
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
-    return mappingFor(T).takeError();
+  Expected<GridStridePlan> makePlan(const KernelTarget &T,
+                                    const ParamValues &P) const override {
+    Expected<ThreadMapping> M =
+        analyzeLoopableMapping(T.Ctx, T.Kernel, "grid-stride");
+    if (!M)
+      return M.takeError();
+    GridStridePlan Plan;
+    Plan.M = std::move(*M);
+    Plan.BlocksPerSM = P.get("blocks-per-sm");
+    return Plan;
   }
 
   /// The loop that replaces the index declaration, guard and body.
@@ -150,22 +159,19 @@ public:
     return false;
   }
 
-  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
-                                          const ParamValues &P) const override {
-    Expected<ThreadMapping> M = mappingFor(T);
-    if (!M)
-      return M.takeError();
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T, const GridStridePlan &Plan) const override {
     const SourceManager &SM = T.getSourceManager();
     const LangOptions &LO = T.Ctx.getLangOpts();
     tooling::Replacements R;
-    Expected<std::string> Loop = loopText(T, *M);
+    Expected<std::string> Loop = loopText(T, Plan.M);
     if (!Loop)
       return Loop.takeError();
     if (Error E = R.add(tooling::Replacement(
-            SM, CharSourceRange::getTokenRange(M->Region), *Loop, LO)))
+            SM, CharSourceRange::getTokenRange(Plan.M.Region), *Loop, LO)))
       return std::move(E);
 
-    int64_t PerSM = P.get("blocks-per-sm");
+    int64_t PerSM = Plan.BlocksPerSM;
     if (PerSM == 0)
       return R;
     for (const LaunchSite &L : T.Kernel.Launches) {

@@ -22,7 +22,13 @@ using namespace llvm;
 namespace cuda_opt {
 namespace {
 
-class LaunchBounds : public Transform {
+/// The attribute's arguments.
+struct LaunchBoundsPlan : TransformPlan {
+  int64_t Threads = 0;
+  int64_t Blocks = 0; ///< 0 = not written.
+};
+
+class LaunchBounds : public TransformWithPlan<LaunchBoundsPlan> {
 public:
   StringRef getName() const override { return "launch-bounds"; }
   StringRef getSummary() const override {
@@ -73,22 +79,26 @@ public:
     return Threads;
   }
 
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
+  Expected<LaunchBoundsPlan> makePlan(const KernelTarget &T,
+                                      const ParamValues &P) const override {
     if (T.Kernel.Decl->hasAttr<CUDALaunchBoundsAttr>())
       return refuse("kernel '" + T.Kernel.name() +
                     "' already has __launch_bounds__");
-    return boundFor(T, P).takeError();
-  }
-
-  Expected<tooling::Replacements>
-  rewrite(const KernelTarget &T, const ParamValues &P) const override {
     Expected<int64_t> Threads = boundFor(T, P);
     if (!Threads)
       return Threads.takeError();
-    std::string Attr = "__launch_bounds__(" + std::to_string(*Threads);
-    if (P.get("blocks") > 0)
-      Attr += ", " + std::to_string(P.get("blocks"));
+    LaunchBoundsPlan Plan;
+    Plan.Threads = *Threads;
+    Plan.Blocks = P.get("blocks");
+    return Plan;
+  }
+
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T,
+            const LaunchBoundsPlan &Plan) const override {
+    std::string Attr = "__launch_bounds__(" + std::to_string(Plan.Threads);
+    if (Plan.Blocks > 0)
+      Attr += ", " + std::to_string(Plan.Blocks);
     Attr += ") ";
     // Insert right before the kernel's name: `__global__ void
     // __launch_bounds__(256) k(...)` is where nvcc and clang both accept it.

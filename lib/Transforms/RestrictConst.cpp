@@ -36,8 +36,6 @@
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
-#include "llvm/Support/WithColor.h"
-#include "llvm/Support/raw_ostream.h"
 #include <optional>
 
 using namespace clang;
@@ -75,8 +73,14 @@ struct ParamEdit {
   bool HasRestrict = false;   ///< This declaration already has it.
 };
 
+/// The parameters (by index) that gain const and __restrict__.
+struct RestrictConstPlan : TransformPlan {
+  std::vector<unsigned> ConstParams;
+  std::vector<unsigned> RestrictParams;
+  std::string RestrictBlocker; ///< Non-empty when restrict was not proven.
+};
 
-class RestrictConst : public Transform {
+class RestrictConst : public TransformWithPlan<RestrictConstPlan> {
 public:
   StringRef getName() const override { return "restrict-const"; }
   StringRef getSummary() const override {
@@ -84,25 +88,23 @@ public:
            "the launch sites prove no aliasing";
   }
 
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
-    return plan(T).takeError();
+  Expected<RestrictConstPlan> makePlan(const KernelTarget &T,
+                                       const ParamValues &P) const override {
+    Expected<RestrictConstPlan> Pl = planParams(T);
+    if (Pl && !Pl->RestrictBlocker.empty())
+      Pl->Notes.push_back("restrict-const: kernel '" + T.Kernel.name() +
+                          "': added const only; __restrict__ is not proven: " +
+                          Pl->RestrictBlocker);
+    return Pl;
   }
 
-  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
-                                          const ParamValues &P) const override {
-    Expected<Plan> Pl = plan(T);
-    if (!Pl)
-      return Pl.takeError();
-    if (!Pl->RestrictBlocker.empty())
-      WithColor::note(errs(), "cuda-opt")
-          << "restrict-const: kernel '" << T.Kernel.name()
-          << "': added const only; __restrict__ is not proven: "
-          << Pl->RestrictBlocker << "\n";
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T,
+            const RestrictConstPlan &Plan) const override {
     const SourceManager &SM = T.getSourceManager();
     tooling::Replacements R;
     for (const FunctionDecl *D : kernelDecls(T.Kernel)) {
-      for (unsigned I : Pl->ConstParams) {
+      for (unsigned I : Plan.ConstParams) {
         Expected<ParamEdit> PE = editSite(T, D->getParamDecl(I));
         if (!PE)
           return PE.takeError();
@@ -110,7 +112,7 @@ public:
                 R.add(tooling::Replacement(SM, PE->ConstLoc, 0, "const ")))
           return std::move(E);
       }
-      for (unsigned I : Pl->RestrictParams) {
+      for (unsigned I : Plan.RestrictParams) {
         Expected<ParamEdit> PE = editSite(T, D->getParamDecl(I));
         if (!PE)
           return PE.takeError();
@@ -125,12 +127,6 @@ public:
   }
 
 private:
-  struct Plan {
-    std::vector<unsigned> ConstParams;
-    std::vector<unsigned> RestrictParams;
-    std::string RestrictBlocker; ///< Non-empty when restrict was not proven.
-  };
-
   static std::string quoted(const NamedDecl *D) {
     return "'" + D->getNameAsString() + "'";
   }
@@ -179,7 +175,7 @@ private:
   }
 
   /// Decide what to add, or say why nothing can be added.
-  Expected<Plan> plan(const KernelTarget &T) const {
+  Expected<RestrictConstPlan> planParams(const KernelTarget &T) const {
     const KernelInfo &K = T.Kernel;
     const SourceManager &SM = T.getSourceManager();
     std::string Kernel = "kernel '" + K.name() + "'";
@@ -258,7 +254,7 @@ private:
       }
     }
 
-    Plan Pl;
+    RestrictConstPlan Pl;
     for (unsigned I = 0; I < NumParams; ++I) {
       const ParamFacts &F = Facts[I];
       if (F.Editable && !F.AlreadyConst && !F.Write)

@@ -112,7 +112,7 @@ static const cudaopt::sparse::TlsDeviceMatrix *
       .str();
 }
 
-struct Plan {
+struct SparsePlan : TransformPlan {
   std::vector<std::pair<CharSourceRange, std::string>> Edits;
   /// A cublasGemmEx call was rewritten: emit the handle-based helper.
   bool NeedsGemmHelper = false;
@@ -121,7 +121,7 @@ struct Plan {
   std::vector<std::string> Refusals;
 };
 
-class SparseWeights : public Transform {
+class SparseWeights : public TransformWithPlan<SparsePlan> {
 public:
   StringRef getName() const override { return "sparse-weights"; }
   StringRef getSummary() const override {
@@ -145,17 +145,16 @@ public:
   /// The call becomes a library call: no kernel variant to replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
 
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
-    Plan Pl = plan(T, P);
+  Expected<SparsePlan> makePlan(const KernelTarget &T,
+                                const ParamValues &P) const override {
+    SparsePlan Pl = planEdits(T, P);
     if (!Pl.Edits.empty())
-      return Error::success();
+      return Pl;
     return refuse(join(Pl.Refusals, "\n    "));
   }
 
-  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
-                                          const ParamValues &P) const override {
-    Plan Pl = plan(T, P);
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T, const SparsePlan &Pl) const override {
     std::vector<HostAddition> Add = {
         {HostAddition::Include, "TlsSpmm.h", "#include \"TlsSpmm.h\"\n"},
         {HostAddition::Include, "vector", "#include <vector>\n"},
@@ -169,19 +168,20 @@ public:
   }
 
 private:
-  Plan plan(const KernelTarget &T, const ParamValues &P) const;
+  SparsePlan planEdits(const KernelTarget &T, const ParamValues &P) const;
   /// The replacement of one marked kernel launch statement, or why not.
   Expected<std::string> rewriteLaunch(ASTContext &Ctx, const KernelInfo &K,
                                       const LaunchSite &L, const SparseMark &M,
-                                      Plan &Pl) const;
+                                      SparsePlan &Pl) const;
   /// The replacement of one marked call, or why it cannot be replaced.
   Expected<std::string> rewriteCall(ASTContext &Ctx, const CublasGemmCall &C,
-                                    const SparseMark &M, Plan &Pl) const;
+                                    const SparseMark &M, SparsePlan &Pl) const;
 };
 
 /// The helper that gives the encoded weight \p M of \p Caller, added to
 /// the plan once.
-std::string weightHelper(Plan &Pl, const SparseMark &M, StringRef Caller) {
+std::string weightHelper(SparsePlan &Pl, const SparseMark &M,
+                         StringRef Caller) {
   std::string Helper = ("cudaoptSparse_" + Caller + "_" + M.Var).str();
   if (!llvm::is_contained(llvm::make_first_range(Pl.Helpers), Helper))
     Pl.Helpers.push_back(
@@ -193,7 +193,7 @@ std::string weightHelper(Plan &Pl, const SparseMark &M, StringRef Caller) {
 Expected<std::string> SparseWeights::rewriteCall(ASTContext &Ctx,
                                                  const CublasGemmCall &C,
                                                  const SparseMark &M,
-                                                 Plan &Pl) const {
+                                                 SparsePlan &Pl) const {
   const CallExpr *Call = C.Call;
   auto Fail = [&](const Twine &Why) {
     return refuse(C.Name + " at " + C.Location + " (marked sparse(" + M.Var +
@@ -245,7 +245,7 @@ Expected<std::string> SparseWeights::rewriteLaunch(ASTContext &Ctx,
                                                    const KernelInfo &K,
                                                    const LaunchSite &L,
                                                    const SparseMark &M,
-                                                   Plan &Pl) const {
+                                                   SparsePlan &Pl) const {
   std::string Where =
       describeLocation(Ctx.getSourceManager(), L.Call->getBeginLoc());
   auto Fail = [&](const Twine &Why) {
@@ -306,8 +306,9 @@ unsigned statementLine(ASTContext &Ctx, const Expr *E) {
       SM.getExpansionLoc(Node.getSourceRange().getBegin()));
 }
 
-Plan SparseWeights::plan(const KernelTarget &T, const ParamValues &P) const {
-  Plan Pl;
+SparsePlan SparseWeights::planEdits(const KernelTarget &T,
+                                    const ParamValues &P) const {
+  SparsePlan Pl;
   std::vector<SparseMark> Marks = findSparseMarks(T.Ctx);
   for (SparseMark &M : Marks) {
     if (!M.Error.empty())

@@ -89,7 +89,13 @@ bool isConstantStep(const Expr *E, const ASTContext &Ctx) {
   return false;
 }
 
-class Unroll : public Transform {
+/// The loops that take the pragma, and its factor.
+struct UnrollPlan : TransformPlan {
+  std::vector<const ForStmt *> Loops;
+  int64_t Factor = 4;
+};
+
+class Unroll : public TransformWithPlan<UnrollPlan> {
 public:
   StringRef getName() const override { return "unroll"; }
   bool isKernelLocal() const override { return true; }
@@ -108,20 +114,22 @@ public:
     return Specs;
   }
 
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &P) const override {
-    return selectLoops(T, P).takeError();
-  }
-
-  Expected<tooling::Replacements> rewrite(const KernelTarget &T,
-                                          const ParamValues &P) const override {
+  Expected<UnrollPlan> makePlan(const KernelTarget &T,
+                                const ParamValues &P) const override {
     Expected<std::vector<const ForStmt *>> Loops = selectLoops(T, P);
     if (!Loops)
       return Loops.takeError();
+    UnrollPlan Plan;
+    Plan.Loops = std::move(*Loops);
+    Plan.Factor = P.get("factor");
+    return Plan;
+  }
+
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T, const UnrollPlan &Plan) const override {
     tooling::Replacements R;
-    for (const ForStmt *FS : *Loops) {
-      Expected<tooling::Replacement> Edit =
-          pragmaBefore(T, FS, P.get("factor"));
+    for (const ForStmt *FS : Plan.Loops) {
+      Expected<tooling::Replacement> Edit = pragmaBefore(T, FS, Plan.Factor);
       if (!Edit)
         return Edit.takeError();
       if (Error E = R.add(*Edit))

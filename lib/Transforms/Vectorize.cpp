@@ -164,7 +164,18 @@ bool isReadToo(ASTContext &Ctx, const Expr *E) {
   return true;
 }
 
-class Vectorize : public Transform {
+/// Everything the rewrite needs, checked.
+struct VectorizePlan : TransformPlan {
+  ThreadMapping M;
+  std::vector<Access> Accesses;
+  /// Accessed pointers in order of first access.
+  std::vector<const ParmVarDecl *> Pointers;
+  std::vector<const DeclRefExpr *> IndexRefs;
+  std::string VectorType;
+  int64_t Width = 4;
+};
+
+class Vectorize : public TransformWithPlan<VectorizePlan> {
 public:
   StringRef getName() const override { return "vectorize"; }
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
@@ -180,19 +191,12 @@ public:
     return Specs;
   }
 
-  /// Everything the rewrite needs, checked.
-  struct Plan {
-    ThreadMapping M;
-    std::vector<Access> Accesses;
-    /// Accessed pointers in order of first access.
-    std::vector<const ParmVarDecl *> Pointers;
-    std::vector<const DeclRefExpr *> IndexRefs;
-    std::string VectorType;
-  };
-
-  Expected<Plan> plan(const KernelTarget &T, int64_t W) const {
+  Expected<VectorizePlan> makePlan(const KernelTarget &T,
+                                   const ParamValues &Params) const override {
+    int64_t W = Params.get("width");
     const std::string Name = T.Kernel.name();
-    Plan P;
+    VectorizePlan P;
+    P.Width = W;
     Expected<ThreadMapping> M = analyzeThreadMapping(T.Ctx, T.Kernel);
     if (!M)
       return M.takeError();
@@ -327,14 +331,9 @@ public:
     return P;
   }
 
-  Error checkLegality(const KernelTarget &T,
-                      const ParamValues &Params) const override {
-    return plan(T, Params.get("width")).takeError();
-  }
-
   /// A pointer that is written but never read, with a plain `p[i] = ...;`
   /// among the top-level statements, needs no load.
-  static bool needsLoad(const Plan &P, const ParmVarDecl *Ptr) {
+  static bool needsLoad(const VectorizePlan &P, const ParmVarDecl *Ptr) {
     bool Read = false;
     for (const Access &A : P.Accesses)
       if (A.Ptr == Ptr && A.Read)
@@ -368,12 +367,8 @@ public:
   }
 
   Expected<tooling::Replacements>
-  rewrite(const KernelTarget &T, const ParamValues &Params) const override {
-    int64_t W = Params.get("width");
-    Expected<Plan> PlanOr = plan(T, W);
-    if (!PlanOr)
-      return PlanOr.takeError();
-    const Plan &P = *PlanOr;
+  applyPlan(const KernelTarget &T, const VectorizePlan &P) const override {
+    int64_t W = P.Width;
     const ThreadMapping &M = P.M;
     const VarDecl *Index = M.x().Var;
     std::string I = Index->getNameAsString();

@@ -13,6 +13,7 @@
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "llvm/Support/JSON.h"
+#include <functional>
 
 namespace cuda_opt {
 
@@ -36,6 +37,9 @@ struct StepRecord {
   bool Applied = false;
   std::string Reason; ///< Why it was not applied.
   unsigned Edits = 0;
+  /// The transform's remarks on an applied step (TransformPlan::Notes), for
+  /// the tool to show; the library never prints them.
+  std::vector<std::string> Notes;
 };
 
 struct PipelineResult {
@@ -64,6 +68,11 @@ struct PipelineOptions {
   /// With CheckFinalText off, steps followed by another are re-parsed on
   /// the host side only, for the next step's AST.
   std::shared_ptr<const ParsePreamble> Preamble;
+  /// Called with each step's record as soon as the step is decided (applied
+  /// or skipped), also when a later step then fails the run and no
+  /// PipelineResult comes back: a tool that shows notes from here shows them
+  /// in every case.
+  std::function<void(const StepRecord &)> OnStep;
 };
 
 /// The pipeline `cuda-opt tune` applies when it cannot measure: rewrites that

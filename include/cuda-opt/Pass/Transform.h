@@ -1,9 +1,12 @@
 //===- Transform.h - The source-to-source transform interface ---*- C++ -*-===//
 //
 // Part of cuda-opt. A transform rewrites one kernel (and, where it must, the
-// host code that launches it). It declares typed parameters, checks its own
-// legality and says why when it refuses, and expresses its rewrite as
-// clang::tooling::Replacements against the current text of the file.
+// host code that launches it). It declares typed parameters and makes one
+// typed decision per kernel: plan() checks legality and returns either the
+// reason it refuses or a plan holding everything the rewrite needs, and
+// apply() turns that plan into clang::tooling::Replacements against the
+// current text of the file. Refusals and notes are values; library code
+// never prints them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_PASS_TRANSFORM_H
@@ -18,6 +21,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cuda_opt {
@@ -69,7 +73,25 @@ struct KernelTarget {
   }
 };
 
-/// Base class of every transform.
+/// What a transform decided for one kernel with one set of parameters:
+/// everything apply() needs, computed once by the legality check. Each
+/// transform derives its own plan type (see TransformWithPlan); a plan refers
+/// into the ASTContext it was made from and is only valid with it.
+struct TransformPlan {
+  TransformPlan() = default;
+  TransformPlan(TransformPlan &&) = default;
+  TransformPlan(const TransformPlan &) = default;
+  TransformPlan &operator=(TransformPlan &&) = default;
+  TransformPlan &operator=(const TransformPlan &) = default;
+  virtual ~TransformPlan();
+
+  /// Remarks for the user on a legal step ("restrict-const: kernel 'k': added
+  /// const only; ..."); the pipeline copies them into its StepRecord.
+  std::vector<std::string> Notes;
+};
+
+/// Base class of every transform. Derive from TransformWithPlan rather than
+/// from this class directly.
 class Transform {
 public:
   virtual ~Transform();
@@ -100,16 +122,54 @@ public:
   /// that is also launched from device code (KernelInfo::DeviceLaunches).
   virtual bool isKernelLocal() const { return false; }
 
-  /// Success if the transform may rewrite this kernel with these parameters;
-  /// otherwise an error whose message is the reason, phrased for the user
-  /// ("kernel 'k' has no counted loop to unroll").
-  virtual llvm::Error checkLegality(const KernelTarget &Target,
-                                    const ParamValues &Params) const = 0;
+  /// The plan for rewriting this kernel with these parameters, if the
+  /// transform may; otherwise an error whose message is the reason, phrased
+  /// for the user ("kernel 'k' has no counted loop to unroll").
+  virtual llvm::Expected<std::unique_ptr<TransformPlan>>
+  plan(const KernelTarget &Target, const ParamValues &Params) const = 0;
 
-  /// The edits. Only called after checkLegality succeeded. Edits may touch
-  /// the kernel and its launch sites, never unrelated code.
+  /// The edits for a plan that plan() returned for the same \p Target. Edits
+  /// may touch the kernel and its launch sites, never unrelated code.
   virtual llvm::Expected<clang::tooling::Replacements>
-  rewrite(const KernelTarget &Target, const ParamValues &Params) const = 0;
+  apply(const KernelTarget &Target, const TransformPlan &Plan) const = 0;
+
+  /// Only the verdict of plan(): success if the transform may rewrite this
+  /// kernel with these parameters, otherwise the reason.
+  llvm::Error checkLegality(const KernelTarget &Target,
+                            const ParamValues &Params) const {
+    return plan(Target, Params).takeError();
+  }
+};
+
+/// The base of a transform whose decision is a \p PlanT (derived from
+/// TransformPlan): it implements makePlan() and applyPlan() on its own plan
+/// type, and this class does the boxing and the downcast.
+template <typename PlanT> class TransformWithPlan : public Transform {
+  static_assert(std::is_base_of_v<TransformPlan, PlanT>,
+                "a plan type derives from TransformPlan");
+
+public:
+  llvm::Expected<std::unique_ptr<TransformPlan>>
+  plan(const KernelTarget &Target, const ParamValues &Params) const final {
+    llvm::Expected<PlanT> P = makePlan(Target, Params);
+    if (!P)
+      return P.takeError();
+    return std::make_unique<PlanT>(std::move(*P));
+  }
+
+  llvm::Expected<clang::tooling::Replacements>
+  apply(const KernelTarget &Target, const TransformPlan &Plan) const final {
+    // plan() made it, so it is a PlanT.
+    return applyPlan(Target, static_cast<const PlanT &>(Plan));
+  }
+
+protected:
+  /// The legality check: the plan, or the reason the transform refuses.
+  virtual llvm::Expected<PlanT> makePlan(const KernelTarget &Target,
+                                         const ParamValues &Params) const = 0;
+  /// The edits that carry out \p Plan.
+  virtual llvm::Expected<clang::tooling::Replacements>
+  applyPlan(const KernelTarget &Target, const PlanT &Plan) const = 0;
 };
 
 /// The list of transforms the tools know. Filled by
