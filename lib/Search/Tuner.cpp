@@ -48,6 +48,7 @@ Expected<TuneResult> rewriteOnly(const Toolchain &TC, const SourceInput &Input,
   PO.KernelName = Opts.KernelName;
   PO.Format = Opts.Format;
   PO.SkipIllegal = Opts.Pipeline.empty();
+  PO.OnStep = Opts.OnRewriteStep;
   Expected<PipelineResult> R = runPipeline(TC, Input, *Pipeline, PO);
   if (!R)
     return R.takeError();

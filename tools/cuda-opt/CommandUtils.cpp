@@ -1,6 +1,6 @@
 //===- CommandUtils.cpp - What the modes of cuda-opt share ----------------===//
 //
-// Part of cuda-opt. Inputs and their parse flags, and error reporting.
+// Part of cuda-opt. Inputs and their parse flags, error reporting and notes.
 //
 // The flags come from after "--" and from -p's compile_commands.json, read
 // here rather than through clang::tooling::CommonOptionsParser, which
@@ -35,6 +35,11 @@ Error makeError(const Twine &Message) { return createStringError(Message); }
 int reportError(Error E) {
   WithColor::error(errs(), ToolName) << toString(std::move(E)) << "\n";
   return 1;
+}
+
+void printNotes(ArrayRef<std::string> Notes) {
+  for (const std::string &Note : Notes)
+    WithColor::note(errs(), ToolName) << Note << "\n";
 }
 
 std::vector<std::string> takeParseFlags(int &Argc, const char *const *Argv) {

@@ -3,7 +3,7 @@
 // Part of cuda-opt. One function per mode, each in its own file; main()
 // picks one (cli::selectMode) and calls it for every input. A mode reads its
 // options from Options.h and returns an llvm::Error that main() reports.
-// CommandUtils.cpp holds what the modes share: inputs and errors.
+// CommandUtils.cpp holds what the modes share: inputs, errors and notes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_TOOLS_COMMANDS_H
@@ -37,6 +37,10 @@ llvm::Error makeError(const llvm::Twine &Message);
 /// (ExitOnError would print it without WithColor's colours, and a failed
 /// input must not stop the next one.)
 int reportError(llvm::Error E);
+
+/// Print the notes of the applied pipeline steps, as the transforms' own
+/// output did before notes became values.
+void printNotes(llvm::ArrayRef<std::string> Notes);
 
 // Inputs (CommandUtils.cpp).
 

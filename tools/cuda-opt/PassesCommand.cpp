@@ -42,6 +42,9 @@ Error runPasses(const Toolchain &TC, const SourceInput &In,
   PipelineOptions Opts;
   Opts.KernelName = cli::KernelName;
   Opts.Format = !cli::NoFormat;
+  // As each step is decided, so that a step's notes show also when a later
+  // step fails the run.
+  Opts.OnStep = [](const StepRecord &S) { printNotes(S.Notes); };
   Expected<PipelineResult> R = runPipeline(TC, In, Pipeline, Opts);
   if (!R)
     return R.takeError();

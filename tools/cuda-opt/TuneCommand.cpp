@@ -56,6 +56,7 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
     sys::fs::make_absolute(Abs); // The worker dlopens it from anywhere.
     Opts.GemmLibraryPath = std::string(Abs);
   }
+  Opts.OnRewriteStep = [](const StepRecord &S) { printNotes(S.Notes); };
   Opts.TimeSeconds = cli::TimeBudget;
   Opts.DryRun = cli::DryRun;
   Opts.LearnedPolicy = cli::PolicyName == "learned";

@@ -13,9 +13,12 @@
 #include "cuda-opt/Search/CandidateSpace.h"
 #include "llvm/Support/JSON.h"
 #include <chrono>
+#include <functional>
 #include <map>
 
 namespace cuda_opt {
+
+struct StepRecord;
 
 struct TuneOptions {
   std::string KernelName;   ///< Empty: the spec's kernel, or the only one.
@@ -50,6 +53,9 @@ struct TuneOptions {
   bool LearnedPolicy = true;
   /// libcudaopt_gemm.so, for measuring gemm-specialize (empty: not found).
   std::string GemmLibraryPath;
+  /// Handed each step of the pipeline applied when nothing is measured, as
+  /// it is decided (PipelineOptions::OnStep): how the tool shows its notes.
+  std::function<void(const StepRecord &)> OnRewriteStep;
   /// Set by tune(): when tuning began (the --time budget counts from it).
   std::chrono::steady_clock::time_point StartedAt;
 };
