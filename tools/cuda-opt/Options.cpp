@@ -7,6 +7,7 @@
 #include "Options.h"
 
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -232,11 +233,24 @@ Expected<Mode> selectMode() {
   const bool Transforming = !Passes.empty() && !Tuning;
   int Modes = ListKernels + Analyze + Tuning + InstrumentCapture +
               CompileCubin + Transforming + LowerSparseMatmul;
-  if (Modes == 0)
+  if (Modes == 0) {
+    // With an input, name the command a user most likely wants: tune, which
+    // without a GPU applies the default pipeline and says it measured nothing.
+    std::string Suggestion;
+    if (InputFiles.size() == 1 && StringRef(InputFiles[0]).ends_with(".cu"))
+      Suggestion = "; to rewrite it with what tune finds fastest (on a GPU) "
+                   "or its default pipeline (without one), run: cuda-opt "
+                   "tune " +
+                   InputFiles[0] + " -o " +
+                   (OutputPath.empty() || OutputPath == "-"
+                        ? sys::path::stem(InputFiles[0]).str() + ".opt.cu"
+                        : OutputPath.getValue());
     return error(
         "nothing to do: give one of tune, --list-kernels, --analyze, "
         "--passes=PIPELINE, --instrument-capture, --compile-cubin, "
-        "--lower-sparse-matmul or --list-passes (see --help)");
+        "--lower-sparse-matmul or --list-passes (see --help)" +
+        Suggestion);
+  }
   if (Modes > 1)
     return error("tune, --list-kernels, --analyze, --passes, "
                  "--instrument-capture, --compile-cubin and "
