@@ -3,8 +3,9 @@
 # add_cuda_opt_library(Name src... [LINK_LIBS lib...] [DEPENDS target...])
 # builds lib/<Stage> as the static library CudaOpt<Stage>. LINK_LIBS names
 # only cuda-opt libraries of the stages below (utils/check-layering.py checks
-# it) and runtime libraries; LLVM/Clang/MLIR come last, at the tools' link
-# (CUDA_OPT_LINK_LIBS), so a static and a shared LLVM link the same way.
+# it), runtime libraries and CudaOptMLIR. Every library links CudaOptLLVM
+# (LLVM and Clang, static or shared, top-level CMakeLists.txt), which
+# therefore comes after all of cuda-opt's archives on a tool's link line.
 #
 #===----------------------------------------------------------------------===#
 function(add_cuda_opt_library name)
@@ -15,9 +16,7 @@ function(add_cuda_opt_library name)
     # The clang plugin is a shared module built from these archives.
     set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   endif()
-  if(ARG_LINK_LIBS)
-    target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS})
-  endif()
+  target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} CudaOptLLVM)
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()

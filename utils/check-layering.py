@@ -24,7 +24,7 @@ STAGES = ["Support", "Frontend", "Analysis", "Pass", "Transforms", "Capture",
 BESIDE = {"SparseLowering": {"Support"}}
 # Libraries the plugin must not link, directly or through another library.
 PLUGIN_FORBIDDEN = {"CudaOptCapture", "CudaOptMeasure", "CudaOptSearch",
-                    "CudaOptSparseLowering", "MLIR"}
+                    "CudaOptSparseLowering", "CudaOptMLIR", "MLIR"}
 
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"cuda-opt/([A-Za-z]+)/')
 LIBRARY_RE = re.compile(r"add_cuda_opt_library\(\s*(\w+)(.*?)\)", re.S)
