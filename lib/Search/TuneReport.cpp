@@ -8,6 +8,7 @@
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
+#include <algorithm>
 #include <map>
 
 using namespace llvm;
@@ -114,9 +115,10 @@ json::Value TuneResult::toJSON(StringRef File) const {
   return Out;
 }
 
-/// One table row per (kernel, reason) of the candidates a legality check
-/// refused: how many, which pipelines (the parameter values it covered).
-static void writeRefusalRows(raw_ostream &OS,
+/// One table row per (kernel, reason) of candidates that were not measured
+/// (refused by a legality check, or ranked after the budget): how many, which
+/// pipelines (the parameter values it covered).
+static void writeGroupedRows(raw_ostream &OS, StringRef Status,
                              ArrayRef<const CandidateRecord *> Illegal) {
   std::vector<std::pair<std::string, std::string>> Keys;
   std::map<std::pair<std::string, std::string>,
@@ -148,7 +150,7 @@ static void writeRefusalRows(raw_ostream &OS,
         Ch = ' ';
     OS << "| " << Key.first << " | " << G.size()
        << (G.size() == 1 ? " candidate" : " candidates") << " | " << Pipelines
-       << " | illegal |  |  |  |  | " << D << " |\n";
+       << " | " << Status << " |  |  |  |  | " << D << " |\n";
   }
 }
 
@@ -221,14 +223,20 @@ std::string TuneResult::toMarkdown(StringRef File) const {
         "(% of "
      << format("%.0f", CopyCeilingGBs)
      << " GB/s) | detail |\n|---|---|---|---|---|---|---|---|---|\n";
-  // Measured and rejected candidates first, in the order they were tried;
-  // the illegal ones after them, one row per kernel and reason.
-  std::vector<const CandidateRecord *> Illegal;
+  // Measured (and rejected) candidates first, in the order they were tried;
+  // then the legal ones the budget left out and the illegal ones, one row
+  // per kernel and reason each.
+  std::vector<const CandidateRecord *> Rows, Illegal, OverBudget;
   for (const CandidateRecord &C : Candidates) {
-    if (C.Status == "illegal") {
-      Illegal.push_back(&C);
-      continue;
-    }
+    if (C.Status == "illegal" || C.Status == "over-budget")
+      (C.Status == "illegal" ? Illegal : OverBudget).push_back(&C);
+    else
+      Rows.push_back(&C);
+  }
+  std::stable_partition(Rows.begin(), Rows.end(),
+                        [](const CandidateRecord *C) { return C->M.Runs > 0; });
+  for (const CandidateRecord *Row : Rows) {
+    const CandidateRecord &C = *Row;
     OS << "| " << C.Kernel << " | " << C.Id << " | `"
        << (C.Pipeline.empty() ? "-" : C.Pipeline)
        << "` | " << C.Status << " | ";
@@ -247,7 +255,8 @@ std::string TuneResult::toMarkdown(StringRef File) const {
         Ch = ' ';
     OS << D << " |\n";
   }
-  writeRefusalRows(OS, Illegal);
+  writeGroupedRows(OS, "over-budget", OverBudget);
+  writeGroupedRows(OS, "illegal", Illegal);
   return S;
 }
 
