@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/Tuner.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 #include <algorithm>
@@ -115,6 +116,28 @@ json::Value TuneResult::toJSON(StringRef File) const {
   return Out;
 }
 
+/// A refusal reads "pass{a=1}: why"; the reason without the parameter
+/// values in the prefix, so "block-size{x=32,y=2}: ..." and
+/// "block-size{x=64,y=2}: ..." share a row.
+static std::string reasonText(StringRef Detail) {
+  auto [Step, Why] = Detail.split(": ");
+  if (Why.empty() || Step.contains(' '))
+    return Detail.str();
+  return (Step.split('{').first + ": " + Why).str();
+}
+
+/// The reason with every number replaced, for grouping: the numbers are the
+/// parameter values, listed in the row's pipelines.
+static std::string reasonKey(StringRef Detail) {
+  std::string Key;
+  for (char C : reasonText(Detail))
+    if (!isDigit(C))
+      Key += C;
+    else if (Key.empty() || Key.back() != '#')
+      Key += '#';
+  return Key;
+}
+
 /// One table row per (kernel, reason) of candidates that were not measured
 /// (refused by a legality check, or ranked after the budget): how many, which
 /// pipelines (the parameter values it covered).
@@ -125,7 +148,7 @@ static void writeGroupedRows(raw_ostream &OS, StringRef Status,
            std::vector<const CandidateRecord *>>
       Groups;
   for (const CandidateRecord *C : Illegal) {
-    auto Key = std::make_pair(C->Kernel, C->Detail);
+    auto Key = std::make_pair(C->Kernel, reasonKey(C->Detail));
     auto [It, New] = Groups.try_emplace(Key);
     if (New)
       Keys.push_back(Key);
@@ -144,7 +167,7 @@ static void writeGroupedRows(raw_ostream &OS, StringRef Status,
     }
     if (Shown < G.size())
       Pipelines += " and " + std::to_string(G.size() - Shown) + " more";
-    std::string D = Key.second.substr(0, 160);
+    std::string D = reasonText(G.front()->Detail).substr(0, 160);
     for (char &Ch : D)
       if (Ch == '\n' || Ch == '|')
         Ch = ' ';
