@@ -5,6 +5,10 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Frontend/NvccCompat.h"
 
+#include "clang/Basic/LangOptions.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallVector.h"
+
 namespace cuda_opt {
 
 llvm::StringRef nvccCompatHeaderPath() {
@@ -15,10 +19,18 @@ llvm::StringRef nvccCompatHeaderPath() {
 // integer types and their signed/unsigned mixes, float, double and their
 // mixes), host-only: clang's headers already give the device the same set.
 // Only parsed, never compiled: cuda-opt's variants are built by nvcc/NVRTC.
+// Also the C and C++ headers nvcc's crt/common_functions.h includes, which
+// make e.g. time() usable without <ctime> under nvcc (found in Rodinia).
 llvm::StringRef nvccCompatHeaderText() {
   return R"(#ifndef CUDA_OPT_NVCC_HOST_COMPAT_H
 #define CUDA_OPT_NVCC_HOST_COMPAT_H
 #if defined(__cplusplus) && defined(__CUDA__)
+#include <string.h>
+#include <time.h>
+#include <new>
+#include <stdio.h>
+#include <stdlib.h>
+#include <assert.h>
 #define CUDA_OPT_MINMAX(R, A, B)                                              \
   static inline __attribute__((host)) R min(const A a, const B b) {          \
     return (R)a < (R)b ? (R)a : (R)b;                                        \
@@ -47,6 +59,114 @@ CUDA_OPT_MINMAX(double, double, float)
 #endif
 #endif
 )";
+}
+
+namespace {
+struct RawToken {
+  clang::tok::TokenKind Kind;
+  unsigned Begin, End; ///< Offsets in the text.
+};
+} // namespace
+
+/// Only whitespace (no comment, no backslash-newline) between two offsets.
+static bool onlySpaces(llvm::StringRef Text, unsigned From, unsigned To) {
+  return From < To && Text.slice(From, To).find_first_not_of(" \t\r\n") ==
+                          llvm::StringRef::npos;
+}
+
+std::string normalizeSpacedLaunches(llvm::StringRef Text) {
+  // Cheap test first: almost every file has no "<<" or ">>" followed by
+  // blanks.
+  auto SpacedPair = [&](llvm::StringRef Pair) {
+    for (size_t I = Text.find(Pair); I != llvm::StringRef::npos;
+         I = Text.find(Pair, I + 2))
+      if (I + 2 < Text.size() &&
+          llvm::StringRef(" \t\n\r").contains(Text[I + 2]))
+        return true;
+    return false;
+  };
+  bool Candidate = SpacedPair("<<") || SpacedPair(">>");
+  if (!Candidate)
+    return Text.str();
+
+  clang::LangOptions LO;
+  LO.CPlusPlus = LO.CPlusPlus11 = LO.CPlusPlus14 = LO.CPlusPlus17 = true;
+  LO.CUDA = true;
+  clang::Lexer Lex(clang::SourceLocation(), LO, Text.begin(), Text.begin(),
+                   Text.end());
+  llvm::SmallVector<RawToken, 0> Toks;
+  clang::Token T;
+  while (true) {
+    Lex.LexFromRawLexer(T);
+    if (T.is(clang::tok::eof))
+      break;
+    unsigned End = Lex.getBufferLocation() - Text.begin();
+    Toks.push_back({T.getKind(), End - T.getLength(), End});
+  }
+
+  std::string Out = Text.str();
+  // `<<<`, or `<<` blank `<` unless it follows `operator` (explicit template
+  // arguments of operator<<), opens a launch; it closes at the first `>>>`
+  // or `>>` blank `>` outside parentheses, brackets and braces, before the
+  // statement's `;`.
+  for (size_t I = 0; I + 1 < Toks.size(); ++I) {
+    bool SpacedOpen =
+        Toks[I].Kind == clang::tok::lessless &&
+        Toks[I + 1].Kind == clang::tok::less &&
+        onlySpaces(Text, Toks[I].End, Toks[I + 1].Begin) &&
+        !(I > 0 && Toks[I - 1].Kind == clang::tok::raw_identifier &&
+          Text.slice(Toks[I - 1].Begin, Toks[I - 1].End) == "operator");
+    if (!SpacedOpen && Toks[I].Kind != clang::tok::lesslessless)
+      continue;
+    size_t Close = 0;
+    int Depth = 0;
+    for (size_t J = I + (SpacedOpen ? 2 : 1); J < Toks.size() && !Close; ++J) {
+      switch (Toks[J].Kind) {
+      case clang::tok::l_paren:
+      case clang::tok::l_square:
+      case clang::tok::l_brace:
+        ++Depth;
+        break;
+      case clang::tok::r_paren:
+      case clang::tok::r_square:
+      case clang::tok::r_brace:
+        --Depth;
+        break;
+      case clang::tok::semi:
+        J = Toks.size(); // No close before the statement ends.
+        continue;
+      case clang::tok::greatergreatergreater:
+        if (Depth == 0)
+          Close = J;
+        break;
+      case clang::tok::greatergreater:
+        if (Depth == 0 && J + 1 < Toks.size() &&
+            Toks[J + 1].Kind == clang::tok::greater &&
+            onlySpaces(Text, Toks[J].End, Toks[J + 1].Begin))
+          Close = J;
+        break;
+      default:
+        break;
+      }
+      if (Depth < 0)
+        break;
+    }
+    if (!Close)
+      continue;
+    auto Join = [&](size_t First, char C) {
+      // "<<" blanks "<"  ->  "<<<" blanks: the same length.
+      unsigned Begin = Toks[First].Begin, End = Toks[First + 1].End;
+      std::string Blanks =
+          Text.slice(Toks[First].End, Toks[First + 1].Begin).str();
+      Out.replace(Begin, End - Begin, std::string(3, C) + Blanks);
+    };
+    if (SpacedOpen)
+      Join(I, '<');
+    if (Toks[Close].Kind == clang::tok::greatergreater)
+      Join(Close, '>');
+    I = Close;
+  }
+  return Out;
 }
 
 } // namespace cuda_opt

@@ -75,8 +75,8 @@ std::shared_ptr<ParsePreamble> ParsePreamble::build(const Toolchain &TC,
       invocationFor(TC, Input.Path, Input.Flags, Side, Diags);
   if (!CI)
     return nullptr;
-  std::unique_ptr<MemoryBuffer> Main =
-      MemoryBuffer::getMemBufferCopy(Input.Text, Input.Path);
+  std::unique_ptr<MemoryBuffer> Main = MemoryBuffer::getMemBufferCopy(
+      normalizeSpacedLaunches(Input.Text), Input.Path);
   PreambleBounds Bounds =
       ComputePreambleBounds(CI->getLangOpts(), Main->getMemBufferRef(), 0);
   if (Bounds.Size == 0)
@@ -112,8 +112,8 @@ ParsePreamble::parse(const Toolchain &TC, const SourceInput &Input) const {
       invocationFor(TC, Input.Path, Input.Flags, Side, Diags);
   if (!CI)
     return parseSource(TC, Input, Side);
-  std::unique_ptr<MemoryBuffer> Main =
-      MemoryBuffer::getMemBufferCopy(Input.Text, Input.Path);
+  std::unique_ptr<MemoryBuffer> Main = MemoryBuffer::getMemBufferCopy(
+      normalizeSpacedLaunches(Input.Text), Input.Path);
   PreambleBounds Bounds =
       ComputePreambleBounds(CI->getLangOpts(), Main->getMemBufferRef(), 0);
   IntrusiveRefCntPtr<vfs::FileSystem> VFS = vfs::getRealFileSystem();

@@ -31,7 +31,7 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
   // buildASTFromCodeWithArgs prepends the tool name itself.
   Args.erase(Args.begin());
   std::unique_ptr<ASTUnit> Unit = tooling::buildASTFromCodeWithArgs(
-      Input.Text, Args, Input.Path, "cuda-opt",
+      normalizeSpacedLaunches(Input.Text), Args, Input.Path, "cuda-opt",
       std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(),
       tooling::FileContentMappings{

@@ -11,6 +11,7 @@
 #define CUDA_OPT_FRONTEND_NVCCCOMPAT_H
 
 #include "llvm/ADT/StringRef.h"
+#include <string>
 
 namespace cuda_opt {
 
@@ -20,6 +21,14 @@ llvm::StringRef nvccCompatHeaderPath();
 
 /// The header's text.
 llvm::StringRef nvccCompatHeaderText();
+
+/// \p Text with every kernel launch written with spaced chevrons
+/// (`k << < grid, block >> > (args)`, which nvcc accepts and clang does not)
+/// turned into `k<<<` ... `>>>` followed by the same whitespace, so every
+/// offset, line and column after each chevron stays where it was. Only the
+/// parses see this text; rewrites apply to the user's own, so untouched
+/// launches keep their spelling. Returns \p Text unchanged when it has none.
+std::string normalizeSpacedLaunches(llvm::StringRef Text);
 
 } // namespace cuda_opt
 
