@@ -15,7 +15,6 @@
 #define CUDA_OPT_ANALYSIS_THREADMAPPING_H
 
 #include "cuda-opt/Analysis/KernelFinder.h"
-#include "clang/Tooling/Core/Replacement.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 #include <functional>

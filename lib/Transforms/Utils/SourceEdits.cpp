@@ -18,8 +18,6 @@ using namespace llvm;
 
 namespace cuda_opt {
 
-static Error fail(const Twine &Reason) { return refuse(Reason); }
-
 static std::string where(const ASTContext &Ctx, SourceLocation Loc) {
   return describeLocation(Ctx.getSourceManager(), Loc);
 }
@@ -54,7 +52,7 @@ Error rewriteGridX(ASTContext &Ctx, const LaunchSite &L,
   const SourceManager &SM = Ctx.getSourceManager();
   const Expr *Grid = launchGridExpr(L);
   if (!Grid)
-    return fail("the launch at " + where(Ctx, L.Call->getBeginLoc()) +
+    return refuse("the launch at " + where(Ctx, L.Call->getBeginLoc()) +
                 " has no grid");
   const Expr *E = stripLaunchArgImplicit(Grid);
   if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
@@ -76,11 +74,11 @@ Error rewriteGridX(ASTContext &Ctx, const LaunchSite &L,
     std::string V = parenthesizedText(Ctx, E);
     NewText = "dim3(" + Wrap(V + ".x") + ", " + V + ".y, " + V + ".z)";
   } else {
-    return fail("the grid of the launch at " +
+    return refuse("the grid of the launch at " +
                 where(Ctx, L.Call->getBeginLoc()) + " cannot be rewritten");
   }
   if (inMacro(Target->getSourceRange()))
-    return fail("the grid of the launch at " +
+    return refuse("the grid of the launch at " +
                 where(Ctx, L.Call->getBeginLoc()) +
                 " is written inside a macro");
   return Out.add(tooling::Replacement(
@@ -146,12 +144,12 @@ textWithEdits(const ASTContext &Ctx, SourceRange R,
   const SourceManager &SM = Ctx.getSourceManager();
   const LangOptions &LO = Ctx.getLangOpts();
   if (inMacro(R))
-    return fail("the code at " + where(Ctx, R.getBegin()) +
+    return refuse("the code at " + where(Ctx, R.getBegin()) +
                 " is a macro expansion");
   CharSourceRange Whole =
       Lexer::makeFileCharRange(CharSourceRange::getTokenRange(R), SM, LO);
   if (Whole.isInvalid())
-    return fail("the code at " + where(Ctx, R.getBegin()) +
+    return refuse("the code at " + where(Ctx, R.getBegin()) +
                 " has no contiguous source text");
   unsigned Begin = SM.getFileOffset(Whole.getBegin());
   unsigned End = SM.getFileOffset(Whole.getEnd());
@@ -159,14 +157,14 @@ textWithEdits(const ASTContext &Ctx, SourceRange R,
   std::vector<std::tuple<unsigned, unsigned, std::string>> Pieces;
   for (const auto &[Range, New] : Edits) {
     if (inMacro(Range))
-      return fail("the code at " + where(Ctx, Range.getBegin()) +
+      return refuse("the code at " + where(Ctx, Range.getBegin()) +
                   " that needs rewriting is inside a macro expansion");
     CharSourceRange C =
         Lexer::makeFileCharRange(CharSourceRange::getTokenRange(Range), SM, LO);
     unsigned B = SM.getFileOffset(C.getBegin());
     unsigned E = SM.getFileOffset(C.getEnd());
     if (C.isInvalid() || B < Begin || E > End)
-      return fail("internal error: edit outside the rewritten range");
+      return refuse("internal error: edit outside the rewritten range");
     Pieces.emplace_back(B - Begin, E - Begin, New);
   }
   llvm::sort(Pieces);
@@ -174,7 +172,7 @@ textWithEdits(const ASTContext &Ctx, SourceRange R,
   unsigned Pos = 0;
   for (const auto &[B, E, New] : Pieces) {
     if (B < Pos)
-      return fail("internal error: overlapping edits");
+      return refuse("internal error: overlapping edits");
     Out += Text.substr(Pos, B - Pos);
     Out += New;
     Pos = E;
