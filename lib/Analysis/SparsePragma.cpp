@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/SparsePragma.h"
+#include "cuda-opt/Analysis/CudaOptPragma.h"
 
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/SmallVector.h"
@@ -13,27 +14,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace cuda_opt {
-
-static SmallVector<StringRef, 0> mainFileLines(const ASTContext &Ctx) {
-  const SourceManager &SM = Ctx.getSourceManager();
-  SmallVector<StringRef, 0> Lines;
-  SM.getBufferData(SM.getMainFileID()).split(Lines, '\n');
-  return Lines;
-}
-
-/// The text after `#pragma cuda_opt` on \p Line, or std::nullopt.
-static std::optional<StringRef> cudaOptPragma(StringRef Line) {
-  Line = Line.trim();
-  if (!Line.consume_front("#"))
-    return std::nullopt;
-  Line = Line.ltrim();
-  if (!Line.consume_front("pragma"))
-    return std::nullopt;
-  Line = Line.ltrim();
-  if (!Line.consume_front("cuda_opt"))
-    return std::nullopt;
-  return Line.trim();
-}
 
 static SparseMark parseMark(StringRef Body, unsigned Line) {
   SparseMark M;
@@ -74,26 +54,22 @@ static SparseMark parseMark(StringRef Body, unsigned Line) {
 
 std::vector<SparseMark> findSparseMarks(const ASTContext &Ctx) {
   std::vector<SparseMark> Marks;
-  SmallVector<StringRef, 0> Lines = mainFileLines(Ctx);
-  for (size_t I = 0; I < Lines.size(); ++I)
-    if (std::optional<StringRef> Body = cudaOptPragma(Lines[I]))
-      Marks.push_back(parseMark(*Body, I + 1));
+  for (const CudaOptPragma &P : findCudaOptPragmas(Ctx))
+    if (!StringRef(P.Body).starts_with("fp_model")) // Typos get an error.
+      Marks.push_back(parseMark(P.Body, P.Line));
   return Marks;
 }
 
 const SparseMark *markAbove(const ASTContext &Ctx,
                             const std::vector<SparseMark> &Marks,
                             unsigned StmtLine) {
-  SmallVector<StringRef, 0> Lines = mainFileLines(Ctx);
-  for (unsigned L = StmtLine - 1; L >= 1 && L <= Lines.size(); --L) {
-    StringRef Text = Lines[L - 1].trim();
-    for (const SparseMark &M : Marks)
-      if (M.Line == L)
-        return &M;
-    if (Text.empty() || Text.starts_with("//") || Text.starts_with("#pragma"))
-      continue;
-    return nullptr;
-  }
+  std::vector<unsigned> Lines;
+  for (const SparseMark &M : Marks)
+    Lines.push_back(M.Line);
+  unsigned L = pragmaLineAbove(Ctx, Lines, StmtLine);
+  for (const SparseMark &M : Marks)
+    if (L && M.Line == L)
+      return &M;
   return nullptr;
 }
 

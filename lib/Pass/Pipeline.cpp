@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Pass/Pipeline.h"
 #include "cuda-opt/Pass/SourceStyle.h"
+#include "cuda-opt/Analysis/CudaOptPragma.h"
 
 #include "clang/Format/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -130,6 +131,20 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                K->DeviceLaunches.front().Call->getBeginLoc()) +
               " (dynamic parallelism), which cuda-opt does not model; only "
               "kernel-local passes such as unroll apply");
+        std::string PinError;
+        FpModel Model = Opts.Model;
+        if (std::optional<FpModel> Pin =
+                kernelFpModelPin(Ctx, K->Decl, PinError))
+          Model = *Pin;
+        if (!PinError.empty())
+          return refuse("kernel '" + Name + "': " + PinError);
+        FpEffect Effect = PI.Pass->fpEffect(PI.Params);
+        if (!fpModelAllows(Model, Effect))
+          return refuse("the rewrite " + describeFpEffect(Effect) +
+                        ", which --fp-model=" + fpModelName(Model) +
+                        " does not allow for kernel '" + Name +
+                        "' (needs --fp-model=" +
+                        fpModelName(modelRequiredFor(Effect)) + ")");
         return PI.Pass->plan(Target, PI.Params);
       };
       Expected<std::unique_ptr<TransformPlan>> StepPlan = PlanStep();

@@ -53,6 +53,9 @@ struct PipelineOptions {
   std::string KernelName;
   /// Run clang-format on the edited ranges.
   bool Format = true;
+  /// What the passes may do to floating-point results (Support/FpModel.h);
+  /// a kernel's `#pragma cuda_opt fp_model(...)` overrides it for that kernel.
+  FpModel Model = FpModel::Reassoc;
   /// Best effort: a pass that is legal for no kernel is recorded as skipped
   /// instead of failing the run (used by the default pipeline).
   bool SkipIllegal = false;

@@ -13,6 +13,7 @@
 #define CUDA_OPT_PASS_TRANSFORM_H
 
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Support/FpModel.h"
 #include "cuda-opt/Support/Refusal.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Tooling/Core/Replacement.h"
@@ -121,6 +122,13 @@ public:
   /// never at its launch sites (unroll). Only such passes run on a kernel
   /// that is also launched from device code (KernelInfo::DeviceLaunches).
   virtual bool isKernelLocal() const { return false; }
+
+  /// What the rewrite does to the kernel's floating-point results
+  /// (Support/FpModel.h). The pipeline refuses a step whose effect the
+  /// fp-model in force does not allow, before plan() is asked.
+  virtual FpEffect fpEffect(const ParamValues &Params) const {
+    return FpEffect::Preserves;
+  }
 
   /// The plan for rewriting this kernel with these parameters, if the
   /// transform may; otherwise an error whose message is the reason, phrased
