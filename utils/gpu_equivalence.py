@@ -8,6 +8,13 @@ Builds FILE.cu and its rewrite with nvcc, runs both as `prog OUT SEED` for each
 seed (the program dumps its outputs with test/GPU/Inputs/gpu_check.h), and
 compares the dumps: same records, same lengths, every element within
 tolerance, NaN/Inf only where the original has them. Exit 0 when equal.
+
+--fp-model=strict compares every element bit for bit (NaN == NaN, -0 == +0).
+--fp-model=reassoc (for rewrites that reorder float sums): a float output "X"
+for which the program also dumps "X.fp64" (its fp64 host reference) passes
+when max|new - ref| <= 2 max|orig - ref| + 2 ulp(max|ref|), the rule the
+tuner's verification applies against its fp64 shadow (docs/fp-model.md);
+outputs without a reference are compared as usual.
 """
 import argparse
 import math
@@ -39,7 +46,43 @@ def read_dump(path):
     return records
 
 
-def compare(orig, new, rtol_override):
+def ulp32(x):
+    """The spacing of fp32 numbers at magnitude x."""
+    if x == 0 or not math.isfinite(x):
+        return 2.0 ** -149
+    e = math.frexp(x)[1]  # x = m * 2**e, 0.5 <= m < 1
+    return 2.0 ** (e - 24)
+
+
+def compare_to_reference(name, a, b, ref):
+    """The reassoc rule: the rewrite may be as far from the fp64 reference as
+    twice the original's largest error, plus two ulps of the output's scale."""
+    if len(ref) != len(a):
+        return ["%s: the reference %s.fp64 has %d elements, the output %d"
+                % (name, name, len(ref), len(a))]
+    err_orig = err_new = scale = 0.0
+    worst = None
+    for i, (x, y, r) in enumerate(zip(a, b, ref)):
+        if not math.isfinite(x) or not math.isfinite(y):
+            if not ((math.isnan(x) and math.isnan(y)) or x == y):
+                return ["%s: [%d] is %r, the original's is %r" % (name, i, y, x)]
+            continue
+        if not math.isfinite(r):
+            continue
+        scale = max(scale, abs(r))
+        err_orig = max(err_orig, abs(x - r))
+        if abs(y - r) > err_new:
+            err_new = abs(y - r)
+            worst = (i, y, r)
+    bound = 2 * err_orig + 2 * ulp32(scale)
+    if err_new > bound:
+        return ["%s: max |new - fp64| = %.3g at [%d] (%r vs %r) exceeds 2 x the "
+                "original's %.3g + 2 ulp" % (name, err_new, worst[0], worst[1],
+                                             worst[2], err_orig)]
+    return []
+
+
+def compare(orig, new, rtol_override, fp_model=None):
     problems = []
     if set(orig) != set(new):
         problems.append("outputs differ: %s vs %s" % (sorted(orig), sorted(new)))
@@ -49,7 +92,14 @@ def compare(orig, new, rtol_override):
         if dtype != dtype_b or len(a) != len(b):
             problems.append("%s: dtype/length differ" % name)
             continue
-        rtol = DEFAULT_RTOL[dtype] if rtol_override is None else rtol_override
+        ref = orig.get(name + ".fp64")
+        if fp_model == "reassoc" and ref is not None and dtype in (0, 2):
+            problems += compare_to_reference(name, a, b, ref[1])
+            continue
+        if fp_model == "strict":
+            rtol = 0.0
+        else:
+            rtol = DEFAULT_RTOL[dtype] if rtol_override is None else rtol_override
         scale = max((abs(x) for x in a if math.isfinite(x)), default=1.0) or 1.0
         bad = 0
         first = None
@@ -89,6 +139,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--rtol", type=float, default=None)
     ap.add_argument("--arch", default="sm_90")
+    ap.add_argument("--fp-model", choices=("strict", "reassoc"), default=None)
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     rest = [a for a in args.rest if a != "--"]
@@ -100,7 +151,8 @@ def main():
     include = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "..", "test", "GPU", "Inputs")
     rewritten = os.path.join(args.work, "rewritten.cu")
-    run([args.cuda_opt] + rest + ["-o", rewritten, "--", "-I", include],
+    fp = ["--fp-model=" + args.fp_model] if args.fp_model else []
+    run([args.cuda_opt] + rest + fp + ["-o", rewritten, "--", "-I", include],
         "cuda-opt")
     nvcc = [args.nvcc, "-O2", "-std=c++17", "-arch=" + args.arch, "-I", include]
     exe = {}
@@ -116,7 +168,8 @@ def main():
             dumps[tag] = read_dump(out)
         if not dumps["orig"]:
             failures.append("seed %d: the original dumped no outputs" % seed)
-        for p in compare(dumps["orig"], dumps["new"], args.rtol):
+        for p in compare(dumps["orig"], dumps["new"], args.rtol,
+                         args.fp_model):
             failures.append("seed %d: %s" % (seed, p))
     if failures:
         print("NOT EQUIVALENT:\n  " + "\n  ".join(failures))

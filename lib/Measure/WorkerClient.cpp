@@ -108,6 +108,10 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
     Pending.push_back(I);
   }
   sys::fs::create_directories(Opts.WorkDir);
+  // A shadow that takes the worker down (it runs before the baseline) is
+  // dropped and the job run again without it.
+  std::optional<MeasureOptions::ShadowJob> Shadow = Opts.Shadow;
+  std::string ShadowNote;
   unsigned Attempt = 0;
   const unsigned Total = Pending.size();
   while (true) {
@@ -129,6 +133,18 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
                      {worker::job::RelTol, Opts.RelTol}};
     if (Opts.Reference)
       Job[worker::job::Reference] = json::Object(*Opts.Reference);
+    if (!Opts.FpModel.empty())
+      Job[worker::job::FpModel] = Opts.FpModel;
+    if (Shadow) {
+      json::Array Promote;
+      for (bool P : Shadow->Promote)
+        Promote.push_back(P);
+      Job[worker::job::Shadow] =
+          json::Object{{worker::shadow::Module, Shadow->Module},
+                       {worker::shadow::Entry, Shadow->Entry},
+                       {worker::shadow::Shmem, Shadow->Shmem},
+                       {worker::shadow::Promote, std::move(Promote)}};
+    }
     if (Opts.Race)
       Job[worker::job::Race] = true;
     if (Opts.TimeBudgetEnd) {
@@ -205,6 +221,12 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
                                : "");
     }
     if (RC != 0) {
+      if (Shadow && (Culprit.empty() || Culprit == Vs[0].Id)) {
+        Shadow.reset();
+        ShadowNote = "no fp64 reference: the worker failed with it (" + Why +
+                     "); compared with the original at the fp32 tolerance";
+        continue;
+      }
       if (Culprit.empty() || Culprit == Vs[0].Id ||
           Culprit == worker::result::InProgressTiming)
         return createStringError(inconvertibleErrorCode(),
@@ -259,6 +281,16 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
         Reference->P90Ms = T->getNumber(worker::stats::P90Ms).value_or(0);
       }
     }
+    if (const json::Object *Sh = RO->getObject(worker::result::Shadow)) {
+      if (Sh->getBoolean("used").value_or(false))
+        ShadowNote = formatv("fp64 reference used; the original's largest "
+                             "error against it: {0:e2}",
+                             Sh->getNumber("original_error").value_or(0));
+      else
+        ShadowNote = "no fp64 reference: " +
+                     Sh->getString("error").value_or("").str() +
+                     "; compared with the original at the fp32 tolerance";
+    }
     std::string ReplayWarning;
     if (const json::Array *W = RO->getArray(worker::result::ReplayWarnings))
       for (const json::Value &Item : *W)
@@ -274,6 +306,9 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
       M.Error = O.getString(VR::Error).value_or("").str();
       M.Speedup = O.getNumber(VR::Speedup).value_or(0);
       M.MaxRelError = O.getNumber(VR::MaxRelError).value_or(0);
+      M.Check = O.getString(VR::Check).value_or("").str();
+      M.Fp64Error = O.getNumber(VR::Fp64Error).value_or(0);
+      M.Fp64ErrorRatio = O.getNumber(VR::Fp64ErrorRatio).value_or(0);
       M.Skipped = O.getBoolean(VR::Skipped).value_or(false);
       M.StoppedEarly = O.getBoolean(VR::StoppedEarly).value_or(false);
       if (const json::Object *T = O.getObject(VR::Timing)) {
@@ -284,8 +319,10 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
         M.P90Ms = T->getNumber(ST::P90Ms).value_or(0);
         M.Runs = T->getInteger(ST::Runs).value_or(0);
       }
-      if (M.Id == Vs[0].Id)
+      if (M.Id == Vs[0].Id) {
         M.ReplayWarning = ReplayWarning;
+        M.ShadowNote = ShadowNote;
+      }
       Done[M.Id] = M;
     }
     if (Opts.Progress)

@@ -162,6 +162,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                  Step.Pass.c_str(), Name.c_str(),
                                  toString(Edits.takeError()).c_str());
       Step.Notes = std::move((*StepPlan)->Notes);
+      Step.Effect = PI.Pass->fpEffect(PI.Params);
       StepPlan->reset(); // It points into the AST that the re-parse replaces.
       Expected<std::string> NewText =
           applyAndFormat(Current.Path, Current.Text, *Edits, Opts.Format);

@@ -202,6 +202,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
         PipelineOptions PO;
         PO.KernelName = Kernel;
         PO.Format = Opts.Format;
+        PO.Model = Opts.Model;
         PO.CheckFinalText = false; // nvcc compiles every variant next.
         PO.Preamble = Preamble;
         Expected<PipelineResult> R =

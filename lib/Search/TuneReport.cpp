@@ -50,6 +50,12 @@ json::Value TuneResult::toJSON(StringRef File) const {
       O["runs"] = C.M.Runs;
       O["speedup"] = C.M.Speedup;
       O["max_rel_error"] = C.M.MaxRelError;
+      if (!C.M.Check.empty())
+        O["check"] = C.M.Check;
+      if (C.M.Check == "fp64") {
+        O["fp64_error"] = C.M.Fp64Error;
+        O["fp64_error_ratio"] = C.M.Fp64ErrorRatio;
+      }
       if (MinBytes > 0)
         O["gb_per_s"] = gbPerS(MinBytes, C.M.MedianMs);
       if (Flops > 0)
@@ -64,6 +70,7 @@ json::Value TuneResult::toJSON(StringRef File) const {
                    {"candidates", std::move(Cands)}};
   if (!Mode.empty())
     Out["mode"] = Mode;
+  Out["fp_model"] = fpModelName(Model);
   if (!Policy.empty())
     Out["policy"] = Policy;
   if (!Kernels.empty()) {
@@ -79,6 +86,9 @@ json::Value TuneResult::toJSON(StringRef File) const {
         O["grid"] = json::Array{K.Grid[0], K.Grid[1], K.Grid[2]};
         O["block"] = json::Array{K.Block[0], K.Block[1], K.Block[2]};
         O["min_bytes"] = K.MinBytes;
+        O["needs_fp_model"] = fpModelName(K.ChosenNeeds);
+        if (!K.VerifyNote.empty())
+          O["verification"] = K.VerifyNote;
         if (K.Reference.Measured) {
           O["cublas_ms"] = K.Reference.MedianMs;
           O["cublas_problem"] = K.Reference.Description;
@@ -198,11 +208,19 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << format("%.3fx", BestMs > 0 ? BaselineMs / BestMs : 0) << "**) with `"
      << (ChosenPipeline.empty() ? "(original)" : ChosenPipeline) << "`  \n"
      << "mode: " << (Mode.empty() ? "-" : Mode) << "  \n"
+     << "fp-model: " << describeFpModel(Model) << "  \n"
      << "candidate order: " << (Policy.empty() ? "-" : Policy) << "  \n"
      << VariantsMeasured << " variants measured in " << format("%.1f", Seconds)
      << " s; timing: CUDA events, L2 flushed before each launch, median of "
-        "interleaved runs; each variant verified on 3 seeds against the "
-        "original with poisoned outputs and guard bands  \n";
+        "interleaved runs; each variant verified on 3 seeds with poisoned "
+        "outputs and guard bands, its outputs "
+     << (Model == FpModel::Strict ? "bitwise equal to the original's"
+         : Model == FpModel::Reassoc
+             ? "within twice the original's error against an fp64 reference "
+               "of the original (where there is one; else the fp32 "
+               "tolerance against the original)"
+             : "within --rtol of the original's")
+     << "  \n";
   if (!PhaseSeconds.empty()) {
     OS << "time by phase:";
     for (const auto &[Phase, Secs] : PhaseSeconds)
@@ -238,7 +256,8 @@ std::string TuneResult::toMarkdown(StringRef File) const {
       else if (!K.ReferenceNote.empty() && K.ReferenceNote != "not classified as a GEMM")
         OS << "- (" << K.ReferenceNote << ")";
       OS << " | `" << (K.Pipeline.empty() ? "(original)" : K.Pipeline)
-         << "` |\n";
+         << "` (needs --fp-model=" << fpModelName(K.ChosenNeeds) << "); "
+         << K.VerifyNote << " |\n";
     }
     OS << "\n";
   }

@@ -12,6 +12,7 @@
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/GpuLock.h"
 #include "cuda-opt/Frontend/ParsePreamble.h"
+#include "cuda-opt/Measure/Fp64Shadow.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Measure/GemmReference.h"
@@ -47,6 +48,7 @@ Expected<TuneResult> rewriteOnly(const Toolchain &TC, const SourceInput &Input,
   PipelineOptions PO;
   PO.KernelName = Opts.KernelName;
   PO.Format = Opts.Format;
+  PO.Model = Opts.Model;
   PO.SkipIllegal = Opts.Pipeline.empty();
   PO.OnStep = Opts.OnRewriteStep;
   Expected<PipelineResult> R = runPipeline(TC, Input, *Pipeline, PO);
@@ -165,6 +167,31 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
                              CompileErrors[0].c_str());
 
   MeasureOptions MO;
+  MO.FpModel = fpModelName(Opts.Model).str();
+  std::string ShadowNote;
+  if (Opts.Model == FpModel::Reassoc) {
+    // The reference of float outputs: the original promoted to double.
+    if (Expected<Fp64Shadow> Sh = makeFp64Shadow(Ctx, K, Input.Text)) {
+      VariantSource SV;
+      SV.Id = "fp64-shadow";
+      SV.Text = Sh->Text;
+      SV.Entry = Sh->Entry;
+      std::vector<std::string> ShadowErrors;
+      std::vector<std::string> ShadowCubin =
+          compileVariants(TC, {SV}, CO, ShadowErrors);
+      if (ShadowCubin[0].empty())
+        ShadowNote = "no fp64 reference: the shadow did not compile (" +
+                     ShadowErrors[0].substr(0, 300) +
+                     "); compared with the original at the fp32 tolerance";
+      else
+        MO.Shadow = MeasureOptions::ShadowJob{
+            ShadowCubin[0], Sh->Entry,
+            H.Shmem * (Sh->DoublesDynamicShared ? 2 : 1), Sh->Promoted};
+    } else {
+      ShadowNote = toString(Sh.takeError()) +
+                   "; compared with the original at the fp32 tolerance";
+    }
+  }
   MO.Worker = Opts.WorkerPath;
   MO.Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
   MO.Runs = H.Runs;
@@ -233,6 +260,10 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
       C.Detail = M.Error;
     } else {
       C.Status = I == Best ? "fastest" : "verified";
+      if (M.Check == "fp64")
+        C.Detail = formatv("within the fp64 bound: error {0:e1}, {1:F1}x "
+                           "the original's",
+                           M.Fp64Error, M.Fp64ErrorRatio);
       if (I == 0 && !M.ReplayWarning.empty())
         C.Detail = "warning: " + M.ReplayWarning;
       if (Variants[I].Library)
@@ -263,6 +294,16 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   KO.MinBytes = H.MinBytes;
   KO.Reference = Ref;
   KO.ReferenceNote = MO.Reference ? Ref.Error : ReferenceNote;
+  KO.VerifyNote = !(*Ms)[0].ShadowNote.empty() ? (*Ms)[0].ShadowNote
+                                               : ShadowNote;
+  if (Expected<std::vector<PassInvocation>> Chosen =
+          parsePipeline(Variants[Best].Pipeline)) {
+    for (const PassInvocation &PI : *Chosen)
+      if (!fpModelAllows(KO.ChosenNeeds, PI.Pass->fpEffect(PI.Params)))
+        KO.ChosenNeeds = modelRequiredFor(PI.Pass->fpEffect(PI.Params));
+  } else {
+    consumeError(Chosen.takeError());
+  }
   Result.Kernels.push_back(KO);
   Result.BaselineMs += KO.BaselineMs;
   Result.BestMs += KO.BestMs;
@@ -537,6 +578,22 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
     // processes' GPU work cost (bench/run.sh runs several at once).
     R->PhaseSeconds["gpu-lock-wait (included above)"] =
         GpuLock::totalWaitSeconds() - LockWaitAtStart;
+  if (R) {
+    R->Model = Opts.Model;
+    // The output says when its results may differ from the input's in the
+    // last bits, and how that was verified (docs/fp-model.md).
+    std::string Reordered;
+    for (const KernelOutcome &K : R->Kernels)
+      if (K.Measured && K.ChosenNeeds != FpModel::Strict)
+        Reordered += (Reordered.empty() ? "'" : ", '") + K.Kernel + "'";
+    if (R->Measured && !Reordered.empty())
+      R->Text = "// cuda-opt tune --fp-model=" + fpModelName(Opts.Model).str() +
+                ": kernel " + Reordered +
+                " reorders floating-point sums; verified on " + R->Device +
+                " against an fp64 reference of the original "
+                "(see the tune report).\n" +
+                R->Text;
+  }
   if (R)
     R->Seconds = std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - Start)

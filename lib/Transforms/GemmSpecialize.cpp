@@ -88,6 +88,12 @@ public:
   /// The launch becomes a library call: there is no kernel variant whose
   /// cubin the tuner could replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
+  /// The library sums in its own order; fp16 compute lowers the precision
+  /// (docs/transforms/gemm-specialize.md, "Precision").
+  FpEffect fpEffect(const ParamValues &P) const override {
+    return P.get("allow-fp16-compute") ? FpEffect::Approximates
+                                       : FpEffect::Reassociates;
+  }
 
   Expected<GemmPlan> makePlan(const KernelTarget &T,
                               const ParamValues &P) const override {

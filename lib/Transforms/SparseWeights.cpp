@@ -144,6 +144,10 @@ public:
   }
   /// The call becomes a library call: no kernel variant to replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
+  /// The sparse kernel sums each output in its own order.
+  FpEffect fpEffect(const ParamValues &) const override {
+    return FpEffect::Reassociates;
+  }
 
   Expected<SparsePlan> makePlan(const KernelTarget &T,
                                 const ParamValues &P) const override {

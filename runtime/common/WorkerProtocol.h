@@ -39,7 +39,23 @@ inline constexpr char TimeLimit[] = "time_limit_s";
 inline constexpr char Race[] = "race";           // bool
 inline constexpr char Reference[] = "reference"; // reference::*
 inline constexpr char GpuLock[] = "gpu_lock";    // gpu_lock::*
+/// "strict" (outputs bitwise equal to the baseline's), "reassoc" (float
+/// outputs checked against the fp64 shadow when there is one), "fast";
+/// absent: the tolerance check against the baseline.
+inline constexpr char FpModel[] = "fp_model";
+inline constexpr char Shadow[] = "shadow"; // shadow::*
 } // namespace job
+
+/// "shadow" of the job: the baseline kernel promoted to double (the
+/// reference of --fp-model=reassoc; lib/Measure/Fp64Shadow.cpp). It runs
+/// with the baseline's grid and block on double copies of the arguments
+/// "promote" marks (float buffers and float scalars).
+namespace shadow {
+inline constexpr char Module[] = "module";
+inline constexpr char Entry[] = "entry";
+inline constexpr char Shmem[] = "shmem";
+inline constexpr char Promote[] = "promote"; // [bool] per argument
+} // namespace shadow
 
 /// A variant: a kernel in a cubin, or a library call in its place.
 namespace variant {
@@ -154,6 +170,9 @@ inline constexpr char L2FlushBytes[] = "l2_flush_bytes";
 inline constexpr char Complete[] = "complete";
 inline constexpr char Variants[] = "variants"; // [variant_result::*]
 inline constexpr char Reference[] = "reference";
+/// {"used": bool, "error": why not, "original_error": the baseline's
+/// largest |output - shadow|}.
+inline constexpr char Shadow[] = "shadow";
 } // namespace result
 
 /// The phases of "phase_seconds".
@@ -174,6 +193,13 @@ inline constexpr char Timing[] = "timing";   // stats::*
 inline constexpr char StoppedEarly[] = "stopped_early"; // raced out
 inline constexpr char MaxRelError[] = "max_rel_error";
 inline constexpr char Speedup[] = "speedup"; // baseline median / median
+/// How the outputs were checked: "bitwise", "fp64" (against the shadow),
+/// "tolerance" (against the baseline, relative).
+inline constexpr char Check[] = "check";
+/// With "fp64": the largest |output - shadow|, and the largest ratio of it
+/// to the baseline's own error (per buffer and seed).
+inline constexpr char Fp64Error[] = "fp64_error";
+inline constexpr char Fp64ErrorRatio[] = "fp64_error_ratio";
 } // namespace variant_result
 
 /// A timing summary (milliseconds).

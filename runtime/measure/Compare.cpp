@@ -62,6 +62,15 @@ static CompareResult compareF32(const float *A, const float *B, size_t Count,
   return R;
 }
 
+double ulpF32(double X) {
+  X = std::fabs(X);
+  if (!(X > 0) || !std::isfinite(X))
+    return std::ldexp(1.0, -149);
+  int E = 0;
+  std::frexp(X, &E); // X = m * 2^E, 0.5 <= m < 1.
+  return std::ldexp(1.0, std::max(E - 24, -149));
+}
+
 CompareResult compareBuffers(const void *Expected, const void *Actual,
                              size_t Count, DType T, double RelTol) {
   if (T == DType::F32)

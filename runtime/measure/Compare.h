@@ -26,6 +26,10 @@ struct CompareResult {
 CompareResult compareBuffers(const void *Expected, const void *Actual,
                              size_t Count, DType T, double RelTol);
 
+/// The spacing of fp32 numbers at magnitude |X| (one ulp), the slack of the
+/// fp64-shadow rule (Shadow.h).
+double ulpF32(double X);
+
 } // namespace co_runtime
 
 #endif // CUDA_OPT_RUNTIME_MEASURE_COMPARE_H

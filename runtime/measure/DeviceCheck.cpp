@@ -68,7 +68,8 @@ bool DeviceChecks::load(CUdevice Dev, std::string &Error) {
     const char *Name;
   } Entries[] = {{&Compare, "co_compare"},         {&AbsMax, "co_absmax"},
                  {&BytesDiffer, "co_bytes_differ"}, {&MinMax, "co_minmax"},
-                 {&Redraw, "co_redraw"},           {&Spin, "co_spin"}};
+                 {&Redraw, "co_redraw"},           {&Spin, "co_spin"},
+                 {&Widen, "co_widen"},             {&MaxAbsDiff, "co_maxabsdiff"}};
   for (const auto &E : Entries)
     if (C == CUDA_SUCCESS)
       C = cuModuleGetFunction(E.Fn, Mod, E.Name);
@@ -150,6 +151,28 @@ CUresult DeviceChecks::absMax(CUdeviceptr P, size_t Count, DType T,
   unsigned long long N = Count;
   void *Params[] = {&P, &N, &Kind, &Scratch};
   if (CUresult R = launch(AbsMax, Count, Params))
+    return R;
+  uint64_t Bits;
+  if (CUresult R = cuMemcpyDtoH(&Bits, Scratch, sizeof(Bits)))
+    return R;
+  std::memcpy(&Out, &Bits, sizeof(double));
+  return CUDA_SUCCESS;
+}
+
+CUresult DeviceChecks::widen(CUdeviceptr In, CUdeviceptr Out, size_t Count) {
+  unsigned long long N = Count;
+  void *Params[] = {&In, &Out, &N};
+  return launch(Widen, Count, Params);
+}
+
+CUresult DeviceChecks::maxAbsDiff(CUdeviceptr A, CUdeviceptr Ref, size_t Count,
+                                  double &Out) {
+  Out = 0;
+  if (CUresult R = resetSlots(Scratch, {}))
+    return R;
+  unsigned long long N = Count;
+  void *Params[] = {&A, &Ref, &N, &Scratch};
+  if (CUresult R = launch(MaxAbsDiff, Count, Params))
     return R;
   uint64_t Bits;
   if (CUresult R = cuMemcpyDtoH(&Bits, Scratch, sizeof(Bits)))

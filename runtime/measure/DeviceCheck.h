@@ -31,6 +31,12 @@ public:
                    DType T, double RelTol, double Floor, CompareResult &Out);
   /// Largest finite |x| of a floating-point buffer (0 for other types).
   CUresult absMax(CUdeviceptr P, size_t Count, DType T, double &Out);
+  /// Out[i] = In[i] for a float buffer In and a double buffer Out.
+  CUresult widen(CUdeviceptr In, CUdeviceptr Out, size_t Count);
+  /// Largest |A[i] - Ref[i]| where both are finite; A holds floats, Ref
+  /// doubles (the fp64 shadow's output).
+  CUresult maxAbsDiff(CUdeviceptr A, CUdeviceptr Ref, size_t Count,
+                      double &Out);
   /// Bytes where A differs from B.
   CUresult bytesDiffer(CUdeviceptr A, CUdeviceptr B, size_t Bytes,
                        uint64_t &Out);
@@ -50,7 +56,8 @@ private:
   CUresult launch(CUfunction F, size_t Work, void **Params);
   CUmodule Mod = nullptr;
   CUfunction Compare = nullptr, AbsMax = nullptr, BytesDiffer = nullptr,
-             MinMax = nullptr, Redraw = nullptr, Spin = nullptr;
+             MinMax = nullptr, Redraw = nullptr, Spin = nullptr,
+             Widen = nullptr, MaxAbsDiff = nullptr;
   CUdeviceptr Scratch = 0; // Three 64-bit result slots.
   int Blocks = 0;
 };

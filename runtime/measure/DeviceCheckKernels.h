@@ -114,6 +114,30 @@ extern "C" __global__ void co_compare(const void *E, const void *A, u64 Count,
   }
 }
 
+// Widen a float buffer into a double one (the fp64 shadow's copy).
+extern "C" __global__ void co_widen(const float *In, double *Out, u64 Count) {
+  for (u64 I = blockIdx.x * (u64)blockDim.x + threadIdx.x; I < Count;
+       I += (u64)gridDim.x * blockDim.x)
+    Out[I] = In[I];
+}
+
+// Out[0] = largest |A[i] - R[i]| over the elements where both are finite
+// (double bits; starts at 0). A is float, R the fp64 shadow's double.
+extern "C" __global__ void co_maxabsdiff(const float *A, const double *R,
+                                         u64 Count, u64 *Out) {
+  double M = 0;
+  for (u64 I = blockIdx.x * (u64)blockDim.x + threadIdx.x; I < Count;
+       I += (u64)gridDim.x * blockDim.x) {
+    double X = A[I], Y = R[I];
+    if (co_finite(X) && co_finite(Y))
+      M = fmax(M, fabs(X - Y));
+  }
+  for (int O = 16; O; O >>= 1)
+    M = fmax(M, __shfl_xor_sync(0xffffffffu, M, O));
+  if ((threadIdx.x & 31) == 0 && M > 0)
+    co_max_double(Out, M);
+}
+
 // Out[0] += the number of bytes where A and B differ (B == 0: where A is
 // not Value).
 extern "C" __global__ void co_bytes_differ(const unsigned char *A,

@@ -182,6 +182,23 @@ bool parseJob(const Json &J, Job &Jb, std::string &Error) {
   Jb.RelTol = J[P::RelTol].number(-1);
   Jb.TimeLimit = J[P::TimeLimit].number(-1);
   Jb.Race = J[P::Race].boolean(false);
+  Jb.FpModel = J[P::FpModel].string();
+  if (!Jb.FpModel.empty() && Jb.FpModel != "strict" &&
+      Jb.FpModel != "reassoc" && Jb.FpModel != "fast") {
+    Error = "fp_model must be strict, reassoc or fast, not '" + Jb.FpModel +
+            "'";
+    return false;
+  }
+  const Json &Sh = J[P::Shadow];
+  if (!Sh.isNull()) {
+    namespace S = proto::shadow;
+    Jb.Shadow.Present = true;
+    Jb.Shadow.Module = Sh[S::Module].string();
+    Jb.Shadow.Entry = Sh[S::Entry].string();
+    Jb.Shadow.Shmem = static_cast<unsigned>(Sh[S::Shmem].integer(0));
+    for (const Json &P : Sh[S::Promote].items())
+      Jb.Shadow.Promote.push_back(P.boolean(false));
+  }
   Jb.LockDir = J[P::GpuLock][proto::gpu_lock::Dir].string();
   Jb.LockWaitFlag = J[P::GpuLock][proto::gpu_lock::WaitFlag].string();
   return parseReference(J[P::Reference], Jb, Error);

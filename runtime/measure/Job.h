@@ -62,6 +62,12 @@ struct Arg {
   /// floor of the relative comparison derived from its scale.
   CUdeviceptr Expected = 0;
   double Floor = 0;
+  /// --fp-model=reassoc: the fp64 shadow's copy of a promoted buffer (double
+  /// elements), and for a float output whether the shadow computed it this
+  /// seed, the baseline's largest error against it and its largest |value|.
+  CUdeviceptr Shadow = 0;
+  bool HasShadowRef = false;
+  double BaselineShadowError = 0, ShadowScale = 0;
   /// The baseline's output on the captured inputs, on the host, for the
   /// replay-fidelity check (program mode, first seed only).
   std::vector<unsigned char> ExpectedHost;
@@ -85,9 +91,26 @@ struct Variant {
   std::vector<double> Times;
   double MaxRelError = 0;
   bool Skipped = false; // The job's time limit ran out before its turn.
+  /// How the outputs were checked (variant_result::Check) and, against the
+  /// fp64 shadow, the largest error and its largest ratio to the baseline's.
+  std::string Check;
+  double Fp64Error = 0, Fp64ErrorRatio = 0;
   /// Racing: timing stopped after a few rounds because the variant was
   /// clearly slower than the baseline (its Times are those rounds only).
   bool StoppedEarly = false;
+};
+
+/// The baseline kernel promoted to double (WorkerProtocol.h, shadow::*).
+struct ShadowKernel {
+  bool Present = false;
+  std::string Module, Entry;
+  unsigned Shmem = 0;
+  std::vector<bool> Promote;
+  CUmodule Mod = nullptr;
+  CUfunction Fn = nullptr;
+  /// Why the shadow cannot be used ("" while it can).
+  std::string Unusable;
+  double BaselineError = 0; // Largest over buffers and seeds.
 };
 
 struct Job {
@@ -100,6 +123,9 @@ struct Job {
   int Runs = Defaults::Runs, Warmup = Defaults::Warmup;
   bool FlushL2 = Defaults::FlushL2;
   double RelTol = -1; // <0: per-dtype default.
+  /// "strict", "reassoc", "fast", or "" (tolerance check).
+  std::string FpModel;
+  ShadowKernel Shadow;
   /// Seconds after the worker starts when verification stops taking new
   /// variants (<0: none); the ones verified by then are still timed.
   double TimeLimit = -1;

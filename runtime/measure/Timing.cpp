@@ -152,12 +152,27 @@ void recordTimings(WorkerContext &Ctx, const Job &Jb) {
       if (V.StoppedEarly)
         O.set(P::StoppedEarly, true);
       O.set(P::MaxRelError, V.MaxRelError);
+      if (!V.Check.empty())
+        O.set(P::Check, V.Check);
+      if (V.Check == "fp64") {
+        O.set(P::Fp64Error, V.Fp64Error);
+        O.set(P::Fp64ErrorRatio, V.Fp64ErrorRatio);
+      }
       if (S.MedianMs > 0)
         O.set(P::Speedup, BaseStats.MedianMs / S.MedianMs);
     }
     Variants.push(O);
   }
   Ctx.Result.set(proto::result::Variants, Variants);
+  if (Jb.Shadow.Present) {
+    Json Sh = Json::object();
+    Sh.set("used", Jb.Shadow.Unusable.empty());
+    if (!Jb.Shadow.Unusable.empty())
+      Sh.set("error", Jb.Shadow.Unusable);
+    else
+      Sh.set("original_error", Jb.Shadow.BaselineError);
+    Ctx.Result.set(proto::result::Shadow, Sh);
+  }
   if (!Jb.HasGemmRef)
     return;
   namespace R = proto::reference;

@@ -6,11 +6,13 @@
 #include "Verify.h"
 
 #include "Compare.h"
+#include "Shadow.h"
 #include "WorkerContext.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -109,6 +111,50 @@ void prepareSeed(WorkerContext &Ctx, Arg &A, unsigned Seed, size_t ArgIndex,
         "redraw inputs");
 }
 
+/// Check one output of a variant against the baseline's (Expected) and,
+/// under --fp-model=reassoc, against the fp64 shadow; "" when it passes.
+std::string checkOutput(WorkerContext &Ctx, Job &Jb, Arg &A, Variant &V,
+                        double Tol) {
+  DeviceChecks &Checks = Ctx.Checks;
+  const bool Strict = Jb.FpModel == "strict";
+  const bool AgainstShadow =
+      !Strict && Jb.FpModel != "fast" && A.HasShadowRef;
+  // Strict: bit for bit (NaN == NaN, -0 == +0). Against the shadow: first
+  // the NaN/Inf positions of the baseline (an infinite tolerance checks
+  // nothing else), then the error bound.
+  double T = Strict ? 0.0 : AgainstShadow ? HUGE_VAL : Tol;
+  double Floor = Strict ? 0.0 : A.Floor;
+  CompareResult C;
+  Ctx.checkDevice(Checks.compare(A.Expected, A.data(), A.Count, A.Type, T,
+                                 Floor, C),
+                  "compare");
+  const char *How = Strict ? "bitwise" : AgainstShadow ? "fp64" : "tolerance";
+  if (V.Check.empty() || std::string(How) == "tolerance")
+    V.Check = How; // A variant is as weakly checked as its weakest output.
+  if (!AgainstShadow)
+    V.MaxRelError = std::max(V.MaxRelError, C.MaxRelError);
+  if (!C.Equal)
+    return C.describe(A.Name);
+  if (!AgainstShadow)
+    return "";
+  double Err = 0;
+  Ctx.checkDevice(Checks.maxAbsDiff(A.data(), A.Shadow, A.Count, Err),
+                  "error against the fp64 shadow");
+  const double Bound = 2 * A.BaselineShadowError + 2 * ulpF32(A.ShadowScale);
+  V.Fp64Error = std::max(V.Fp64Error, Err);
+  V.Fp64ErrorRatio = std::max(
+      V.Fp64ErrorRatio,
+      Err / std::max(A.BaselineShadowError, ulpF32(A.ShadowScale)));
+  if (Err <= Bound)
+    return "";
+  char Buf[256];
+  std::snprintf(Buf, sizeof(Buf),
+                "%s: max |variant - fp64 reference| = %.3g exceeds 2 x the "
+                "original's %.3g + 2 ulp (%.3g)",
+                A.Name.c_str(), Err, A.BaselineShadowError, Bound);
+  return Buf;
+}
+
 /// Run one variant on the current seed's inputs and check it on the GPU:
 /// guard bands intact, inputs the baseline does not write unchanged, and
 /// (for a variant) every output equal to the baseline's within tolerance.
@@ -171,13 +217,8 @@ void runAndCheck(WorkerContext &Ctx, Job &Jb, Variant &V, bool IsBaseline,
       }
       continue;
     }
-    CompareResult C;
-    Ctx.checkDevice(Checks.compare(A.Expected, A.data(), A.Count, A.Type, Tol,
-                                   A.Floor, C),
-                    "compare");
-    V.MaxRelError = std::max(V.MaxRelError, C.MaxRelError);
-    if (!C.Equal)
-      Fail("seed " + std::to_string(Seed) + ": " + C.describe(A.Name));
+    if (std::string Why = checkOutput(Ctx, Jb, A, V, Tol); !Why.empty())
+      Fail("seed " + std::to_string(Seed) + ": " + Why);
   }
 }
 
@@ -239,9 +280,11 @@ void verifyVariants(WorkerContext &Ctx, Job &Jb) {
         prepareSeed(Ctx, Jb.Args[I], Seed, I, SI == 0);
     Ctx.Result.set(R::InProgress, Base.Id);
     Ctx.writeResult();
+    runShadow(Ctx, Jb);
     runAndCheck(Ctx, Jb, Base, /*IsBaseline=*/true, Seed, SI == 0);
     if (!Base.Ok)
       Ctx.fatal("baseline: " + Base.Error);
+    measureBaselineAgainstShadow(Ctx, Jb);
     if (SI == 0)
       checkReplayFidelity(Ctx, Jb);
     for (size_t VI = 1; VI < Jb.Variants.size(); ++VI) {

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Job.h"
+#include "Shadow.h"
 #include "Timing.h"
 #include "Verify.h"
 #include "WorkerContext.h"
@@ -72,6 +73,7 @@ int main(int argc, char **argv) {
   Ctx.Result.set(proto::result::Device, std::string(Name));
 
   loadVariants(Jb);
+  loadShadow(Jb);
   Variant &Base = Jb.Variants[0];
   if (!Base.Ok)
     Ctx.fatal("baseline: " + Base.Error);

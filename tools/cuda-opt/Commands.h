@@ -65,6 +65,9 @@ llvm::Error forSelectedKernels(
 
 // The modes, one file each.
 
+/// --fp64-shadow: the file with the fp64 shadow of --kernel appended.
+llvm::Error printFp64Shadow(const Toolchain &TC, const SourceInput &In,
+                            llvm::StringRef Output);
 /// --list-passes.
 void listPasses();
 /// --print-candidate-space.

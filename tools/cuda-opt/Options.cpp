@@ -156,6 +156,26 @@ cl::opt<bool> CompileCubin(
              "(NVRTC, else nvcc) and write the cubin to -o; says which "
              "compiler built it"),
     cl::cat(Category), cl::sub(Driver));
+cl::opt<FpModel> FpModelOpt(
+    "fp-model",
+    cl::desc("What rewrites may do to floating-point results "
+             "(docs/fp-model.md)"),
+    cl::init(FpModel::Reassoc),
+    cl::values(clEnumValN(FpModel::Strict, "strict",
+                          "every output bitwise equal to the original's"),
+               clEnumValN(FpModel::Reassoc, "reassoc",
+                          "reductions may be reordered; tune verifies "
+                          "against an fp64 reference (default)"),
+               clEnumValN(FpModel::Fast, "fast",
+                          "also lower precision and approximate math; "
+                          "tune needs --rtol")),
+    cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> Fp64ShadowMode(
+    "fp64-shadow",
+    cl::desc("Print the file with the fp64 shadow of --kernel appended (the "
+             "reference tune verifies float outputs against), or why there "
+             "is none"),
+    cl::cat(Category), cl::sub(Driver));
 cl::opt<bool> Analyze("analyze", cl::desc("Print the kernel model"),
                       cl::cat(Category), cl::sub(Driver));
 cl::opt<bool> JSON("json", cl::desc("Machine-readable output"),
@@ -232,7 +252,7 @@ Expected<Mode> selectMode() {
   const bool Tuning = Tune || TuneCommand;
   const bool Transforming = !Passes.empty() && !Tuning;
   int Modes = ListKernels + Analyze + Tuning + InstrumentCapture +
-              CompileCubin + Transforming + LowerSparseMatmul;
+              CompileCubin + Fp64ShadowMode + Transforming + LowerSparseMatmul;
   if (Modes == 0) {
     // With an input, name the command a user most likely wants: tune, which
     // without a GPU applies the default pipeline and says it measured nothing.
@@ -248,12 +268,12 @@ Expected<Mode> selectMode() {
     return error(
         "nothing to do: give one of tune, --list-kernels, --analyze, "
         "--passes=PIPELINE, --instrument-capture, --compile-cubin, "
-        "--lower-sparse-matmul or --list-passes (see --help)" +
+        "--fp64-shadow, --lower-sparse-matmul or --list-passes (see --help)" +
         Suggestion);
   }
   if (Modes > 1)
     return error("tune, --list-kernels, --analyze, --passes, "
-                 "--instrument-capture, --compile-cubin and "
+                 "--instrument-capture, --compile-cubin, --fp64-shadow and "
                  "--lower-sparse-matmul are exclusive; give one of them");
   if (ListKernels)
     return Mode::ListKernels;
@@ -265,6 +285,8 @@ Expected<Mode> selectMode() {
     return Mode::InstrumentCapture;
   if (CompileCubin)
     return Mode::CompileCubin;
+  if (Fp64ShadowMode)
+    return Mode::Fp64Shadow;
   if (Transforming)
     return Mode::Passes;
   return Mode::LowerSparseMatmul;

@@ -12,6 +12,7 @@
 #ifndef CUDA_OPT_TOOLS_OPTIONS_H
 #define CUDA_OPT_TOOLS_OPTIONS_H
 
+#include "cuda-opt/Support/FpModel.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include <string>
@@ -49,6 +50,8 @@ extern llvm::cl::opt<std::string> Passes;
 extern llvm::cl::opt<bool> LowerSparseMatmul;
 
 // --passes.
+extern llvm::cl::opt<FpModel> FpModelOpt;
+extern llvm::cl::opt<bool> Fp64ShadowMode;
 enum class EmitKind { Source, Diff, Report };
 extern llvm::cl::opt<EmitKind> Emit;
 extern llvm::cl::opt<bool> NoFormat;
@@ -89,6 +92,7 @@ enum class Mode {
   Tune,
   InstrumentCapture,
   CompileCubin,
+  Fp64Shadow,
   Passes,
   LowerSparseMatmul
 };

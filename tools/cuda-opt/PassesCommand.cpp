@@ -37,11 +37,28 @@ static std::string report(const SourceInput &In, const PipelineResult &R) {
   return Out;
 }
 
+/// The first line of an output whose results may differ from the input's
+/// in the last bits: which steps reorder sums, under which --fp-model.
+static std::string fpModelHeader(const PipelineResult &R) {
+  std::string Steps;
+  for (const StepRecord &S : R.Steps)
+    if (S.Applied && S.Effect != FpEffect::Preserves)
+      Steps += (Steps.empty() ? "" : ", ") + S.Pass + " on '" + S.Kernel + "'";
+  if (Steps.empty())
+    return "";
+  return "// cuda-opt --fp-model=" + fpModelName(cli::FpModelOpt).str() +
+         ": " + Steps +
+         " reorders floating-point sums; results may differ in the last "
+         "bits (cuda-opt tune verifies such rewrites against an fp64 "
+         "reference).\n";
+}
+
 Error runPasses(const Toolchain &TC, const SourceInput &In,
                 ArrayRef<PassInvocation> Pipeline, StringRef Output) {
   PipelineOptions Opts;
   Opts.KernelName = cli::KernelName;
   Opts.Format = !cli::NoFormat;
+  Opts.Model = cli::FpModelOpt;
   // As each step is decided, so that a step's notes show also when a later
   // step fails the run.
   Opts.OnStep = [](const StepRecord &S) { printNotes(S.Notes); };
@@ -51,7 +68,7 @@ Error runPasses(const Toolchain &TC, const SourceInput &In,
   std::string Out;
   switch (cli::Emit) {
   case cli::EmitKind::Source:
-    Out = R->Text;
+    Out = fpModelHeader(*R) + R->Text;
     break;
   case cli::EmitKind::Diff:
     Out = unifiedDiff(In.Path, In.Text, In.Path, R->Text);

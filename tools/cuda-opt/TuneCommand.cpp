@@ -41,6 +41,11 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
   Opts.LaunchIndex = cli::LaunchIndex;
   Opts.Devices.assign(cli::Gpus.begin(), cli::Gpus.end());
   Opts.RelTol = cli::RelTol;
+  Opts.Model = cli::FpModelOpt;
+  if (Opts.Model == FpModel::Fast && Opts.RelTol < 0)
+    return makeError("--fp-model=fast lets variants use lower precision; "
+                     "say how far their outputs may be from the original's "
+                     "with --rtol=TOL (e.g. --rtol=1e-3)");
   Opts.ProgramTimeoutSeconds = cli::ProgramTimeout;
   Opts.RunCommand = cli::RunCommand;
   if (!cli::GemmLibrary.empty()) {

@@ -120,6 +120,8 @@ int main(int argc, const char **argv) {
         return instrumentCapture(*TC, *In, cli::OutputPath);
       case cli::Mode::CompileCubin:
         return compileCubin(*TC, *In, cli::OutputPath);
+      case cli::Mode::Fp64Shadow:
+        return printFp64Shadow(*TC, *In, cli::OutputPath);
       case cli::Mode::Passes:
         return runPasses(*TC, *In, *Pipeline, outputFor(File));
       case cli::Mode::Tune:

@@ -71,6 +71,15 @@ struct Measurement {
   int Runs = 0;
   double Speedup = 0; ///< Baseline median / this median.
   double MaxRelError = 0;
+  /// How the outputs were checked: "bitwise", "fp64" (against the fp64
+  /// shadow of the original), "tolerance" (against the original).
+  std::string Check;
+  /// With "fp64": the largest |output - fp64 reference| and its largest
+  /// ratio to the original's own error.
+  double Fp64Error = 0, Fp64ErrorRatio = 0;
+  /// The baseline's entry: whether the fp64 shadow was used, and why not
+  /// ("fp64 reference used; the original's max error 3.1e-06").
+  std::string ShadowNote;
   /// Not measured because the time budget (--time) ran out first.
   bool Skipped = false;
   /// Racing: timed for a few rounds only, clearly slower than the original
@@ -90,6 +99,17 @@ struct MeasureOptions {
   std::vector<unsigned> Seeds = {1, 2, 3};
   int64_t Runs = 20;
   double RelTol = -1;
+  /// --fp-model for the worker's checks (job "fp_model": "strict",
+  /// "reassoc", "fast"); empty: the tolerance check against the baseline.
+  std::string FpModel;
+  /// The baseline promoted to double (job "shadow"; Fp64Shadow.h): the
+  /// reference of float outputs under "reassoc".
+  struct ShadowJob {
+    std::string Module, Entry;
+    int64_t Shmem = 0;
+    std::vector<bool> Promote;
+  };
+  std::optional<ShadowJob> Shadow;
   unsigned DeadlineSeconds = 120; ///< Per worker process.
   /// The tuning's time budget (--time): variants not verified by then are
   /// skipped (the worker still times those it verified).

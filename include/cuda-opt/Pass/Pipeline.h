@@ -37,6 +37,8 @@ struct StepRecord {
   bool Applied = false;
   std::string Reason; ///< Why it was not applied.
   unsigned Edits = 0;
+  /// What the applied rewrite does to floating-point results.
+  FpEffect Effect = FpEffect::Preserves;
   /// The transform's remarks on an applied step (TransformPlan::Notes), for
   /// the tool to show; the library never prints them.
   std::vector<std::string> Notes;

@@ -11,6 +11,7 @@
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Measure/Measure.h"
 #include "cuda-opt/Search/CandidateSpace.h"
+#include "cuda-opt/Support/FpModel.h"
 #include "llvm/Support/JSON.h"
 #include <chrono>
 #include <functional>
@@ -36,6 +37,9 @@ struct TuneOptions {
   /// Relative tolerance for comparing outputs (<0: the spec's, else the
   /// per-dtype default).
   double RelTol = -1;
+  /// --fp-model: what variants may do to float results, and how they are
+  /// verified (Support/FpModel.h; reassoc: against an fp64 shadow).
+  FpModel Model = FpModel::Reassoc;
   /// GPUs to measure on (one worker each); empty: GPU 0.
   std::vector<int> Devices;
   unsigned ProgramTimeoutSeconds = 600;
@@ -82,10 +86,15 @@ struct KernelOutcome {
   /// GEMM-like kernels: cuBLAS on the same problem, timed in the same run.
   ReferenceMeasurement Reference;
   std::string ReferenceNote; ///< Why there is no reference, if none.
+  /// How its variants were verified ("fp64 reference used; ..." or why
+  /// there is none), and the fp-model the chosen variant needs.
+  std::string VerifyNote;
+  FpModel ChosenNeeds = FpModel::Strict;
 };
 
 struct TuneResult {
   std::string Text;          ///< The source to emit.
+  FpModel Model = FpModel::Reassoc; ///< --fp-model of the run.
   std::string Mode;          ///< "spec", "program", or "" (not measured).
   std::string Policy;        ///< How the candidates were ordered.
   /// The learned policy's predicted speedup per (kernel, pipeline), for the
