@@ -137,7 +137,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                 kernelFpModelPin(Ctx, K->Decl, PinError))
           Model = *Pin;
         if (!PinError.empty())
-          return refuse("kernel '" + Name + "': " + PinError);
+          return refuse(PinError);
         FpEffect Effect = PI.Pass->fpEffect(PI.Params);
         if (!fpModelAllows(Model, Effect))
           return refuse("the rewrite " + describeFpEffect(Effect) +
