@@ -16,7 +16,7 @@ co_cuda=${CUDA_PATH:-/usr/local/cuda}
 echo "== building the measurement worker (runtime/measure)"
 g++ -O2 -std=c++17 -I "$co_cuda/include" \
   -I "$co_root/runtime/gemm/include" -I "$co_root/runtime/common" \
-  "$co_root"/runtime/measure/{Worker,WorkerContext,Job,Verify,Timing,CublasReference,DeviceCheck,LibraryCall,DType,Compare}.cpp \
+  "$co_root"/runtime/measure/{Worker,WorkerContext,Job,Verify,Shadow,Timing,CublasReference,DeviceCheck,LibraryCall,DType,Compare}.cpp \
   "$co_root"/runtime/common/Json.cpp \
   -ldl -L "$co_cuda/lib64" -lnvrtc -L "$co_cuda/lib64/stubs" -lcuda \
   -Wl,-rpath,"$co_cuda/lib64" -o "$CO_BIN/cuda-opt-measure" || return 1
