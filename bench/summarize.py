@@ -12,6 +12,12 @@ the tuner's overall throughput in variants per minute.
 
 (the defaults). The committed summaries in bench/results/ are such files,
 copied there by hand from a run worth keeping.
+
+When bench/results/pytorch-eager-h200.json exists (bench/pytorch_eager.py,
+run on the GPU; another file with --eager FILE, none with --eager ''), the
+table gains a "PyTorch eager ms (best / eager)" column: PyTorch's time for
+the same operation and the ratio of the chosen variant's time to it (below 1:
+cuda-opt's best is faster than PyTorch eager).
 """
 import argparse
 import datetime
@@ -24,6 +30,43 @@ import sys
 COPY_CEILING_GBS = 4234.0  # H200 device-to-device copy, docs/tuning.md
 PEAK_TFLOPS = {"fp32": 60.0, "fp16": 750.0}  # FFMA; fp16 tensor cores
 REPORT_SUFFIX = ".opt.cu.report.json"
+EAGER_DEFAULT = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "results", "pytorch-eager-h200.json")
+
+
+def read_eager(path):
+    """bench/pytorch_eager.py's JSON -> {"programs": {name: {median_ms, ...}},
+    "no_equivalent": {name: reason}}, or None when there is none."""
+    if not path or not os.path.exists(path):
+        return None
+    with open(path) as f:
+        doc = json.load(f)
+    progs = doc.get("programs", {})
+    return {"programs": {k: v for k, v in progs.items()
+                         if isinstance(v, dict) and v.get("median_ms")},
+            "no_equivalent": doc.get("no_equivalent", {}),
+            "file": path}
+
+
+def eager_fields(row, eager):
+    """Adds pytorch_eager_ms and best_over_eager to a row."""
+    e = eager["programs"].get(row["program"]) if eager else None
+    if not e:
+        return
+    row["pytorch_eager_ms"] = e["median_ms"]
+    row["pytorch_eager_op"] = e.get("op", "")
+    if row.get("measured") and row.get("best_ms"):
+        row["best_over_eager"] = row["best_ms"] / e["median_ms"]
+
+
+def eager_cell(row, eager):
+    if row.get("pytorch_eager_ms") is None:
+        if eager and row["program"] in eager["no_equivalent"]:
+            return "n/a"
+        return "-"
+    if row.get("best_over_eager") is None:
+        return "%.4f" % row["pytorch_eager_ms"]
+    return "%.4f (%.2fx)" % (row["pytorch_eager_ms"], row["best_over_eager"])
 
 
 def read_status(path):
@@ -163,7 +206,7 @@ def checks_cell(st):
     return "%s/%s" % (st.get("run", "?"), st.get("opt_run", "?"))
 
 
-def markdown(rows, totals, generated, out_dir):
+def markdown(rows, totals, generated, out_dir, eager=None):
     lines = []
     device = next((r["device"] for r in rows if r.get("device")), "unknown")
     lines.append("# cuda-opt benchmark corpus: results")
@@ -176,17 +219,19 @@ def markdown(rows, totals, generated, out_dir):
     lines.append("")
     lines.append("| program | kernel | checks orig/opt | input ms | best ms | "
                  "speedup | chosen pipeline | input GB/s (%) | best GB/s (%) "
-                 "| best TFLOP/s (% of peak) | cuBLAS ms (best / cuBLAS) "
+                 "| best TFLOP/s (% of peak) | cuBLAS ms (best / cuBLAS) " +
+                 ("| PyTorch eager ms (best / eager) " if eager else "") +
                  "| variants | tune s |")
-    lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    lines.append("|---" * (14 if eager else 13) + "|")
     for r in rows:
         st = r.get("status_row")
         if not r.get("measured"):
             why = r.get("not_measured_reason") or r.get("problem") or "no report"
             lines.append("| %s | %s | %s | - | - | - | not measured: %s | - | "
-                         "- | - | - | - | %s |" %
+                         "- | - | - | %s- | %s |" %
                          (r["program"], r.get("kernel", "") or "-",
                           checks_cell(st), why.replace("|", "/"),
+                          (eager_cell(r, eager) + " | ") if eager else "",
                           (st or {}).get("tune_s", "") or "-"))
             continue
         pipe = ("`%s`" % r["pipeline"].replace("|", "/") if r["pipeline"]
@@ -202,7 +247,7 @@ def markdown(rows, totals, generated, out_dir):
                                               r["best_ms"] / r["cublas_ms"])
         lines.append(
             "| %s | %s | %s | %s | %s | %s | %s | %s (%s%%) | %s (%s%%) | %s "
-            "| %s | %d | %.0f |" % (
+            "| %s | %s%d | %.0f |" % (
                 r["program"], r["kernel"], checks_cell(st),
                 fmt(r["baseline_ms"], ".4f"), fmt(r["best_ms"], ".4f"),
                 fmt(r["speedup"], ".2f") + "x",
@@ -211,7 +256,9 @@ def markdown(rows, totals, generated, out_dir):
                 fmt(r["baseline_pct_of_copy"], ".0f"),
                 fmt(r["best_gb_per_s"], ".0f"),
                 fmt(r["best_pct_of_copy"], ".0f"),
-                tfl, cublas, r["variants_measured"], r["seconds"]))
+                tfl, cublas,
+                (eager_cell(r, eager) + " | ") if eager else "",
+                r["variants_measured"], r["seconds"]))
     lines.append("")
     lines.append("## Totals")
     lines.append("")
@@ -220,6 +267,14 @@ def markdown(rows, totals, generated, out_dir):
     if totals.get("geomean_speedup") is not None:
         lines.append("- geometric-mean speedup over measured programs: %.3fx" %
                      totals["geomean_speedup"])
+    ge = totals.get("geomean_best_over_eager")
+    if ge is not None:
+        lines.append("- PyTorch eager (`%s`): geometric mean of best / eager "
+                     "over %d programs: %.3f (below 1: cuda-opt's best is "
+                     "faster); best faster on %d" % (
+                         os.path.basename(eager["file"]),
+                         totals["eager_programs"], ge,
+                         totals["eager_best_faster"]))
     lines.append("- variants measured: %d in %.1f s of tuning summed over "
                  "programs: %.1f variants per minute per program" %
                  (totals["variants_measured"], totals["tune_seconds"],
@@ -276,7 +331,16 @@ def main(argv=None):
     ap.add_argument("--name", default="h200", help="file stem of the results")
     ap.add_argument("--status", default=None,
                     help="run.sh's status.tsv (default: OUT/status.tsv)")
+    ap.add_argument("--eager", default=EAGER_DEFAULT,
+                    help="bench/pytorch_eager.py's JSON for the PyTorch eager "
+                         "column; '' for none (default: %(default)s when it "
+                         "exists)")
     args = ap.parse_args(argv)
+    try:
+        eager = read_eager(args.eager)
+    except (OSError, ValueError) as e:
+        print("summarize: ignoring %s: %s" % (args.eager, e), file=sys.stderr)
+        eager = None
 
     status = read_status(args.status or os.path.join(args.out, "status.tsv"))
     names = set(status)
@@ -304,6 +368,7 @@ def main(argv=None):
         st = status.get(name)
         if st:
             row["status_row"] = st
+        eager_fields(row, eager)
         rows.append(row)
 
     measured = [r for r in rows if r.get("measured")]
@@ -326,6 +391,12 @@ def main(argv=None):
         "checks_failed": failed,
         "last_run": last_run_throughput(args.out, rows),
     }
+    ratios = [r["best_over_eager"] for r in rows if r.get("best_over_eager")]
+    if ratios:
+        totals["geomean_best_over_eager"] = math.exp(
+            sum(math.log(x) for x in ratios) / len(ratios))
+        totals["eager_programs"] = len(ratios)
+        totals["eager_best_faster"] = sum(1 for x in ratios if x < 1)
     generated = datetime.datetime.now(datetime.timezone.utc).strftime(
         "%Y-%m-%d %H:%M UTC")
     os.makedirs(args.results, exist_ok=True)
@@ -335,7 +406,7 @@ def main(argv=None):
                    "peak_tflop_per_s": PEAK_TFLOPS,
                    "programs": rows, "totals": totals}, f, indent=2)
         f.write("\n")
-    md = markdown(rows, totals, generated, args.out)
+    md = markdown(rows, totals, generated, args.out, eager)
     with open(os.path.join(args.results, args.name + ".md"), "w") as f:
         f.write(md)
 

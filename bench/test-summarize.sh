@@ -5,8 +5,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# --eager '': no PyTorch column even when bench/results has its JSON.
 python3 "$here/summarize.py" --out "$here/testdata/fake-out" \
-  --corpus "$here/corpus" --results "$tmp" --name fake >"$tmp/stdout"
+  --corpus "$here/corpus" --results "$tmp" --name fake --eager '' >"$tmp/stdout"
 md=$tmp/fake.md
 fail=0
 expect() {
@@ -32,6 +33,29 @@ assert abs(p["gemm_square"]["best_pct_of_peak_flops"] - 40.8333) < 1e-3
 assert p["relu"]["best_pct_of_copy"] > 92 and p["relu"]["best_pct_of_copy"] < 92.3
 assert not p["saxpy"]["measured"]
 assert d["totals"]["measured"] == 2 and d["totals"]["improved"] == 1
+PY
+grep -q 'PyTorch eager' "$md" && { echo "test-summarize: eager column without --eager"; fail=1; }
+
+# The PyTorch eager column (bench/pytorch_eager.py's JSON).
+python3 "$here/summarize.py" --out "$here/testdata/fake-out" \
+  --corpus "$here/corpus" --results "$tmp" --name eager \
+  --eager "$here/testdata/fake-eager.json" >/dev/null
+md=$tmp/eager.md
+expect "$md" '| cuBLAS ms (best / cuBLAS) | PyTorch eager ms (best / eager) | variants | tune s |'
+expect "$md" '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|'
+expect "$md" '| gemm_square | matmul | ok/ok | 4.2000 | 0.7000 | 6.00x | `restrict-const,gemm-tile{tile=64}` | 12 (0%) | 72 (2%) | 24.50 (40.8% of fp32) | - | 0.3500 (2.00x) | 24 | 96 |'
+expect "$md" '| relu | relu | ok/ok | 0.5500 | 0.5500 | 1.00x | (original kept) | 3904 (92%) | 3904 (92%) | - | - | 0.5000 (1.10x) | 10 | 30 |'
+expect "$md" '| saxpy | saxpy | ok/ok | - | - | - | not measured: no CUDA GPU'
+expect "$md" 'no CUDA driver (libcuda.so.1 not found) | - | - | - | - | 0.6000 | - | 4 |'
+expect "$md" '| scan | - | FAIL/skip | - | - | - | not measured: no report | - | - | - | - | n/a | - |'
+expect "$md" "geometric mean of best / eager over 2 programs: 1.483 (below 1: cuda-opt's best is faster); best faster on 0"
+python3 - "$tmp/eager.json" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = {r["program"]: r for r in d["programs"]}
+assert abs(p["gemm_square"]["best_over_eager"] - 2.0) < 1e-9
+assert p["saxpy"]["pytorch_eager_ms"] == 0.6 and "best_over_eager" not in p["saxpy"]
+assert d["totals"]["eager_programs"] == 2
 PY
 [ $fail = 0 ] && echo "test-summarize: ok"
 exit $fail
