@@ -381,7 +381,7 @@ analyzeRecurrences(ASTContext &Ctx, const ForStmt *Loop,
       std::optional<Update> U = matchWrite(Ctx, W.Site, V);
       if (!U)
         return refuse(
-            Name + " carries a value from one iteration of " + LoopAt.substr(4) +
+            Name + " carries a value from one iteration of " + LoopAt +
             " to the next, and its update at " + at(Ctx, W.Site) +
             " is not a sum, product, min, max or argmin/argmax");
       Updates.push_back(*U);
@@ -402,8 +402,8 @@ analyzeRecurrences(ASTContext &Ctx, const ForStmt *Loop,
       if (U.Kind != R.Kind || U.Index != R.Index ||
           (!R.isArg() && R.Kind != RecurrenceKind::Sum &&
            R.Kind != RecurrenceKind::Product && U.Form != R.Form))
-        return refuse(Name + " is updated in different ways in " +
-                      LoopAt.substr(4) + " (at " + at(Ctx, Updates.front().Site) +
+        return refuse(Name + " is updated in different ways in " + LoopAt +
+                      " (at " + at(Ctx, Updates.front().Site) +
                       " and " + at(Ctx, U.Site) +
                       "), which cuda-opt does not combine");
       if (U.NonStrict)

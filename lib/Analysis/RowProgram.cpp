@@ -119,7 +119,12 @@ CallEffect callEffect(const CallExpr *CE, unsigned Depth) {
       Name.starts_with("__ldcg") || Name.starts_with("__ldcs") ||
       Name.starts_with("__ldlu") || Name.starts_with("__ldcv"))
     return CallEffect::Reads;
-  const SourceManager &SM = FD->getASTContext().getSourceManager();
+  ASTContext &Ctx = FD->getASTContext();
+  // A constant such as INFINITY (__builtin_huge_valf()).
+  Expr::EvalResult Constant;
+  if (!CE->isValueDependent() && CE->EvaluateAsRValue(Constant, Ctx))
+    return CallEffect::Pure;
+  const SourceManager &SM = Ctx.getSourceManager();
   bool System = FD->getBuiltinID() ||
                 SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
   if (System) {
@@ -151,6 +156,11 @@ public:
   bool VisitBinaryOperator(BinaryOperator *BO) {
     if (BO->isAssignmentOp())
       noteWrite(BO->getLHS(), BO);
+    // A plain store does not read the element it writes.
+    if (BO->getOpcode() == BO_Assign)
+      if (const auto *AS =
+              dyn_cast<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens()))
+        StoreTargets.insert(AS);
     return true;
   }
   bool VisitUnaryOperator(UnaryOperator *UO) {
@@ -164,8 +174,9 @@ public:
           AddressTaken.push_back({V, UO});
     return true;
   }
-  bool VisitArraySubscriptExpr(ArraySubscriptExpr *) {
-    ReadsMemory = true;
+  bool VisitArraySubscriptExpr(ArraySubscriptExpr *AS) {
+    if (!StoreTargets.contains(AS))
+      ReadsMemory = true;
     return true;
   }
   bool VisitMemberExpr(MemberExpr *ME) {
@@ -231,6 +242,7 @@ public:
       LocalArrayWrite = Site, LocalArray = V;
   }
 
+  DenseSet<const ArraySubscriptExpr *> StoreTargets;
   bool ReadsMemory = false;
   const Stmt *MemoryWrite = nullptr;
   const Stmt *LocalWrite = nullptr;

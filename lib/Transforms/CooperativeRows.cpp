@@ -164,6 +164,12 @@ public:
   SmallVector<const DeclRefExpr *, 8> Refs;
 };
 
+bool isIdentifierOrNumber(StringRef S) {
+  return !S.empty() && llvm::all_of(S, [](char C) {
+    return isAlnum(C) || C == '_';
+  });
+}
+
 bool containsContinue(const Stmt *S) {
   if (!S)
     return false;
@@ -239,7 +245,7 @@ public:
 private:
   Error checkLaunches(const KernelTarget &T, int64_t Lanes) const;
   LoopPlan planVector(const KernelTarget &T, const RowLoop &L,
-                      std::vector<std::string> &Taken,
+                      const std::vector<std::string> &BaseNames,
                       std::vector<std::string> &Notes) const;
   Expected<std::string> vectorPath(const KernelTarget &T, const RowLoop &L,
                                    const LoopPlan &LP, StringRef Lane,
@@ -319,9 +325,12 @@ std::string vectorTypeOf(QualType Elem) {
 }
 
 LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
-                                     std::vector<std::string> &Taken,
+                                     const std::vector<std::string> &BaseNames,
                                      std::vector<std::string> &Notes) const {
   LoopPlan LP;
+  // The vectors are declared inside the loop's vector path, so their names
+  // only need to differ from the kernel's and from each other.
+  std::vector<std::string> Taken = BaseNames;
   std::string LoopAt =
       "the loop at " + describeLocation(T.getSourceManager(),
                                         L.Loop->getBeginLoc());
@@ -505,7 +514,10 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
     RefFinder F(L.Var);
     F.TraverseStmt(const_cast<ArraySubscriptExpr *>(X.Expr));
     for (const DeclRefExpr *D : F.Refs)
-      if (Error Err = E.replace(D->getSourceRange(), "(" + Value.str() + ")"))
+      if (Error Err = E.replace(D->getSourceRange(),
+                                isIdentifierOrNumber(Value)
+                                    ? Value.str()
+                                    : "(" + Value.str() + ")"))
         return std::move(Err);
     Expected<std::string> Text = E.render(X.Expr->getSourceRange());
     if (!Text)
@@ -569,7 +581,7 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
     Expected<std::string> Text = E.render(BodyRange);
     if (!Text)
       return Text.takeError();
-    if (isa<CompoundStmt>(Body))
+    if (isa<CompoundStmt>(Body) || !isa<DeclStmt>(Body))
       Out += *Text + "\n";
     else
       Out += "{\n" + *Text + "\n}\n";
@@ -621,6 +633,10 @@ CooperativeRows::applyPlan(const KernelTarget &T,
   std::string Mask = freshName(T.Kernel.Decl, "rowMask", {Lane});
   std::string Row = I.Var->getNameAsString();
 
+  std::vector<std::string> Taken = {Lane, Mask};
+  for (const LoopPlan &LP : Plan.Loops)
+    for (const Stream &S : LP.Streams)
+      Taken.push_back(S.Name);
   TextEdits E(Ctx);
   // The returns of the straight-line steps leave the row, not the kernel.
   std::vector<std::pair<SourceRange, std::string>> Returns;
@@ -641,13 +657,20 @@ CooperativeRows::applyPlan(const KernelTarget &T,
     SourceRange Whole(S.S->getBeginLoc(), stmtEnd(Ctx, S.S));
     bool NeedSync = S.WritesMemory && ReadLater[K + 1];
     if (S.Kind == RowStep::Store) {
-      bool Brace = isa<IfStmt>(S.S);
-      if (Error Err = E.insertBefore(
-              Whole, "if (" + Lane + " == 0)" + (Brace ? " {\n" : "\n")))
-        return std::move(Err);
-      std::string After = Brace ? "\n}" : "";
+      // A run of per-row stores goes under one `if (lane == 0)`.
+      bool First = K == 0 || RP.Steps[K - 1].Kind != RowStep::Store;
+      bool Last = K + 1 == RP.Steps.size() ||
+                  RP.Steps[K + 1].Kind != RowStep::Store;
+      bool Single = First && Last && !isa<IfStmt>(S.S);
+      if (First)
+        if (Error Err = E.insertBefore(Whole, "if (" + Lane + " == 0)" +
+                                                  (Single ? "\n" : " {\n")))
+          return std::move(Err);
+      if (!Last)
+        continue;
+      std::string After = Single ? "" : "\n}";
       if (NeedSync)
-        After += "\n" + Sync + " // lane 0's store, before the other lanes "
+        After += "\n" + Sync + " // lane 0's stores, before the other lanes "
                                "read memory";
       if (!After.empty())
         if (Error Err = E.insertAfter(Whole, After))
@@ -668,7 +691,8 @@ CooperativeRows::applyPlan(const KernelTarget &T,
     std::string Start = Lane;
     std::string Quads;
     if (!LP.Streams.empty()) {
-      Quads = freshName(T.Kernel.Decl, "quads");
+      Quads = freshName(T.Kernel.Decl, "quads", Taken);
+      Taken.push_back(Quads);
       Expected<std::string> Vec = vectorPath(T, RL, LP, Lane, Quads, Lanes);
       if (!Vec)
         return Vec.takeError();
