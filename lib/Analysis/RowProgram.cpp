@@ -622,7 +622,7 @@ Error RowAnalysis::checkAccesses(RowLoop &L, const AccessScan &A,
           return refuse(LoopAt + " writes " + What + " and also accesses " +
                         Other + " at " + at(Ctx, O.Expr) +
                         ", another element of the same array, so its "
-                        "iterations depend on each other");
+                        "iterations (or rows) may depend on each other");
         continue;
       }
       if (std::optional<std::string> Why =
