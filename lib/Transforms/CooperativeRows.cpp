@@ -1,0 +1,784 @@
+//===- CooperativeRows.cpp - Several threads share each row ---------------===//
+//
+// Part of cuda-opt.
+//
+// cooperative-rows{lanes=L,vec=V} rewrites a "one thread per row" kernel
+// (lib/Analysis/RowProgram.h) so that a group of L consecutive threads of a
+// warp works on each row, and the groups stride over the rows:
+//
+//   const int lane = threadIdx.x % L;
+//   const unsigned rowMask = cudaOptRowGroupMask(L);
+//   for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / L; r < rows;
+//        r += blockDim.x / L * gridDim.x) {
+//     float s = 0.0f;
+//     for (int j = lane; j < cols; j += L)   // lane-strided: coalesced
+//       s += in[r * cols + j];
+//     s = cudaOptRowSum(s, rowMask, L);      // butterfly inside the group
+//     if (lane == 0)                         // per-row stores: one thread
+//       out[r] = s;
+//   }
+//
+// The launch is unchanged, so every launch of the kernel still covers every
+// row. Straight-line statements run in every thread of the group: they only
+// read values that are the same for the whole row. A loop's carried scalars
+// are recurrences; threads other than lane 0 start a sum (product) from 0
+// (1), and min/max/argmin/argmax start from the loop's initial value in
+// every lane. A __syncwarp orders a loop's (or a store's) writes before the
+// later reads of the same row by other lanes. With vec=1 a loop whose
+// accesses are `p[base + j]` also gets a fast path that reads and writes 4
+// columns per thread with 16-byte vectors when the row's pointers are
+// aligned; the other columns (and unaligned rows) take the lane-strided loop.
+//
+// Legal when the kernel is a row program, every launch has a 1-D block whose
+// size is a constant multiple of L (so a group never straddles a warp), and
+// float sums may be reordered (--fp-model=reassoc or fast).
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/LaunchConfig.h"
+#include "cuda-opt/Analysis/RowProgram.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RawCommentList.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Lex/Lexer.h"
+
+#include <map>
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+// The helpers the rewrite calls; the text is
+// lib/Transforms/Snippets/RowGroup.cuh.
+constexpr llvm::StringLiteral RowGroupHelpers =
+#include "Snippets/RowGroup.cuh.inc"
+    ;
+constexpr llvm::StringLiteral MaskHelper = "cudaOptRowGroupMask";
+
+/// Edits of one range of the file: replacements of token ranges and
+/// insertions, applied to the text of a range that contains them.
+class TextEdits {
+public:
+  explicit TextEdits(const ASTContext &Ctx) : Ctx(Ctx) {}
+
+  Error replace(SourceRange R, std::string Text) {
+    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
+    if (!O)
+      return O.takeError();
+    Pieces.push_back({O->first, O->second, Seq++, std::move(Text)});
+    return Error::success();
+  }
+  /// Insert before the first token of \p R.
+  Error insertBefore(SourceRange R, std::string Text) {
+    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
+    if (!O)
+      return O.takeError();
+    Pieces.push_back({O->first, O->first, Seq++, std::move(Text)});
+    return Error::success();
+  }
+  /// Insert after the last token of \p R.
+  Error insertAfter(SourceRange R, std::string Text) {
+    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
+    if (!O)
+      return O.takeError();
+    Pieces.push_back({O->second, O->second, Seq++, std::move(Text)});
+    return Error::success();
+  }
+
+  /// The text of token range \p R with the edits inside it applied.
+  Expected<std::string> render(SourceRange R) const {
+    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
+    if (!O)
+      return O.takeError();
+    auto [Begin, End] = *O;
+    const SourceManager &SM = Ctx.getSourceManager();
+    StringRef Buffer =
+        SM.getBufferData(SM.getFileID(SM.getFileLoc(R.getBegin())));
+    std::vector<Piece> In;
+    for (const Piece &P : Pieces)
+      if (P.Begin >= Begin && P.End <= End)
+        In.push_back(P);
+    llvm::sort(In, [](const Piece &A, const Piece &B) {
+      if (A.Begin != B.Begin)
+        return A.Begin < B.Begin;
+      bool AIns = A.Begin == A.End, BIns = B.Begin == B.End;
+      if (AIns != BIns)
+        return AIns;
+      return A.Seq < B.Seq;
+    });
+    std::string Out;
+    unsigned Pos = Begin;
+    for (const Piece &P : In) {
+      if (P.Begin < Pos)
+        return refuse("internal error: overlapping edits in cooperative-rows");
+      Out += Buffer.substr(Pos, P.Begin - Pos);
+      Out += P.Text;
+      Pos = P.End;
+    }
+    Out += Buffer.substr(Pos, End - Pos);
+    return Out;
+  }
+
+private:
+  struct Piece {
+    unsigned Begin, End, Seq;
+    std::string Text;
+  };
+
+  Expected<std::pair<unsigned, unsigned>> offsets(SourceRange R) const {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (inMacro(R))
+      return refuse("the code at " +
+                    describeLocation(SM, R.getBegin()) +
+                    " that needs rewriting is a macro expansion; cuda-opt "
+                    "does not edit macro expansions");
+    CharSourceRange C = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
+    if (C.isInvalid())
+      return refuse("the code at " + describeLocation(SM, R.getBegin()) +
+                    " has no contiguous source text");
+    return std::make_pair(SM.getFileOffset(C.getBegin()),
+                          SM.getFileOffset(C.getEnd()));
+  }
+
+  const ASTContext &Ctx;
+  std::vector<Piece> Pieces;
+  unsigned Seq = 0;
+};
+
+/// The references to a variable inside a statement.
+class RefFinder : public RecursiveASTVisitor<RefFinder> {
+public:
+  explicit RefFinder(const VarDecl *V) : V(V) {}
+  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
+    if (DRE->getDecl() == V)
+      Refs.push_back(DRE);
+    return true;
+  }
+  const VarDecl *V;
+  SmallVector<const DeclRefExpr *, 8> Refs;
+};
+
+bool isIdentifierOrNumber(StringRef S) {
+  return !S.empty() && llvm::all_of(S, [](char C) {
+    return isAlnum(C) || C == '_';
+  });
+}
+
+bool containsContinue(const Stmt *S) {
+  if (!S)
+    return false;
+  if (isa<ContinueStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (containsContinue(C))
+      return true;
+  return false;
+}
+
+bool rangeContains(const SourceManager &SM, SourceRange Outer,
+                   SourceRange Inner) {
+  return !SM.isBeforeInTranslationUnit(Inner.getBegin(), Outer.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(Outer.getEnd(), Inner.getEnd());
+}
+
+/// One vector stream of a loop's fast path: the accesses `p[base + j]` to
+/// one element of one pointer, read and written as a 16-byte vector.
+struct Stream {
+  const RowAccess *First = nullptr;
+  std::vector<const RowAccess *> Uses;
+  std::string Name;
+  std::string VectorType;
+  bool Read = false;
+  bool Written = false;
+  bool Const = false;
+};
+
+/// How one loop is rewritten.
+struct LoopPlan {
+  /// The vector fast path's streams; empty when the loop has none.
+  std::vector<Stream> Streams;
+};
+
+struct CooperativeRowsPlan : TransformPlan {
+  RowProgram Program;
+  std::vector<LoopPlan> Loops;
+  int64_t Lanes = 8;
+  bool NeedHelpers = true;
+};
+
+class CooperativeRows : public TransformWithPlan<CooperativeRowsPlan> {
+public:
+  StringRef getName() const override { return "cooperative-rows"; }
+  StringRef getSummary() const override {
+    return "share each row of a one-thread-per-row kernel between a group "
+           "of threads (lane-strided loops, shuffle reductions)";
+  }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"lanes", 8, 2, 32, "threads that share a row (a power of two)",
+         /*PowerOfTwo=*/true,
+         {4, 8, 16, 32}},
+        {"vec", 0, 0, 1,
+         "1 = also read and write 4 columns at a time with 16-byte vectors "
+         "where the row is aligned",
+         false,
+         {0, 1}},
+    };
+    return Specs;
+  }
+  FpEffect fpEffect(const ParamValues &) const override {
+    return FpEffect::Reassociates;
+  }
+
+  Expected<CooperativeRowsPlan> makePlan(const KernelTarget &T,
+                                         const ParamValues &P) const override;
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T,
+            const CooperativeRowsPlan &Plan) const override;
+
+private:
+  Error checkLaunches(const KernelTarget &T, int64_t Lanes) const;
+  LoopPlan planVector(const KernelTarget &T, const RowLoop &L,
+                      const std::vector<std::string> &BaseNames,
+                      std::vector<std::string> &Notes) const;
+  Expected<std::string> vectorPath(const KernelTarget &T, const RowLoop &L,
+                                   const LoopPlan &LP, StringRef Lane,
+                                   StringRef Quads, int64_t Lanes) const;
+  SourceLocation helperLocation(const KernelTarget &T) const;
+
+  /// Move \p Loc up over the `//` comment lines directly above it, so the
+  /// helpers do not split a function from its comment.
+  static SourceLocation aboveLineComments(const SourceManager &SM,
+                                          SourceLocation Loc) {
+    FileID File = SM.getFileID(Loc);
+    StringRef Text = SM.getBufferData(File);
+    unsigned Offset = SM.getFileOffset(Loc);
+    unsigned LineStart = Text.rfind('\n', Offset);
+    LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
+    if (!Text.substr(LineStart, Offset - LineStart).trim().empty())
+      return Loc;
+    while (LineStart > 0) {
+      size_t Prev = Text.rfind('\n', LineStart - 1);
+      unsigned PrevStart = Prev == StringRef::npos ? 0 : Prev + 1;
+      if (!Text.substr(PrevStart, LineStart - PrevStart)
+               .ltrim()
+               .starts_with("//"))
+        break;
+      LineStart = PrevStart;
+    }
+    return SM.getComposedLoc(File, LineStart);
+  }
+};
+
+Error CooperativeRows::checkLaunches(const KernelTarget &T,
+                                     int64_t Lanes) const {
+  const KernelInfo &K = T.Kernel;
+  const SourceManager &SM = T.getSourceManager();
+  std::string Kernel = "kernel '" + K.name() + "'";
+  if (K.Launches.empty())
+    return refuse(Kernel + " is not launched in this file, so cuda-opt cannot "
+                           "check that its block size is a multiple of " +
+                  Twine(Lanes));
+  for (const LaunchSite &L : K.Launches) {
+    std::string At = describeLocation(SM, L.Call->getBeginLoc());
+    const Expr *Block = launchBlockExpr(L);
+    if (!Block)
+      return refuse("the launch at " + At + " has no block size");
+    std::optional<int64_t> Threads = threadsPerBlock(L, T.Ctx);
+    bool OneD = stripLaunchArgImplicit(Block)->getType()->isIntegerType();
+    if (std::optional<Dim3> D = evaluateDim3(Block, T.Ctx))
+      OneD = (*D)[1] == 1 && (*D)[2] == 1;
+    if (!Threads || !OneD)
+      return refuse("the block of the launch at " + At +
+                    " is not a constant 1-D size, so cuda-opt cannot check "
+                    "that groups of " +
+                    Twine(Lanes) + " threads stay inside one warp");
+    if (*Threads % Lanes)
+      return refuse("the launch at " + At + " uses blocks of " +
+                    Twine(*Threads) + " threads, not a multiple of " +
+                    Twine(Lanes) + ", so a group would straddle two blocks");
+  }
+  return Error::success();
+}
+
+/// The element type's 4-wide vector type, or "".
+std::string vectorTypeOf(QualType Elem) {
+  const auto *BT = Elem->getAs<BuiltinType>();
+  if (!BT)
+    return "";
+  switch (BT->getKind()) {
+  case BuiltinType::Float:
+    return "float4";
+  case BuiltinType::Int:
+    return "int4";
+  case BuiltinType::UInt:
+    return "uint4";
+  default:
+    return "";
+  }
+}
+
+LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
+                                     const std::vector<std::string> &BaseNames,
+                                     std::vector<std::string> &Notes) const {
+  LoopPlan LP;
+  // The vectors are declared inside the loop's vector path, so their names
+  // only need to differ from the kernel's and from each other.
+  std::vector<std::string> Taken = BaseNames;
+  std::string LoopAt =
+      "the loop at " + describeLocation(T.getSourceManager(),
+                                        L.Loop->getBeginLoc());
+  auto Skip = [&](const Twine &Why) {
+    Notes.push_back(LoopAt + " keeps scalar accesses only: " + Why.str());
+    return LoopPlan();
+  };
+  if (L.Inclusive)
+    return Skip("its bound is inclusive ('<=')");
+  if (!L.Var->getType()->isSignedIntegerType() ||
+      !L.Bound->getType()->isSignedIntegerType() ||
+      !L.Init->getType()->isSignedIntegerType())
+    return Skip("its counter or bounds are unsigned");
+  if (containsContinue(L.Loop->getBody()))
+    return Skip("its body has 'continue'");
+  for (const RowAccess &A : L.Accesses) {
+    bool Vectorizable = A.Root && A.Stride == 1 &&
+                        !vectorTypeOf(A.Expr->getType()).empty();
+    if (A.Write && (!Vectorizable || !A.PlainStore))
+      return Skip("it writes '" +
+                  sourceText(T.Ctx, A.Expr->getSourceRange()) +
+                  "', which is not a plain store to consecutive 4-byte "
+                  "elements");
+    if (!Vectorizable)
+      continue;
+    Stream *S = nullptr;
+    for (Stream &X : LP.Streams)
+      if (X.First->Root == A.Root && X.First->Index == A.Index)
+        S = &X;
+    if (!S) {
+      LP.Streams.emplace_back();
+      S = &LP.Streams.back();
+      S->First = &A;
+      S->VectorType = vectorTypeOf(A.Expr->getType());
+      S->Name = freshName(T.Kernel.Decl, A.Root->getNameAsString() + "4",
+                          Taken);
+      Taken.push_back(S->Name);
+      S->Const = A.Expr->getType().isConstQualified() ||
+                 A.Expr->getBase()
+                     ->getType()
+                     ->getPointeeType()
+                     .isConstQualified();
+    }
+    S->Uses.push_back(&A);
+    S->Read |= A.Read;
+    S->Written |= A.Write;
+  }
+  if (LP.Streams.empty())
+    return Skip("no access reads or writes consecutive 4-byte elements");
+  return LP;
+}
+
+/// `sum = cudaOptRowSum(sum, rowMask, 8);` and friends.
+std::string combineText(const Recurrence &R, StringRef Mask, int64_t Lanes) {
+  std::string V = R.Var->getNameAsString();
+  std::string Args = ", " + Mask.str() + ", " + std::to_string(Lanes) + ")";
+  switch (R.Kind) {
+  case RecurrenceKind::Sum:
+    return V + " = cudaOptRowSum(" + V + Args + ";";
+  case RecurrenceKind::Product:
+    return V + " = cudaOptRowProduct(" + V + Args + ";";
+  case RecurrenceKind::Max:
+    return V + " = " +
+           (R.Form == MinMaxForm::Function ? "cudaOptRowFmax(" : "cudaOptRowMax(") +
+           V + Args + ";";
+  case RecurrenceKind::Min:
+    return V + " = " +
+           (R.Form == MinMaxForm::Function ? "cudaOptRowFmin(" : "cudaOptRowMin(") +
+           V + Args + ";";
+  case RecurrenceKind::ArgMax:
+    return "cudaOptRowArgMax(" + V + ", " + R.Index->getNameAsString() + Args +
+           ";";
+  case RecurrenceKind::ArgMin:
+    return "cudaOptRowArgMin(" + V + ", " + R.Index->getNameAsString() + Args +
+           ";";
+  }
+  return "";
+}
+
+/// True when \p V still holds its declaration's initial value \p Identity
+/// when \p Loop starts: declared among the row's steps with that value and
+/// not written by a step before the loop.
+bool startsAtIdentity(const ASTContext &Ctx, const RowProgram &P,
+                      const Recurrence &R, const ForStmt *Loop) {
+  const VarDecl *V = R.Var;
+  const Expr *Init = V->getInit();
+  if (!Init)
+    return false;
+  Expr::EvalResult Res;
+  bool IsIdentity = false;
+  double Want = R.Kind == RecurrenceKind::Sum ? 0.0 : 1.0;
+  if (Init->EvaluateAsRValue(Res, Ctx)) {
+    if (Res.Val.isInt())
+      IsIdentity = Res.Val.getInt() == static_cast<int64_t>(Want);
+    else if (Res.Val.isFloat())
+      IsIdentity = Res.Val.getFloat().convertToDouble() == Want;
+  }
+  if (!IsIdentity)
+    return false;
+  // Any write between the declaration and the loop?
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const RowStep &S : P.Steps) {
+    if (S.S == Loop)
+      return true;
+    if (!SM.isBeforeInTranslationUnit(V->getLocation(), S.S->getBeginLoc()))
+      continue;
+    struct Writes : RecursiveASTVisitor<Writes> {
+      const VarDecl *V;
+      bool Found = false;
+      bool VisitBinaryOperator(BinaryOperator *BO) {
+        if (BO->isAssignmentOp())
+          if (const auto *D =
+                  dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
+            Found |= D->getDecl() == V;
+        return true;
+      }
+      bool VisitUnaryOperator(UnaryOperator *UO) {
+        if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+          if (const auto *D =
+                  dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParenImpCasts()))
+            Found |= D->getDecl() == V;
+        return true;
+      }
+    } W;
+    W.V = V;
+    W.TraverseStmt(const_cast<Stmt *>(S.S));
+    if (W.Found)
+      return false;
+  }
+  return true;
+}
+
+Expected<CooperativeRowsPlan>
+CooperativeRows::makePlan(const KernelTarget &T, const ParamValues &P) const {
+  int64_t Lanes = P.get("lanes");
+  if (Lanes < 2 || Lanes > 32)
+    return refuse("lanes must be a power of two from 2 to 32");
+  Expected<RowProgram> RP = analyzeRowProgram(T.Ctx, T.Kernel);
+  if (!RP)
+    return RP.takeError();
+  if (Error E = checkLaunches(T, Lanes))
+    return std::move(E);
+  CooperativeRowsPlan Plan;
+  Plan.Program = std::move(*RP);
+  Plan.Lanes = Lanes;
+  std::vector<std::string> Taken = {"lane", "rowMask", "quads"};
+  for (const RowLoop &L : Plan.Program.Loops) {
+    if (P.get("vec"))
+      Plan.Loops.push_back(planVector(T, L, Taken, Plan.Notes));
+    else
+      Plan.Loops.emplace_back();
+  }
+  for (const Decl *D : T.Ctx.getTranslationUnitDecl()->decls())
+    if (const auto *FD = dyn_cast<FunctionDecl>(D))
+      if (FD->getDeclName().isIdentifier() && FD->getName() == MaskHelper)
+        Plan.NeedHelpers = false;
+  return Plan;
+}
+
+Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
+                                                  const RowLoop &L,
+                                                  const LoopPlan &LP,
+                                                  StringRef Lane,
+                                                  StringRef Quads,
+                                                  int64_t Lanes) const {
+  const ASTContext &Ctx = T.Ctx;
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::string JType = indexTypeText(Ctx, L.Var);
+  std::string J = L.Var->getNameAsString();
+  std::string A = parenthesizedText(Ctx, L.Init);
+  std::string C = parenthesizedText(Ctx, L.Bound);
+  Expr::EvalResult InitValue;
+  bool InitIsZero = L.Init->EvaluateAsInt(InitValue, Ctx) &&
+                    InitValue.Val.getInt() == 0;
+  std::string J0 = freshName(T.Kernel.Decl, J + "0");
+  std::string Q = freshName(T.Kernel.Decl, "q");
+
+  // `&p[idx]` with j replaced by \p Value.
+  auto AddressAt = [&](const RowAccess &X, StringRef Value) -> Expected<std::string> {
+    TextEdits E(Ctx);
+    RefFinder F(L.Var);
+    F.TraverseStmt(const_cast<ArraySubscriptExpr *>(X.Expr));
+    for (const DeclRefExpr *D : F.Refs)
+      if (Error Err = E.replace(D->getSourceRange(),
+                                isIdentifierOrNumber(Value)
+                                    ? Value.str()
+                                    : "(" + Value.str() + ")"))
+        return std::move(Err);
+    Expected<std::string> Text = E.render(X.Expr->getSourceRange());
+    if (!Text)
+      return Text.takeError();
+    return "&" + *Text;
+  };
+
+  std::string Aligned;
+  for (const Stream &S : LP.Streams) {
+    Expected<std::string> Addr = AddressAt(*S.First, InitIsZero ? "0" : A);
+    if (!Addr)
+      return Addr.takeError();
+    if (!Aligned.empty())
+      Aligned += " &&\n";
+    Aligned += "cudaOptAligned16(" + *Addr + ")";
+  }
+  std::string Count = InitIsZero ? C + " / 4" : "(" + C + " - " + A + ") / 4";
+  std::string Out =
+      "// cuda-opt: 16-byte vectors over the first 4 * " + Quads.str() +
+      " columns when the row is aligned; the rest below.\n" + "const " +
+      JType + " " + Quads.str() + " = " + Aligned + "\n? " + Count + " : 0;\n";
+  Out += "for (" + JType + " " + Q + " = " + Lane.str() + "; " + Q + " < " +
+         Quads.str() + "; " + Q + " += " + std::to_string(Lanes) + ") {\n";
+  Out += "const " + JType + " " + J0 + " = " +
+         (InitIsZero ? "" : A + " + ") + "4 * " + Q + ";\n";
+  for (const Stream &S : LP.Streams) {
+    Expected<std::string> Addr = AddressAt(*S.First, J0);
+    if (!Addr)
+      return Addr.takeError();
+    std::string Ptr = std::string(S.Const ? "const " : "") + S.VectorType + " *";
+    if (S.Read)
+      Out += S.VectorType + " " + S.Name + " = *reinterpret_cast<" + Ptr +
+             ">(" + *Addr + ");\n";
+    else
+      Out += S.VectorType + " " + S.Name + ";\n";
+  }
+  static const char *const Lane4[] = {"x", "y", "z", "w"};
+  const Stmt *Body = L.Loop->getBody();
+  for (int Comp = 0; Comp < 4; ++Comp) {
+    TextEdits E(Ctx);
+    SmallVector<SourceRange, 8> Replaced;
+    for (const Stream &S : LP.Streams)
+      for (const RowAccess *X : S.Uses) {
+        Replaced.push_back(X->Expr->getSourceRange());
+        if (Error Err = E.replace(X->Expr->getSourceRange(),
+                                  S.Name + "." + Lane4[Comp]))
+          return std::move(Err);
+      }
+    RefFinder F(L.Var);
+    F.TraverseStmt(const_cast<Stmt *>(Body));
+    for (const DeclRefExpr *D : F.Refs) {
+      bool Inside = false;
+      for (SourceRange R : Replaced)
+        Inside |= rangeContains(SM, R, D->getSourceRange());
+      if (!Inside)
+        if (Error Err = E.replace(D->getSourceRange(),
+                                  "(" + J0 + " + " + std::to_string(Comp) + ")"))
+          return std::move(Err);
+    }
+    SourceRange BodyRange(Body->getBeginLoc(), stmtEnd(Ctx, Body));
+    Expected<std::string> Text = E.render(BodyRange);
+    if (!Text)
+      return Text.takeError();
+    if (isa<CompoundStmt>(Body) || !isa<DeclStmt>(Body))
+      Out += *Text + "\n";
+    else
+      Out += "{\n" + *Text + "\n}\n";
+  }
+  for (const Stream &S : LP.Streams) {
+    if (!S.Written)
+      continue;
+    Expected<std::string> Addr = AddressAt(*S.First, J0);
+    if (!Addr)
+      return Addr.takeError();
+    Out += "*reinterpret_cast<" + S.VectorType + " *>(" + *Addr + ") = " +
+           S.Name + ";\n";
+  }
+  Out += "}\n";
+  return Out;
+}
+
+SourceLocation CooperativeRows::helperLocation(const KernelTarget &T) const {
+  const SourceManager &SM = T.getSourceManager();
+  const Decl *Top = T.Kernel.Template ? static_cast<const Decl *>(T.Kernel.Template)
+                                      : T.Kernel.Decl;
+  // The outermost declaration of the translation unit that holds the kernel.
+  SourceLocation KernelLoc = SM.getExpansionLoc(Top->getBeginLoc());
+  for (const Decl *D : T.Ctx.getTranslationUnitDecl()->decls()) {
+    SourceLocation B = SM.getExpansionLoc(D->getBeginLoc());
+    SourceLocation E = SM.getExpansionLoc(D->getEndLoc());
+    if (!SM.isWrittenInMainFile(B) ||
+        SM.isBeforeInTranslationUnit(KernelLoc, B) ||
+        SM.isBeforeInTranslationUnit(E, KernelLoc))
+      continue;
+    if (const RawComment *RC = T.Ctx.getRawCommentForDeclNoCache(D))
+      B = RC->getBeginLoc();
+    return aboveLineComments(SM, B);
+  }
+  return SourceLocation();
+}
+
+Expected<tooling::Replacements>
+CooperativeRows::applyPlan(const KernelTarget &T,
+                           const CooperativeRowsPlan &Plan) const {
+  const ASTContext &Ctx = T.Ctx;
+  const SourceManager &SM = T.getSourceManager();
+  const RowProgram &RP = Plan.Program;
+  const ThreadMapping &M = RP.Mapping;
+  const MappedIndex &I = M.x();
+  int64_t Lanes = Plan.Lanes;
+  std::string L = std::to_string(Lanes);
+  std::string Lane = freshName(T.Kernel.Decl, "lane");
+  std::string Mask = freshName(T.Kernel.Decl, "rowMask", {Lane});
+  std::string Row = I.Var->getNameAsString();
+
+  std::vector<std::string> Taken = {Lane, Mask};
+  for (const LoopPlan &LP : Plan.Loops)
+    for (const Stream &S : LP.Streams)
+      Taken.push_back(S.Name);
+  TextEdits E(Ctx);
+  // The returns of the straight-line steps leave the row, not the kernel.
+  std::vector<std::pair<SourceRange, std::string>> Returns;
+  if (Error Err = returnsToContinue(Ctx, M.Body, Returns))
+    return std::move(Err);
+  for (auto &[R, Text] : Returns)
+    if (Error Err = E.replace(R, Text))
+      return std::move(Err);
+
+  // Which steps are followed by a read of memory (for __syncwarp).
+  std::vector<bool> ReadLater(RP.Steps.size() + 1, false);
+  for (size_t K = RP.Steps.size(); K-- > 0;)
+    ReadLater[K] = ReadLater[K + 1] || RP.Steps[K].ReadsMemory;
+  std::string Sync = "__syncwarp(" + Mask + ");";
+
+  for (size_t K = 0; K < RP.Steps.size(); ++K) {
+    const RowStep &S = RP.Steps[K];
+    SourceRange Whole(S.S->getBeginLoc(), stmtEnd(Ctx, S.S));
+    bool NeedSync = S.WritesMemory && ReadLater[K + 1];
+    if (S.Kind == RowStep::Store) {
+      // A run of per-row stores goes under one `if (lane == 0)`.
+      bool First = K == 0 || RP.Steps[K - 1].Kind != RowStep::Store;
+      bool Last = K + 1 == RP.Steps.size() ||
+                  RP.Steps[K + 1].Kind != RowStep::Store;
+      bool Single = First && Last && !isa<IfStmt>(S.S);
+      if (First)
+        if (Error Err = E.insertBefore(Whole, "if (" + Lane + " == 0)" +
+                                                  (Single ? "\n" : " {\n")))
+          return std::move(Err);
+      if (!Last)
+        continue;
+      std::string After = Single ? "" : "\n}";
+      if (NeedSync)
+        After += "\n" + Sync + " // lane 0's stores, before the other lanes "
+                               "read memory";
+      if (!After.empty())
+        if (Error Err = E.insertAfter(Whole, After))
+          return std::move(Err);
+      continue;
+    }
+    if (S.Kind != RowStep::Loop)
+      continue;
+    const RowLoop &RL = RP.Loops[S.LoopIndex];
+    const LoopPlan &LP = Plan.Loops[S.LoopIndex];
+    std::string Before;
+    for (const Recurrence &R : RL.Recurrences)
+      if (!R.isIdempotent() && !startsAtIdentity(Ctx, RP, R, RL.Loop))
+        Before += "if (" + Lane + " != 0) // the row's initial value stays "
+                  "with lane 0\n  " +
+                  R.Var->getNameAsString() + " = " +
+                  (R.Kind == RecurrenceKind::Sum ? "0" : "1") + ";\n";
+    std::string Start = Lane;
+    std::string Quads;
+    if (!LP.Streams.empty()) {
+      Quads = freshName(T.Kernel.Decl, "quads", Taken);
+      Taken.push_back(Quads);
+      Expected<std::string> Vec = vectorPath(T, RL, LP, Lane, Quads, Lanes);
+      if (!Vec)
+        return Vec.takeError();
+      Before += *Vec;
+      Expr::EvalResult Res;
+      bool Zero = RL.Init->EvaluateAsInt(Res, Ctx) && Res.Val.getInt() == 0;
+      Start = (Zero ? "" : parenthesizedText(Ctx, RL.Init) + " + ") + "4 * " +
+              Quads + " + " + Lane;
+    } else {
+      Expr::EvalResult Res;
+      bool Zero = RL.Init->EvaluateAsInt(Res, Ctx) && Res.Val.getInt() == 0;
+      if (!Zero)
+        Start = parenthesizedText(Ctx, RL.Init) + " + " + Lane;
+    }
+    if (!Before.empty())
+      if (Error Err = E.insertBefore(Whole, Before))
+        return std::move(Err);
+    if (Error Err = E.replace(RL.Init->getSourceRange(), Start))
+      return std::move(Err);
+    if (Error Err = E.replace(RL.Loop->getInc()->getSourceRange(),
+                              RL.Var->getNameAsString() + " += " + L))
+      return std::move(Err);
+    std::string After;
+    for (const Recurrence &R : RL.Recurrences)
+      After += "\n" + combineText(R, Mask, Lanes);
+    if (NeedSync)
+      After += "\n" + Sync + " // this loop's writes, before the other lanes "
+                             "read memory";
+    if (!After.empty())
+      if (Error Err = E.insertAfter(Whole, After))
+        return std::move(Err);
+  }
+
+  // The row loop replaces the index declaration and the guard.
+  std::string Type = indexTypeText(Ctx, I.Var);
+  std::string Stride = "blockDim.x / " + L + " * gridDim.x";
+  if (isWideIndex(Ctx, I.Var))
+    Stride = "static_cast<" + Type + ">(blockDim.x / " + L + ") * gridDim.x";
+  std::string Cond =
+      M.EarlyReturn
+          ? Row + (I.Inclusive ? " <= " : " < ") + parenthesizedText(Ctx, I.Bound)
+          : sourceText(Ctx, M.Guard->getCond()->getSourceRange());
+  std::string Head =
+      "// cuda-opt cooperative-rows{lanes=" + L + "}: a group of " + L +
+      " consecutive\n// threads shares each row ('" + Lane + "' 0.." +
+      std::to_string(Lanes - 1) +
+      "): the loops over the row are\n// lane-strided, their results "
+      "combined with shuffles, and the\n// groups stride over the rows.\n" +
+      "const int " + Lane + " = threadIdx.x % " + L + ";\n" +
+      "const unsigned " + Mask + " = " + MaskHelper.str() + "(" + L + ");\n" +
+      "for (" + Type + " " + Row + " = (" +
+      sourceText(Ctx, I.Var->getInit()->getSourceRange()) + ") / " + L +
+      "; " + Cond + "; " + Row + " += " + Stride + ") ";
+  std::string Body;
+  if (M.EarlyReturn) {
+    Expected<std::string> Text = E.render(bodyRange(Ctx, M));
+    if (!Text)
+      return Text.takeError();
+    Body = "{\n" + *Text + "\n}";
+  } else {
+    const Stmt *Then = M.Guard->getThen();
+    Expected<std::string> Text =
+        E.render(SourceRange(Then->getBeginLoc(), stmtEnd(Ctx, Then)));
+    if (!Text)
+      return Text.takeError();
+    Body = isa<CompoundStmt>(Then) ? *Text : "{\n" + *Text + "\n}";
+  }
+
+  tooling::Replacements R;
+  if (Error Err = R.add(tooling::Replacement(
+          SM, CharSourceRange::getTokenRange(M.Region), Head + Body,
+          Ctx.getLangOpts())))
+    return std::move(Err);
+  if (Plan.NeedHelpers) {
+    SourceLocation At = helperLocation(T);
+    if (At.isInvalid())
+      return refuse("internal error: no place found for the row-group helpers");
+    if (Error Err = R.add(tooling::Replacement(SM, At, 0, RowGroupHelpers)))
+      return std::move(Err);
+  }
+  return R;
+}
+
+} // namespace
+
+std::unique_ptr<Transform> createCooperativeRowsTransform() {
+  return std::make_unique<CooperativeRows>();
+}
+} // namespace cuda_opt

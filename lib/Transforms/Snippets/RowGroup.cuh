@@ -1,0 +1,123 @@
+// Added by cuda-opt cooperative-rows: a row is shared by a group of Lanes
+// consecutive threads of a warp (Lanes a power of two, at most 32). Each
+// thread of the group holds a partial result; these helpers combine the
+// partials with shuffles inside the group (a butterfly over Lanes / 2, ...,
+// 1) and leave the row's result in every thread of the group.
+
+/// The lanes of the calling thread's group, as a warp lane mask (1-D
+/// blocks whose size is a multiple of Lanes).
+static __device__ __forceinline__ unsigned cudaOptRowGroupMask(int Lanes) {
+  if (Lanes >= 32)
+    return 0xffffffffu;
+  unsigned First = threadIdx.x % 32u / Lanes * Lanes;
+  return ((1u << Lanes) - 1u) << First;
+}
+
+/// The sum of the group's partial sums.
+template <typename T>
+static __device__ __forceinline__ T cudaOptRowSum(T V, unsigned Mask,
+                                                   int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2)
+    V += __shfl_xor_sync(Mask, V, Offset, Lanes);
+  return V;
+}
+
+/// The product of the group's partial products.
+template <typename T>
+static __device__ __forceinline__ T cudaOptRowProduct(T V, unsigned Mask,
+                                                       int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2)
+    V *= __shfl_xor_sync(Mask, V, Offset, Lanes);
+  return V;
+}
+
+/// The largest partial, compared with '>' as the loop compared; the first
+/// lane's result is given to all so that they agree bit for bit.
+template <typename T>
+static __device__ __forceinline__ T cudaOptRowMax(T V, unsigned Mask,
+                                                   int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2) {
+    T Other = __shfl_xor_sync(Mask, V, Offset, Lanes);
+    V = Other > V ? Other : V;
+  }
+  return __shfl_sync(Mask, V, 0, Lanes);
+}
+
+/// The smallest partial, compared with '<' as the loop compared.
+template <typename T>
+static __device__ __forceinline__ T cudaOptRowMin(T V, unsigned Mask,
+                                                   int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2) {
+    T Other = __shfl_xor_sync(Mask, V, Offset, Lanes);
+    V = Other < V ? Other : V;
+  }
+  return __shfl_sync(Mask, V, 0, Lanes);
+}
+
+/// fmaxf / fmax of the group's partials (NaNs skipped, as the loop did).
+static __device__ __forceinline__ float cudaOptRowFmax(float V, unsigned Mask,
+                                                       int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2)
+    V = fmaxf(V, __shfl_xor_sync(Mask, V, Offset, Lanes));
+  return V;
+}
+static __device__ __forceinline__ double cudaOptRowFmax(double V, unsigned Mask,
+                                                        int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2)
+    V = fmax(V, __shfl_xor_sync(Mask, V, Offset, Lanes));
+  return V;
+}
+
+/// fminf / fmin of the group's partials.
+static __device__ __forceinline__ float cudaOptRowFmin(float V, unsigned Mask,
+                                                       int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2)
+    V = fminf(V, __shfl_xor_sync(Mask, V, Offset, Lanes));
+  return V;
+}
+static __device__ __forceinline__ double cudaOptRowFmin(double V, unsigned Mask,
+                                                        int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2)
+    V = fmin(V, __shfl_xor_sync(Mask, V, Offset, Lanes));
+  return V;
+}
+
+/// The largest (Best, Index) pair of the group; equal values go to the
+/// smaller index, as in a loop that keeps the first maximum it meets.
+template <typename T, typename I>
+static __device__ __forceinline__ void
+cudaOptRowArgMax(T &Best, I &Index, unsigned Mask, int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2) {
+    T OtherBest = __shfl_xor_sync(Mask, Best, Offset, Lanes);
+    I OtherIndex = __shfl_xor_sync(Mask, Index, Offset, Lanes);
+    if (OtherBest > Best || (OtherBest == Best && OtherIndex < Index)) {
+      Best = OtherBest;
+      Index = OtherIndex;
+    }
+  }
+  Best = __shfl_sync(Mask, Best, 0, Lanes);
+  Index = __shfl_sync(Mask, Index, 0, Lanes);
+}
+
+/// The smallest (Best, Index) pair of the group; equal values go to the
+/// smaller index.
+template <typename T, typename I>
+static __device__ __forceinline__ void
+cudaOptRowArgMin(T &Best, I &Index, unsigned Mask, int Lanes) {
+  for (int Offset = Lanes / 2; Offset > 0; Offset /= 2) {
+    T OtherBest = __shfl_xor_sync(Mask, Best, Offset, Lanes);
+    I OtherIndex = __shfl_xor_sync(Mask, Index, Offset, Lanes);
+    if (OtherBest < Best || (OtherBest == Best && OtherIndex < Index)) {
+      Best = OtherBest;
+      Index = OtherIndex;
+    }
+  }
+  Best = __shfl_sync(Mask, Best, 0, Lanes);
+  Index = __shfl_sync(Mask, Index, 0, Lanes);
+}
+
+/// True when P may be read and written as a 16-byte vector.
+static __device__ __forceinline__ bool cudaOptAligned16(const void *P) {
+  return reinterpret_cast<unsigned long long>(P) % 16 == 0;
+}
+
