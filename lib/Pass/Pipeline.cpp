@@ -138,7 +138,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
           Model = *Pin;
         if (!PinError.empty())
           return refuse("kernel '" + Name + "': " + PinError);
-        FpEffect Effect = PI.Pass->fpEffect(PI.Params);
+        FpEffect Effect = PI.Pass->fpEffectOn(Target, PI.Params);
         if (!fpModelAllows(Model, Effect))
           return refuse("the rewrite " + describeFpEffect(Effect) +
                         ", which --fp-model=" + fpModelName(Model) +
