@@ -166,7 +166,8 @@ public:
               CE->getBeginLoc());
       return true;
     }
-    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && !MD->isConst()) {
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD);
+        MD && !MD->isConst() && !MD->isStatic()) {
       found("calls '" + FD->getNameAsString() + "'", CE->getBeginLoc());
       return true;
     }
@@ -398,7 +399,8 @@ static Expected<BlockReduction> analyzeGridStride(ASTContext &Ctx,
       for (const Decl *D : DS->decls())
         if (const auto *VD = dyn_cast<VarDecl>(D);
             !VD || !VD->hasLocalStorage() || VD->hasAttr<CUDASharedAttr>() ||
-            (VD->getInit() && VD->getInit()->HasSideEffects(Ctx)))
+            (VD->getInit() &&
+             !findOtherEffect(Ctx, VD->getInit(), {}).empty()))
           Pure = false;
     if (!Pure)
       return refuse("the statement at " + where(Ctx, S->getBeginLoc()) +
@@ -674,7 +676,7 @@ static Expected<BlockReduction> analyzeTree(ASTContext &Ctx,
         continue;
       }
       if (!VD->hasLocalStorage() ||
-          (VD->getInit() && VD->getInit()->HasSideEffects(Ctx)))
+          (VD->getInit() && !findOtherEffect(Ctx, VD->getInit(), {}).empty()))
         return NotTree(DS, "a declaration with side effects");
     }
   }
@@ -905,6 +907,30 @@ static Expected<BlockReduction> analyzeTree(ASTContext &Ctx,
     if (All.N != InFill.N)
       return NotTree(nullptr, "the index '" + I.Var->getNameAsString() +
                                   "' is used outside the fill");
+  }
+  // Declarations only the tree reads (`int tid = threadIdx.x;`) go too.
+  for (size_t K = 0; K < Pos; ++K) {
+    const auto *DS = cast<DeclStmt>(Stmts[K]);
+    const auto *VD = DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                                        : nullptr;
+    if (!VD || VD == I.Var || VD == Sh)
+      continue;
+    class Uses : public RecursiveASTVisitor<Uses> {
+    public:
+      explicit Uses(const VarDecl *V) : V(V) {}
+      bool VisitDeclRefExpr(DeclRefExpr *D) {
+        N += D->getDecl() == V;
+        return true;
+      }
+      const VarDecl *V;
+      unsigned N = 0;
+    } All(VD), InTree(VD);
+    All.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    for (const Stmt *S : {Fill, Sync, LoopS, Final})
+      InTree.TraverseStmt(const_cast<Stmt *>(S));
+    InTree.TraverseStmt(const_cast<DeclStmt *>(DS));
+    if (All.N == InTree.N && (!VD->getInit() || isThreadIdxX(VD->getInit())))
+      R.Removed.push_back(DS);
   }
   I.Axis = 0;
   R.Mapping.Dims.push_back(I);

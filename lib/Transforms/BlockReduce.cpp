@@ -134,6 +134,27 @@ SourceLocation beforeKernel(const KernelTarget &T) {
   return aboveLineComments(SM, B);
 }
 
+/// A replacement deleting \p Range, with its line when nothing else is on
+/// it.
+tooling::Replacement wholeLines(const SourceManager &SM,
+                                CharSourceRange Range) {
+  FileID File = SM.getFileID(Range.getBegin());
+  StringRef Text = SM.getBufferData(File);
+  unsigned B = SM.getFileOffset(Range.getBegin());
+  unsigned E = SM.getFileOffset(Range.getEnd());
+  unsigned LB = B, LE = E;
+  while (LB > 0 && (Text[LB - 1] == ' ' || Text[LB - 1] == '\t'))
+    --LB;
+  while (LE < Text.size() && (Text[LE] == ' ' || Text[LE] == '\t'))
+    ++LE;
+  bool LineStart = LB == 0 || Text[LB - 1] == '\n';
+  bool LineEnd = LE < Text.size() && Text[LE] == '\n';
+  if (LineStart && LineEnd)
+    return tooling::Replacement(Text.empty() ? "" : SM.getFilename(Range.getBegin()),
+                                LB, LE + 1 - LB, "");
+  return tooling::Replacement(SM.getFilename(Range.getBegin()), B, E - B, "");
+}
+
 /// `acc = acc OP v` for the update \p U, as the statement replacing it.
 std::string accumulateText(const KernelTarget &T, const BlockReduction &R,
                            StringRef Acc) {
@@ -144,7 +165,11 @@ std::string accumulateText(const KernelTarget &T, const BlockReduction &R,
   } else {
     V = sourceText(T.Ctx, U.Value->getSourceRange());
     QualType VT = U.Value->IgnoreParenImpCasts()->getType();
-    if (!T.Ctx.hasSameUnqualifiedType(VT, R.Type))
+    // `acc += v` converts v as the atomic did, except between float types
+    // and for max/min, whose overloads need one type.
+    bool Integers = VT->isIntegerType() && R.Type->isIntegerType() &&
+                    R.Op != CombineOp::Max && R.Op != CombineOp::Min;
+    if (!Integers && !T.Ctx.hasSameUnqualifiedType(VT, R.Type))
       V = "static_cast<" + typeText(T.Ctx, R.Type) + ">(" + V + ")";
   }
   switch (R.Op) {
@@ -251,8 +276,8 @@ public:
         (R.Form == BlockReduction::Shape::GridStride
              ? std::string("its elements")
              : F > 1 ? std::to_string(F) + " elements" : "its element") +
-        " into '" + Acc + "'; the block combines them with warp shuffles and " +
-        "updates the target once.\n";
+        " into '" + Acc + "';\n// the block combines the threads' values "
+        "with warp shuffles and updates\n// the target once.\n";
     std::string Decl = Comment + Ty + " " + Acc + " = " + R.Identity + ";\n";
     std::string Final = "\n" + finalUpdateText(T, R, Acc);
 
@@ -299,11 +324,18 @@ public:
         }
         Work = "if (" + I.Var->getNameAsString() + " < " +
                parenthesizedText(T.Ctx, I.Bound) + ")\n  " + Upd + ";";
-        for (const Stmt *S : R.Removed)
-          if (Error E = Out.add(tooling::Replacement(
-                  SM, CharSourceRange::getTokenRange(S->getSourceRange()), "",
-                  LO)))
+        // The shared array and the index go (`__shared__` is a macro, so
+        // the range is the file text the declaration was written as).
+        for (const Stmt *S : R.Removed) {
+          CharSourceRange Range = Lexer::makeFileCharRange(
+              CharSourceRange::getTokenRange(S->getSourceRange()), SM, LO);
+          if (Range.isInvalid())
+            return refuse("the declaration at " +
+                          describeLocation(SM, S->getBeginLoc()) +
+                          " has no contiguous source text");
+          if (Error E = Out.add(wholeLines(SM, Range)))
             return std::move(E);
+        }
       } else {
         const ThreadMapping &M = R.Mapping;
         std::vector<const Stmt *> Moved{M.Guard};
