@@ -170,8 +170,7 @@ __global__ void fsum(float *out, const float *x, int n) {
 }
 
 // Integer sums stay exact, so strict allows them.
-// STRICTINT-LABEL: #pragma cuda_opt fp_model(strict)
-__global__ void isum(
+// STRICTINT-LABEL: {{^}}__global__ void isum(
 // STRICTINT: atomicAdd(out, acc);
 #pragma cuda_opt fp_model(strict)
 __global__ void isum(int *out, const int *x, int n) {
