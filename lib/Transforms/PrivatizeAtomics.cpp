@@ -154,15 +154,15 @@ public:
 
     std::string Head =
         "// cuda-opt privatize-atomics{copies=" + std::to_string(C) +
-        ",items=" + std::to_string(F) + "}: the block updates " +
-        std::to_string(C) + " private cop" + (C > 1 ? "ies" : "y") + " of '" +
-        Arr + "[0.." + std::to_string(B.Bins - 1) +
-        "]' in shared memory\n// (thread t uses copy " +
-        (C > 1 ? "t % " + std::to_string(C) : std::string("0")) +
-        ") and adds each changed counter to '" + Arr + "' once at the end." +
-        (C > 1 ? "\n// Each copy is padded by one counter so that the copies "
-                 "of a bin sit in different banks."
-               : "") +
+        ",items=" + std::to_string(F) + "}:\n// the block counts into " +
+        (C > 1 ? std::to_string(C) + " private copies" : "a private copy") +
+        " of '" + Arr + "[0.." + std::to_string(B.Bins - 1) +
+        "]'\n// in shared memory and adds each changed counter to '" + Arr +
+        "'\n// once at the end." +
+        (C > 1 ? "\n// Thread t uses copy t % " + std::to_string(C) +
+                     "; each copy is padded by one counter\n// so that a "
+                     "bin's copies sit in different banks."
+               : std::string()) +
         "\n__shared__ " + Ty + " " + Priv + "[" + std::to_string(C) + "][" +
         std::to_string(Stride) + "];\n" + "for (int " + Bin +
         " = threadIdx.x; " + Bin + " < " + std::to_string(C * Stride) + "; " +
