@@ -987,12 +987,6 @@ Expected<BlockReduction> analyzeBlockReduction(ASTContext &Ctx,
   if (K.Decl->isDependentContext())
     return refuse("kernel '" + K.name() + "' is a template; block-reduce "
                   "needs the accumulator's type");
-  for (const Stmt *S : Body->body())
-    if (const auto *For = dyn_cast<ForStmt>(S)) {
-      MappedIndex I;
-      if (matchGridStrideLoop(For, I))
-        return analyzeGridStride(Ctx, K, For);
-    }
   bool Shared = false, Sync = false;
   class Scan : public RecursiveASTVisitor<Scan> {
   public:
@@ -1011,6 +1005,12 @@ Expected<BlockReduction> analyzeBlockReduction(ASTContext &Ctx,
   Sync = S.Sync;
   if (Shared || Sync)
     return analyzeTree(Ctx, K);
+  for (const Stmt *St : Body->body())
+    if (const auto *For = dyn_cast<ForStmt>(St)) {
+      MappedIndex I;
+      if (matchGridStrideLoop(For, I))
+        return analyzeGridStride(Ctx, K, For);
+    }
   return analyzeElementAtomic(Ctx, K);
 }
 

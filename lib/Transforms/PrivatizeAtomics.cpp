@@ -154,10 +154,10 @@ public:
 
     std::string Head =
         "// cuda-opt privatize-atomics{copies=" + std::to_string(C) +
-        ",items=" + std::to_string(F) + "}:\n// the block counts into " +
+        ",items=" + std::to_string(F) + "}:\n// the block's atomics go to " +
         (C > 1 ? std::to_string(C) + " private copies" : "a private copy") +
         " of '" + Arr + "[0.." + std::to_string(B.Bins - 1) +
-        "]'\n// in shared memory and adds each changed counter to '" + Arr +
+        "]'\n// in shared memory; each changed counter is folded into '" + Arr +
         "'\n// once at the end." +
         (C > 1 ? "\n// Thread t uses copy t % " + std::to_string(C) +
                      "; each copy is padded by one counter\n// so that a "

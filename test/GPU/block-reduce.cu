@@ -114,7 +114,8 @@ int main(int argc, char **argv) {
   gpu_check::check_launch("treeMax");
   countPositive<<<(n + 95) / 96, 96>>>(DInt, DX, n);
   gpu_check::check_launch("countPositive");
-  squaredError<<<(n + 255) / 256, 256>>>(DF + 2, DX, DY, n - 7);
+  const int m = n - 7;
+  squaredError<<<(m + 255) / 256, 256>>>(DF + 2, DX, DY, m);
   gpu_check::check_launch("squaredError");
   intMax<<<(n + 511) / 512, 512>>>(DInt, DI, n);
   gpu_check::check_launch("intMax");

@@ -1,5 +1,5 @@
 // REQUIRES: cuda-device
-// RUN: %gpu_equiv --passes='privatize-atomics{copies=1,items=1}' %s
+// RUN: %gpu_equiv --fp-model=reassoc --passes='privatize-atomics{copies=1,items=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='privatize-atomics{copies=2,items=16}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='privatize-atomics{copies=4,items=64}' %s
 
@@ -81,7 +81,8 @@ int main(int argc, char **argv) {
 
   histogram<<<(n + 255) / 256, 256>>>(DBins, DD, n);
   gpu_check::check_launch("histogram");
-  lowBits<<<(n + 127) / 128, 128>>>(DLow, DK, n - 5);
+  const int m = n - 5;
+  lowBits<<<(m + 127) / 128, 128>>>(DLow, DK, m);
   gpu_check::check_launch("lowBits");
   binMax<<<(n + 255) / 256, 256>>>(DBest, DD, DV, n);
   gpu_check::check_launch("binMax");
