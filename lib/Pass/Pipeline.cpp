@@ -138,7 +138,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
           Model = *Pin;
         if (!PinError.empty())
           return refuse(PinError);
-        FpEffect Effect = PI.Pass->fpEffect(PI.Params);
+        FpEffect Effect = PI.Pass->fpEffectOn(Target, PI.Params);
         if (!fpModelAllows(Model, Effect))
           return refuse("the rewrite " + describeFpEffect(Effect) +
                         ", which --fp-model=" + fpModelName(Model) +
@@ -162,7 +162,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                  Step.Pass.c_str(), Name.c_str(),
                                  toString(Edits.takeError()).c_str());
       Step.Notes = std::move((*StepPlan)->Notes);
-      Step.Effect = PI.Pass->fpEffect(PI.Params);
+      Step.Effect = PI.Pass->fpEffectOn(Target, PI.Params);
       StepPlan->reset(); // It points into the AST that the re-parse replaces.
       Expected<std::string> NewText =
           applyAndFormat(Current.Path, Current.Text, *Edits, Opts.Format);

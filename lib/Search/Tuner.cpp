@@ -298,9 +298,14 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
                                                : ShadowNote;
   if (Expected<std::vector<PassInvocation>> Chosen =
           parsePipeline(Variants[Best].Pipeline)) {
-    for (const PassInvocation &PI : *Chosen)
-      if (!fpModelAllows(KO.ChosenNeeds, PI.Pass->fpEffect(PI.Params)))
-        KO.ChosenNeeds = modelRequiredFor(PI.Pass->fpEffect(PI.Params));
+    // Judged on the original kernel: whether its reductions are over floats
+    // does not change along the pipeline.
+    KernelTarget Target{Ctx, K};
+    for (const PassInvocation &PI : *Chosen) {
+      FpEffect E = PI.Pass->fpEffectOn(Target, PI.Params);
+      if (!fpModelAllows(KO.ChosenNeeds, E))
+        KO.ChosenNeeds = modelRequiredFor(E);
+    }
   } else {
     consumeError(Chosen.takeError());
   }

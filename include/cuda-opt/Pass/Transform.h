@@ -130,6 +130,15 @@ public:
     return FpEffect::Preserves;
   }
 
+  /// The effect on one kernel, for rewrites whose effect depends on what the
+  /// kernel computes (a reduction over integers stays exact, one over floats
+  /// is reordered). The pipeline asks this one; the default is
+  /// fpEffect(Params), which must be the worst case over all kernels.
+  virtual FpEffect fpEffectOn(const KernelTarget &Target,
+                              const ParamValues &Params) const {
+    return fpEffect(Params);
+  }
+
   /// The plan for rewriting this kernel with these parameters, if the
   /// transform may; otherwise an error whose message is the reason, phrased
   /// for the user ("kernel 'k' has no counted loop to unroll").
