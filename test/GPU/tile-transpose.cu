@@ -1,8 +1,10 @@
 // REQUIRES: cuda-device
-// RUN: %gpu_equiv --rtol 0 --passes='tile-transpose' %s
-// RUN: %gpu_equiv --rtol 0 --passes='tile-transpose{tile=16,pad=0}' %s
-// RUN: %gpu_equiv --rtol 0 --passes='tile-transpose{tile=64,pad=1,rows=16}' %s
-// RUN: %gpu_equiv --rtol 0 --passes='tile-transpose{tile=32,pad=0,rows=32},launch-bounds' %s
+// The script is called directly so that --rtol 0 (bitwise for floats) reaches
+// it: %gpu_equiv ends in '--', after which options go to cuda-opt.
+// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.1 --rtol 0 -- --passes='tile-transpose' %s
+// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.2 --rtol 0 -- --passes='tile-transpose{tile=16,pad=0}' %s
+// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.3 --rtol 0 -- --passes='tile-transpose{tile=64,pad=1,rows=16}' %s
+// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.4 --rtol 0 -- --passes='tile-transpose{tile=32,pad=0,rows=32},launch-bounds' %s
 
 // Staged transposes store exactly what the naive kernels store (bitwise,
 // --rtol 0; ints and halves are compared exactly), for sizes that are not
@@ -56,6 +58,15 @@ __global__ void transposeH(__half *out, const __half *in, int w, int h) {
     out[x * h + y] = in[y * w + x];
 }
 
+// Row and column declared y first.
+__global__ void transposeRC(double *out, const double *in, int rows,
+                            int cols) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows && col < cols)
+    out[col * rows + row] = in[row * cols + col];
+}
+
 template <typename T> static T *toDevice(const std::vector<T> &H) {
   T *D;
   GPU_CHECK(cudaMalloc(&D, H.size() * sizeof(T)));
@@ -88,7 +99,7 @@ int main(int argc, char **argv) {
   gpu_check::fill_uniform(I.data(), I.size(), Seed + 2, -1000000, 1000000);
   gpu_check::fill_uniform(Hv.data(), N, Seed + 3, -8.0f, 8.0f);
   float *dF = toDevice(F), *dFo = toDevice(F), *dFs = toDevice(F);
-  double *dD = toDevice(Dv), *dDo = toDevice(Dv);
+  double *dD = toDevice(Dv), *dDo = toDevice(Dv), *dDr = toDevice(Dv);
   int *dI = toDevice(I), *dIo = toDevice(I);
   __half *dH = toDevice(Hv), *dHo = toDevice(Hv), *dHs = toDevice(Hv);
 
@@ -102,6 +113,9 @@ int main(int argc, char **argv) {
   transposeD<<<dim3((w + 31) / 32, (h + 7) / 8), dim3(32, 8)>>>(dDo, dD, w,
                                                                 h);
   gpu_check::check_launch("transposeD");
+  transposeRC<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(dDr, dD,
+                                                                     h, w);
+  gpu_check::check_launch("transposeRC");
   gatherI<<<dim3((cols + 31) / 32, (rows + 31) / 32), dim3(32, 32)>>>(
       dIo, dI, rows, cols);
   gpu_check::check_launch("gatherI");
@@ -113,11 +127,12 @@ int main(int argc, char **argv) {
   dumpDevice(argc, argv, "transposeF", dFo, N);
   dumpDevice(argc, argv, "transposeF.small", dFs, N);
   dumpDevice(argc, argv, "transposeD", dDo, N);
+  dumpDevice(argc, argv, "transposeRC", dDr, N);
   dumpDevice(argc, argv, "gatherI", dIo, I.size());
   dumpDevice(argc, argv, "scaleToHalf", dHs, N);
   dumpDevice(argc, argv, "transposeH", dHo, N);
   for (void *P : {(void *)dF, (void *)dFo, (void *)dFs, (void *)dD,
-                  (void *)dDo, (void *)dI, (void *)dIo, (void *)dH,
+                  (void *)dDo, (void *)dDr, (void *)dI, (void *)dIo, (void *)dH,
                   (void *)dHo, (void *)dHs})
     cudaFree(P);
   return 0;

@@ -69,7 +69,7 @@ __global__ void shared(float *out, const float *in, int w, int h) {
   }
 }
 
-// TWO: kernel 'twostores': the per-element work at {{.*}} is not a declaration; tile-transpose stages per-element work made of local declarations followed by one store 'p[index] = value;'
+// TWO: kernel 'twostores': the statement at {{.*}} is not a declaration; tile-transpose stages per-element work made of local declarations followed by one store 'p[index] = value;'
 __global__ void twostores(float *out, float *copy, const float *in, int w,
                           int h) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;

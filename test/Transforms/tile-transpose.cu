@@ -52,10 +52,21 @@
 // CHECK-NEXT: {{^}}    }
 // CHECK: {{^}}      out[x * h + y] = tile[threadIdx.x][threadIdx.y + r];
 
+// CHECK-LABEL: {{^}}__global__ void transposeRC(
+// CHECK: {{^}}  __shared__ double tile[32][32 + 1];
+// CHECK-NEXT: {{^}}  // Compute each element with threadIdx.x along col.
+// CHECK-NEXT: {{^}}  for (int r = 0; r < 32; r += 8) {
+// CHECK-NEXT: {{^}}    int col = blockIdx.x * 32 + threadIdx.x;
+// CHECK-NEXT: {{^}}    int row = blockIdx.y * 32 + (threadIdx.y + r);
+// CHECK-NEXT: {{^}}    if (row < rows && col < cols)
+// CHECK-NEXT: {{^}}      tile[threadIdx.y + r][threadIdx.x] = in[row * cols + col];
+// CHECK: {{^}}      out[col * rows + row] = tile[threadIdx.x][threadIdx.y + r];
+
 // CHECK-LABEL: {{^}}void run(
 // CHECK: {{^}}  transpose<<<dim3((w + 31) / 32, (h + 31) / 32), dim3(32, 8)>>>(out, in, w, h);
 // CHECK-NEXT: {{^}}  gather<<<dim3((cols + 31) / 32, (rows + 31) / 32), dim3(32, 8)>>>(oi, ii,
 // CHECK: {{^}}  scaleT<<<dim3((w + 31) / 32, (h + 31) / 32), dim3(32, 8)>>>(oh, in, 0.5f, w,
+// CHECK: {{^}}  transposeRC<<<dim3((w + 31) / 32, (h + 31) / 32), dim3(32, 8)>>>(od, id, h,
 
 // T64: {{^}}  __shared__ float tile[64][64];
 // T64: {{^}}  for (int r = 0; r < 64; r += 16) {
@@ -92,8 +103,17 @@ __global__ void scaleT(__half *out, const float *in, float s, int w, int h) {
   }
 }
 
+// Row and column declared y first; double elements.
+__global__ void transposeRC(double *out, const double *in, int rows,
+                            int cols) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows && col < cols)
+    out[col * rows + row] = in[row * cols + col];
+}
+
 void run(float *out, const float *in, int w, int h, int *oi, const int *ii,
-         size_t rows, size_t cols, __half *oh) {
+         size_t rows, size_t cols, __half *oh, double *od, const double *id) {
   dim3 block(16, 16);
   dim3 grid((w + 15) / 16, (h + 15) / 16);
   transpose<<<grid, block>>>(out, in, w, h);
@@ -101,4 +121,6 @@ void run(float *out, const float *in, int w, int h, int *oi, const int *ii,
                                                                   cols);
   scaleT<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(oh, in, 0.5f, w,
                                                                h);
+  transposeRC<<<dim3((w + 15) / 16, (h + 15) / 16), dim3(16, 16)>>>(od, id, h,
+                                                                    w);
 }
