@@ -4,6 +4,7 @@
 // RUN: not cuda-opt --passes='tile-transpose' --kernel=scatter %s 2>&1 | FileCheck %s --check-prefix=SCATTER
 // RUN: not cuda-opt --passes='tile-transpose' --kernel=update %s 2>&1 | FileCheck %s --check-prefix=UPDATE
 // RUN: not cuda-opt --passes='tile-transpose' --kernel=shared %s 2>&1 | FileCheck %s --check-prefix=SHARED
+// RUN: not cuda-opt --passes='tile-transpose' --kernel=synced %s 2>&1 | FileCheck %s --check-prefix=SYNC
 // RUN: not cuda-opt --passes='tile-transpose' --kernel=twostores %s 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not cuda-opt --passes='tile-transpose' --kernel=inplace %s 2>&1 | FileCheck %s --check-prefix=INPLACE
 // RUN: not cuda-opt --passes='tile-transpose' --kernel=unknownlaunch %s 2>&1 | FileCheck %s --check-prefix=LAUNCH
@@ -67,6 +68,15 @@ __global__ void shared(float *out, const float *in, int w, int h) {
     t[threadIdx.y][threadIdx.x] = in[y * w + x];
     out[x * h + y] = t[threadIdx.y][threadIdx.x];
   }
+}
+
+// SYNC: kernel 'synced': kernel 'synced' calls __syncthreads at {{.*}}, so its threads do not work independently
+__global__ void synced(float *out, const float *in, int w, int h) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  __syncthreads();
+  if (x < w && y < h)
+    out[x * h + y] = in[y * w + x];
 }
 
 // TWO: kernel 'twostores': the statement at {{.*}} is not a declaration; tile-transpose stages per-element work made of local declarations followed by one store 'p[index] = value;'
@@ -176,6 +186,7 @@ void run(float *out, float *copy, const float *in, const int *perm,
   scatter<<<grid, block>>>(out, in, perm, w, h);
   update<<<grid, block>>>(out, in, w, h);
   shared<<<grid, block>>>(out, in, w, h);
+  synced<<<grid, block>>>(out, in, w, h);
   twostores<<<grid, block>>>(out, copy, in, w, h);
   inplace<<<grid, block>>>(out, w, h);
   unknownlaunch<<<g, block>>>(out, in, w, h);
