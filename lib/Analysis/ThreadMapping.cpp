@@ -410,13 +410,24 @@ Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
                 "' does not compute a global index 'int i = blockIdx.x * "
                 "blockDim.x + threadIdx.x;'");
 
-  // The index declarations: x, then optionally y.
-  for (unsigned Axis = 0; Axis < 2 && It != End; ++Axis, ++It) {
+  // The index declarations: x, then optionally y; or y, then x (`int row =
+  // ...y; int col = ...x;`). Dims are kept in axis order.
+  unsigned Order[2] = {0, 1};
+  if (const VarDecl *First = indexCandidate(*It))
+    if (isGlobalIndex(First->getInit(), 1) && std::next(It) != End)
+      if (const VarDecl *Second = indexCandidate(*std::next(It)))
+        if (isGlobalIndex(Second->getInit(), 0)) {
+          Order[0] = 1;
+          Order[1] = 0;
+        }
+  SourceLocation FirstIndex = (*It)->getBeginLoc();
+  for (unsigned N = 0; N < 2 && It != End; ++N, ++It) {
+    unsigned Axis = Order[N];
     const VarDecl *V = indexCandidate(*It);
     if (!V)
       break;
     if (!isGlobalIndex(V->getInit(), Axis)) {
-      if (Axis == 1)
+      if (N == 1)
         break;
       return fail("index '" + V->getNameAsString() + "' at " +
                   where(Ctx, V->getLocation()) + " is computed as '" +
@@ -436,6 +447,8 @@ Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
     D.Axis = Axis;
     M.Dims.push_back(D);
   }
+  if (M.Dims.size() == 2 && M.Dims[0].Axis == 1)
+    std::swap(M.Dims[0], M.Dims[1]);
 
   while (It != End && isa<NullStmt>(*It))
     ++It;
@@ -508,7 +521,7 @@ Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
 
   SourceLocation RegionEnd =
       stmtEnd(Ctx, M.EarlyReturn ? M.Body.back() : If->getThen());
-  M.Region = SourceRange(M.x().Decl->getBeginLoc(), RegionEnd);
+  M.Region = SourceRange(FirstIndex, RegionEnd);
   return M;
 }
 

@@ -37,7 +37,8 @@ struct MappedIndex {
 
 /// The recognised one-element-per-thread shape of a kernel.
 struct ThreadMapping {
-  /// One entry for a 1-D kernel, two (x then y) for a 2-D one.
+  /// One entry for a 1-D kernel, two (x then y) for a 2-D one, whichever
+  /// of the two the kernel declares first.
   llvm::SmallVector<MappedIndex, 2> Dims;
   const clang::IfStmt *Guard = nullptr;
   /// The guard is `if (i >= n) return;` and the per-element work follows it.
