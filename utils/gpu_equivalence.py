@@ -143,6 +143,16 @@ def main():
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     rest = [a for a in args.rest if a != "--"]
+    # %gpu_equiv ends in "--", so options written after it in a RUN line
+    # land here: the comparison's own are taken back (--fp-model also goes
+    # on to cuda-opt, below).
+    for a in list(rest):
+        if a.startswith("--fp-model="):
+            args.fp_model = a.split("=", 1)[1]
+            rest.remove(a)
+        elif a.startswith("--rtol="):
+            args.rtol = float(a.split("=", 1)[1])
+            rest.remove(a)
     src = [a for a in rest if a.endswith(".cu")]
     if len(src) != 1:
         ap.error("give exactly one .cu file after --")
