@@ -91,7 +91,7 @@ __global__ void weighted(float *wsum, const unsigned char *data,
 }
 
 // CHECK-LABEL: {{^}}void run(
-// CHECK-NEXT: {{^}}  histogram<<<((n + 255) / 256 + 7) / 8, 256>>>(bins, d, n);
+// CHECK: {{^}}  histogram<<<((n + 255) / 256 + 7) / 8, 256>>>(bins, d, n);
 // CHECK-NEXT: {{^}}  lowBits<<<((n + 127) / 128 + 7) / 8, 128>>>(bins, k, n);
 // CHECK-NEXT: {{^}}  binMax<<<((n + 255) / 256 + 7) / 8, 256>>>(best, d, v, n);
 // CHECK-NEXT: {{^}}  weighted<<<((n + 255) / 256 + 7) / 8, 256>>>(ws, d, w, n);
