@@ -258,8 +258,9 @@ def entries(s):
         z = s["layernorm"]
         rowwise("layernorm", "F.layer_norm(x, (cols,), gamma, beta, eps)",
                 f32, -3, 5,
-                lambda t, th, F: F.layer_norm(t["x"], (z.cols,), t["gamma"],
-                                              t["beta"], z.eps),
+                # Bound now: z is rebound below before the op runs.
+                (lambda c, e: lambda t, th, F: F.layer_norm(
+                    t["x"], (c,), t["gamma"], t["beta"], e))(z.cols, z.eps),
                 extra_in=(T("gamma", (z.cols,), f32, U(0.5, 1.5)),
                           T("beta", (z.cols,), f32, U(-0.5, 0.5))))
     for name, dt in (("rmsnorm", f32), ("rmsnorm_bf16", bf16)):
