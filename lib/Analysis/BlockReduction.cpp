@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/BlockReduction.h"
+#include "cuda-opt/Analysis/IndexExprBuilder.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Support/Refusal.h"
 
@@ -40,41 +41,38 @@ static const VarDecl *varOf(const Expr *E) {
   return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
 }
 
+/// The references to \p V in \p S.
+static unsigned countUses(const Stmt *S, const VarDecl *V) {
+  class Uses : public RecursiveASTVisitor<Uses> {
+  public:
+    explicit Uses(const VarDecl *V) : V(V) {}
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      N += D->getDecl() == V;
+      return true;
+    }
+    const VarDecl *V;
+    unsigned N = 0;
+  } U(V);
+  U.TraverseStmt(const_cast<Stmt *>(S));
+  return U.N;
+}
+
 //===----------------------------------------------------------------------===//
 // CUDA built-in indices
 //===----------------------------------------------------------------------===//
 
-/// `blockIdx.x` and friends: the built-in's name and the field.
-static std::pair<StringRef, char> builtinField(const Expr *E) {
-  E = E->IgnoreParenCasts();
-  if (const auto *PO = dyn_cast<PseudoObjectExpr>(E))
-    E = PO->getSyntacticForm()->IgnoreParenCasts();
-  const Expr *Base = nullptr;
-  StringRef Field;
-  if (const auto *PR = dyn_cast<MSPropertyRefExpr>(E)) {
-    Base = PR->getBaseExpr();
-    Field = PR->getPropertyDecl()->getName();
-  } else if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-    Base = ME->getBase();
-    Field = ME->getMemberDecl()->getName();
-  } else {
-    return {"", 0};
-  }
-  Base = Base->IgnoreParenImpCasts();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
-  const VarDecl *VD = varOf(Base);
-  if (!VD || Field.size() != 1)
-    return {"", 0};
-  StringRef N = VD->getName();
-  if (N != "threadIdx" && N != "blockIdx" && N != "blockDim" && N != "gridDim")
-    return {"", 0};
-  return {N, Field[0]};
-}
-
+/// \p E is the built-in \p Name (`threadIdx`, `blockDim`, ...) along
+/// \p Field, as the index analysis matches it.
 static bool isBuiltin(const Expr *E, StringRef Name, char Field = 'x') {
-  auto [N, F] = builtinField(E);
-  return N == Name && F == Field;
+  SymbolKind Kind;
+  unsigned Dim = 0;
+  if (!IndexExprBuilder::matchBuiltin(E->IgnoreParenCasts(), Kind, Dim))
+    return false;
+  StringRef N = Kind == SymbolKind::ThreadIdx  ? "threadIdx"
+                : Kind == SymbolKind::BlockIdx ? "blockIdx"
+                : Kind == SymbolKind::BlockDim ? "blockDim"
+                                               : "gridDim";
+  return N == Name && Dim == unsigned(Field - 'x');
 }
 
 bool isThreadIdxX(const Expr *E) { return isBuiltin(E, "threadIdx"); }
@@ -869,42 +867,20 @@ static Expected<BlockReduction> analyzeTree(ASTContext &Ctx,
                   "into one would change the result");
   // Every use of the array is in the pattern: the fill, the step, the final.
   {
-    class Uses : public RecursiveASTVisitor<Uses> {
-    public:
-      explicit Uses(const VarDecl *V) : V(V) {}
-      bool VisitDeclRefExpr(DeclRefExpr *D) {
-        N += D->getDecl() == V;
-        return true;
-      }
-      const VarDecl *V;
-      unsigned N = 0;
-    } Us(Sh);
-    Us.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    unsigned N = countUses(Body, Sh);
     // Fill: 1 (ternary) or 2 (if/else); step: 3 (x = f(x, y)) or 2 (x OP= y);
     // final: 1.
     unsigned FillUses = isa<IfStmt>(Fill) ? 2 : 1;
     unsigned StepUses =
         cast<BinaryOperator>(StepBody[0])->isCompoundAssignmentOp() ? 2 : 3;
-    if (Us.N != FillUses + StepUses + 1)
+    if (N != FillUses + StepUses + 1)
       return NotTree(nullptr, "the shared array '" + Sh->getNameAsString() +
                                   "' is used outside the tree");
   }
 
   // The index is only read by the fill; the rewrite declares its own.
   {
-    class Uses : public RecursiveASTVisitor<Uses> {
-    public:
-      explicit Uses(const VarDecl *V) : V(V) {}
-      bool VisitDeclRefExpr(DeclRefExpr *D) {
-        N += D->getDecl() == V;
-        return true;
-      }
-      const VarDecl *V;
-      unsigned N = 0;
-    } All(I.Var), InFill(I.Var);
-    All.TraverseStmt(const_cast<CompoundStmt *>(Body));
-    InFill.TraverseStmt(const_cast<Stmt *>(Fill));
-    if (All.N != InFill.N)
+    if (countUses(Body, I.Var) != countUses(Fill, I.Var))
       return NotTree(nullptr, "the index '" + I.Var->getNameAsString() +
                                   "' is used outside the fill");
   }
@@ -915,21 +891,11 @@ static Expected<BlockReduction> analyzeTree(ASTContext &Ctx,
                                         : nullptr;
     if (!VD || VD == I.Var || VD == Sh)
       continue;
-    class Uses : public RecursiveASTVisitor<Uses> {
-    public:
-      explicit Uses(const VarDecl *V) : V(V) {}
-      bool VisitDeclRefExpr(DeclRefExpr *D) {
-        N += D->getDecl() == V;
-        return true;
-      }
-      const VarDecl *V;
-      unsigned N = 0;
-    } All(VD), InTree(VD);
-    All.TraverseStmt(const_cast<CompoundStmt *>(Body));
+    unsigned InTree = countUses(DS, VD);
     for (const Stmt *S : {Fill, Sync, LoopS, Final})
-      InTree.TraverseStmt(const_cast<Stmt *>(S));
-    InTree.TraverseStmt(const_cast<DeclStmt *>(DS));
-    if (All.N == InTree.N && (!VD->getInit() || isThreadIdxX(VD->getInit())))
+      InTree += countUses(S, VD);
+    if (countUses(Body, VD) == InTree &&
+        (!VD->getInit() || isThreadIdxX(VD->getInit())))
       R.Removed.push_back(DS);
   }
   I.Axis = 0;

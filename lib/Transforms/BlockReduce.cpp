@@ -24,6 +24,7 @@
 #include "cuda-opt/Analysis/BlockReduction.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/Utils/HostInsertion.h"
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
 #include "clang/AST/ASTContext.h"
@@ -102,36 +103,12 @@ std::string helperText(ASTContext &Ctx, CombineOp Op, QualType T) {
          "}\n\n";
 }
 
-/// Move \p Loc up over the `//` comment lines directly above it.
-SourceLocation aboveLineComments(const SourceManager &SM, SourceLocation Loc) {
-  FileID File = SM.getFileID(Loc);
-  StringRef Text = SM.getBufferData(File);
-  unsigned Offset = SM.getFileOffset(Loc);
-  size_t NL = Text.rfind('\n', Offset);
-  unsigned LineStart = NL == StringRef::npos ? 0 : NL + 1;
-  if (!Text.substr(LineStart, Offset - LineStart).trim().empty())
-    return Loc;
-  while (LineStart > 0) {
-    size_t Prev = Text.rfind('\n', LineStart - 1);
-    unsigned PrevStart = Prev == StringRef::npos ? 0 : Prev + 1;
-    if (!Text.substr(PrevStart, LineStart - PrevStart).ltrim().starts_with(
-            "//"))
-      break;
-    LineStart = PrevStart;
-  }
-  return SM.getComposedLoc(File, LineStart);
-}
-
 /// Where text that must precede the kernel goes: before its declaration
 /// (its template header) and the comment above it.
 SourceLocation beforeKernel(const KernelTarget &T) {
-  const SourceManager &SM = T.getSourceManager();
   const Decl *D = T.Kernel.Template ? static_cast<const Decl *>(T.Kernel.Template)
                                     : T.Kernel.Decl;
-  SourceLocation B = SM.getExpansionLoc(D->getBeginLoc());
-  if (const RawComment *RC = T.Ctx.getRawCommentForDeclNoCache(D))
-    B = RC->getBeginLoc();
-  return aboveLineComments(SM, B);
+  return insertionPointBefore(T.Ctx, D);
 }
 
 /// A replacement deleting \p Range, with its line when nothing else is on
@@ -338,12 +315,8 @@ public:
         }
       } else {
         const ThreadMapping &M = R.Mapping;
-        std::vector<const Stmt *> Moved{M.Guard};
-        Moved.insert(Moved.end(), M.Body.begin(), M.Body.end());
-        if (!M.EarlyReturn)
-          Moved.resize(1);
         std::vector<std::pair<SourceRange, std::string>> Edits;
-        if (Error E = returnsToContinue(T.Ctx, Moved, Edits))
+        if (Error E = guardReturnsToContinue(T.Ctx, M, Edits))
           return std::move(E);
         Edits.emplace_back(R.Update.Call->getSourceRange(),
                            accumulateText(T, R, Acc));

@@ -18,6 +18,7 @@
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/Utils/BlockShape.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -87,23 +88,8 @@ public:
                                    const ParamValues &P) const override {
     const KernelInfo &K = T.Kernel;
     int64_t X = P.get("x"), Y = P.get("y");
-    int64_t Threads = X * Y;
-    if (Threads > 1024)
-      return refuse("a block of " + Twine(X) + "x" + Twine(Y) + " = " +
-                    Twine(Threads) + " threads exceeds the CUDA limit of 1024");
-    if (Threads % 32 != 0)
-      return refuse("a block of " + Twine(X) + "x" + Twine(Y) + " = " +
-                    Twine(Threads) +
-                    " threads is not a multiple of the warp size 32");
-    if (const auto *LB = K.Decl->getAttr<CUDALaunchBoundsAttr>()) {
-      Expr::EvalResult R;
-      if (LB->getMaxThreads()->EvaluateAsInt(R, T.Ctx) &&
-          R.Val.getInt().getExtValue() < Threads)
-        return refuse("kernel '" + K.name() + "' has __launch_bounds__(" +
-                      Twine(R.Val.getInt().getExtValue()) +
-                      "), below the new block size of " + Twine(Threads) +
-                      " threads");
-    }
+    if (Error E = checkNewBlockShape(T, X, Y))
+      return std::move(E);
 
     // Block-size dependences that the thread-mapping check would only report
     // vaguely: shared arrays and literals sized like the current block.

@@ -78,12 +78,8 @@ public:
 
     // The guard and the work move into the loop; their returns become
     // continues (the guard's own `return;` included).
-    std::vector<const Stmt *> Moved{M.Guard};
-    Moved.insert(Moved.end(), M.Body.begin(), M.Body.end());
-    if (!M.EarlyReturn)
-      Moved.resize(1);
     std::vector<std::pair<SourceRange, std::string>> Edits;
-    if (Error E = returnsToContinue(T.Ctx, Moved, Edits))
+    if (Error E = guardReturnsToContinue(T.Ctx, M, Edits))
       return std::move(E);
     SourceRange Work(M.Guard->getBeginLoc(), M.Region.getEnd());
     Expected<std::string> WorkText = textWithEdits(T.Ctx, Work, Edits);

@@ -38,6 +38,7 @@
 #include "cuda-opt/Analysis/RowProgram.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/Utils/HostInsertion.h"
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
 #include "clang/AST/ASTContext.h"
@@ -252,28 +253,6 @@ private:
                                    StringRef Quads, int64_t Lanes) const;
   SourceLocation helperLocation(const KernelTarget &T) const;
 
-  /// Move \p Loc up over the `//` comment lines directly above it, so the
-  /// helpers do not split a function from its comment.
-  static SourceLocation aboveLineComments(const SourceManager &SM,
-                                          SourceLocation Loc) {
-    FileID File = SM.getFileID(Loc);
-    StringRef Text = SM.getBufferData(File);
-    unsigned Offset = SM.getFileOffset(Loc);
-    unsigned LineStart = Text.rfind('\n', Offset);
-    LineStart = LineStart == StringRef::npos ? 0 : LineStart + 1;
-    if (!Text.substr(LineStart, Offset - LineStart).trim().empty())
-      return Loc;
-    while (LineStart > 0) {
-      size_t Prev = Text.rfind('\n', LineStart - 1);
-      unsigned PrevStart = Prev == StringRef::npos ? 0 : Prev + 1;
-      if (!Text.substr(PrevStart, LineStart - PrevStart)
-               .ltrim()
-               .starts_with("//"))
-        break;
-      LineStart = PrevStart;
-    }
-    return SM.getComposedLoc(File, LineStart);
-  }
 };
 
 Error CooperativeRows::checkLaunches(const KernelTarget &T,
@@ -612,9 +591,7 @@ SourceLocation CooperativeRows::helperLocation(const KernelTarget &T) const {
         SM.isBeforeInTranslationUnit(KernelLoc, B) ||
         SM.isBeforeInTranslationUnit(E, KernelLoc))
       continue;
-    if (const RawComment *RC = T.Ctx.getRawCommentForDeclNoCache(D))
-      B = RC->getBeginLoc();
-    return aboveLineComments(SM, B);
+    return insertionPointBefore(T.Ctx, D);
   }
   return SourceLocation();
 }

@@ -170,12 +170,8 @@ public:
         Ident + ";\n__syncthreads();\n";
 
     // The per-element work, its updates aimed at the private copy.
-    std::vector<const Stmt *> Moved{M.Guard};
-    Moved.insert(Moved.end(), M.Body.begin(), M.Body.end());
-    if (!M.EarlyReturn)
-      Moved.resize(1);
     std::vector<std::pair<SourceRange, std::string>> Edits;
-    if (Error E = returnsToContinue(T.Ctx, Moved, Edits))
+    if (Error E = guardReturnsToContinue(T.Ctx, M, Edits))
       return std::move(E);
     for (size_t K = 0; K < B.Updates.size(); ++K)
       Edits.emplace_back(

@@ -39,6 +39,7 @@
 #include "cuda-opt/Analysis/TileTransposeMatch.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/Utils/BlockShape.h"
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
 #include "clang/AST/Attr.h"
@@ -89,23 +90,8 @@ public:
     if (Rows > Tile)
       return refuse("rows=" + Twine(Rows) + " exceeds tile=" + Twine(Tile) +
                     "; a block has at most one thread per row of its tile");
-    int64_t Threads = Tile * Rows;
-    if (Threads > 1024)
-      return refuse("a block of " + Twine(Tile) + "x" + Twine(Rows) + " = " +
-                    Twine(Threads) + " threads exceeds the CUDA limit of 1024");
-    if (Threads % 32 != 0)
-      return refuse("a block of " + Twine(Tile) + "x" + Twine(Rows) + " = " +
-                    Twine(Threads) +
-                    " threads is not a multiple of the warp size 32");
-    if (const auto *LB = K.Decl->getAttr<CUDALaunchBoundsAttr>()) {
-      Expr::EvalResult R;
-      if (LB->getMaxThreads()->EvaluateAsInt(R, T.Ctx) &&
-          R.Val.getInt().getExtValue() < Threads)
-        return refuse("kernel '" + K.name() + "' has __launch_bounds__(" +
-                      Twine(R.Val.getInt().getExtValue()) +
-                      "), below the new block size of " + Twine(Threads) +
-                      " threads");
-    }
+    if (Error E = checkNewBlockShape(T, Tile, Rows))
+      return std::move(E);
 
     Expected<TileTransposeMatch> Match = matchTileTranspose(T.Ctx, K);
     if (!Match)

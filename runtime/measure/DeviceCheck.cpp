@@ -103,6 +103,14 @@ static CUresult resetSlots(CUdeviceptr Scratch, std::initializer_list<int> Ones)
   return cuMemcpyHtoD(Scratch, Init, sizeof(Init));
 }
 
+CUresult DeviceChecks::readDoubleSlot(double &Out) {
+  uint64_t Bits;
+  if (CUresult R = cuMemcpyDtoH(&Bits, Scratch, sizeof(Bits)))
+    return R;
+  std::memcpy(&Out, &Bits, sizeof(double));
+  return CUDA_SUCCESS;
+}
+
 CUresult DeviceChecks::spin(CUstream Stream, unsigned Microseconds) {
   unsigned long long Ns = 1000ull * Microseconds;
   void *Params[] = {&Ns};
@@ -152,11 +160,7 @@ CUresult DeviceChecks::absMax(CUdeviceptr P, size_t Count, DType T,
   void *Params[] = {&P, &N, &Kind, &Scratch};
   if (CUresult R = launch(AbsMax, Count, Params))
     return R;
-  uint64_t Bits;
-  if (CUresult R = cuMemcpyDtoH(&Bits, Scratch, sizeof(Bits)))
-    return R;
-  std::memcpy(&Out, &Bits, sizeof(double));
-  return CUDA_SUCCESS;
+  return readDoubleSlot(Out);
 }
 
 CUresult DeviceChecks::widen(CUdeviceptr In, CUdeviceptr Out, size_t Count) {
@@ -174,11 +178,7 @@ CUresult DeviceChecks::maxAbsDiff(CUdeviceptr A, CUdeviceptr Ref, size_t Count,
   void *Params[] = {&A, &Ref, &N, &Scratch};
   if (CUresult R = launch(MaxAbsDiff, Count, Params))
     return R;
-  uint64_t Bits;
-  if (CUresult R = cuMemcpyDtoH(&Bits, Scratch, sizeof(Bits)))
-    return R;
-  std::memcpy(&Out, &Bits, sizeof(double));
-  return CUDA_SUCCESS;
+  return readDoubleSlot(Out);
 }
 
 CUresult DeviceChecks::bytesDiffer(CUdeviceptr A, CUdeviceptr B, size_t Bytes,

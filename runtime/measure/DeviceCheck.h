@@ -54,6 +54,8 @@ public:
 
 private:
   CUresult launch(CUfunction F, size_t Work, void **Params);
+  /// The first result slot, a double's bits.
+  CUresult readDoubleSlot(double &Out);
   CUmodule Mod = nullptr;
   CUfunction Compare = nullptr, AbsMax = nullptr, BytesDiffer = nullptr,
              MinMax = nullptr, Redraw = nullptr, Spin = nullptr,

@@ -1,10 +1,10 @@
 // REQUIRES: cuda-device
-// The script is called directly so that --rtol 0 (bitwise for floats) reaches
-// it: %gpu_equiv ends in '--', after which options go to cuda-opt.
-// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.1 --rtol 0 -- --passes='tile-transpose' %s
-// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.2 --rtol 0 -- --passes='tile-transpose{tile=16,pad=0}' %s
-// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.3 --rtol 0 -- --passes='tile-transpose{tile=64,pad=1,rows=16}' %s
-// RUN: %python %cuda_opt_src/utils/gpu_equivalence.py --cuda-opt cuda-opt --nvcc %nvcc --work %t.4 --rtol 0 -- --passes='tile-transpose{tile=32,pad=0,rows=32},launch-bounds' %s
+// A transpose moves data only: --fp-model=strict compares every output bit for
+// bit.
+// RUN: %gpu_equiv --fp-model=strict --passes='tile-transpose' %s
+// RUN: %gpu_equiv --fp-model=strict --passes='tile-transpose{tile=16,pad=0}' %s
+// RUN: %gpu_equiv --fp-model=strict --passes='tile-transpose{tile=64,pad=1,rows=16}' %s
+// RUN: %gpu_equiv --fp-model=strict --passes='tile-transpose{tile=32,pad=0,rows=32},launch-bounds' %s
 
 // Staged transposes store exactly what the naive kernels store (bitwise,
 // --rtol 0; ints and halves are compared exactly), for sizes that are not

@@ -41,6 +41,33 @@ bool declaresFunction(ASTContext &Ctx, StringRef Name) {
   return false;
 }
 
+SourceLocation aboveLineComments(const SourceManager &SM, SourceLocation Loc) {
+  FileID File = SM.getFileID(Loc);
+  StringRef Text = SM.getBufferData(File);
+  unsigned Offset = SM.getFileOffset(Loc);
+  size_t NL = Text.rfind('\n', Offset);
+  unsigned LineStart = NL == StringRef::npos ? 0 : NL + 1;
+  if (!Text.substr(LineStart, Offset - LineStart).trim().empty())
+    return Loc;
+  while (LineStart > 0) {
+    size_t Prev = Text.rfind('\n', LineStart - 1);
+    unsigned PrevStart = Prev == StringRef::npos ? 0 : Prev + 1;
+    if (!Text.substr(PrevStart, LineStart - PrevStart).ltrim().starts_with(
+            "//"))
+      break;
+    LineStart = PrevStart;
+  }
+  return SM.getComposedLoc(File, LineStart);
+}
+
+SourceLocation insertionPointBefore(const ASTContext &Ctx, const Decl *D) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation B = SM.getExpansionLoc(D->getBeginLoc());
+  if (const RawComment *RC = Ctx.getRawCommentForDeclNoCache(D))
+    B = RC->getBeginLoc();
+  return aboveLineComments(SM, B);
+}
+
 unsigned headerInsertionOffset(const ASTContext &Ctx) {
   const SourceManager &SM = Ctx.getSourceManager();
   StringRef Text = mainFileText(Ctx);

@@ -192,4 +192,15 @@ Error returnsToContinue(const ASTContext &Ctx, ArrayRef<const Stmt *> Stmts,
   return Error::success();
 }
 
+Error guardReturnsToContinue(
+    const ASTContext &Ctx, const ThreadMapping &M,
+    std::vector<std::pair<SourceRange, std::string>> &Out) {
+  // With `if (i < n) { work }` the work sits inside the guard; with
+  // `if (i >= n) return;` it follows it.
+  std::vector<const Stmt *> Moved{M.Guard};
+  if (M.EarlyReturn)
+    Moved.insert(Moved.end(), M.Body.begin(), M.Body.end());
+  return returnsToContinue(Ctx, Moved, Out);
+}
+
 } // namespace cuda_opt

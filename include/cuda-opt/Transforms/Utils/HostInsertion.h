@@ -24,6 +24,17 @@ bool mainFileIncludes(const clang::ASTContext &Ctx, llvm::StringRef Header);
 /// helper emitted by an earlier step).
 bool declaresFunction(clang::ASTContext &Ctx, llvm::StringRef Name);
 
+/// \p Loc moved up over the `//` comment lines directly above it, so text
+/// inserted there does not split a declaration from its comment.
+clang::SourceLocation aboveLineComments(const clang::SourceManager &SM,
+                                        clang::SourceLocation Loc);
+
+/// Where text that must precede the declaration \p D goes (a helper a
+/// rewrite adds): before D, its documentation comment and the `//` lines
+/// directly above.
+clang::SourceLocation insertionPointBefore(const clang::ASTContext &Ctx,
+                                           const clang::Decl *D);
+
 /// The offset in the main file just after its last `#include` line that
 /// precedes the first declaration (0 when there is none).
 unsigned headerInsertionOffset(const clang::ASTContext &Ctx);

@@ -58,6 +58,12 @@ returnsToContinue(const clang::ASTContext &Ctx,
                   llvm::ArrayRef<const clang::Stmt *> Stmts,
                   std::vector<std::pair<clang::SourceRange, std::string>> &Out);
 
+/// returnsToContinue over the guard and the work of a one-element-per-thread
+/// kernel (\p M), which a rewrite moves into a loop.
+llvm::Error
+guardReturnsToContinue(const clang::ASTContext &Ctx, const ThreadMapping &M,
+                       std::vector<std::pair<clang::SourceRange, std::string>> &Out);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_TRANSFORMS_UTILS_SOURCEEDITS_H
