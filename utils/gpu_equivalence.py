@@ -15,6 +15,11 @@ for which the program also dumps "X.fp64" (its fp64 host reference) passes
 when max|new - ref| <= 2 max|orig - ref| + 2 ulp(max|ref|), the rule the
 tuner's verification applies against its fp64 shadow (docs/fp-model.md);
 outputs without a reference are compared as usual.
+
+--plant='OLD=>NEW' plants a bug: the first OLD in the rewritten file becomes
+NEW (OLD must occur), and the check passes only when the comparison catches
+it (exit 0 when the outputs are NOT equivalent). Each transform's GPU test
+uses it to show that its check would see a wrong rewrite.
 """
 import argparse
 import math
@@ -140,6 +145,7 @@ def main():
     ap.add_argument("--rtol", type=float, default=None)
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--fp-model", choices=("strict", "reassoc"), default=None)
+    ap.add_argument("--plant", default=None)
     ap.add_argument("rest", nargs=argparse.REMAINDER)
     args = ap.parse_args()
     rest = [a for a in args.rest if a != "--"]
@@ -153,6 +159,9 @@ def main():
         elif a.startswith("--rtol="):
             args.rtol = float(a.split("=", 1)[1])
             rest.remove(a)
+        elif a.startswith("--plant="):
+            args.plant = a.split("=", 1)[1]
+            rest.remove(a)
     src = [a for a in rest if a.endswith(".cu")]
     if len(src) != 1:
         ap.error("give exactly one .cu file after --")
@@ -164,6 +173,17 @@ def main():
     fp = ["--fp-model=" + args.fp_model] if args.fp_model else []
     run([args.cuda_opt] + rest + fp + ["-o", rewritten, "--", "-I", include],
         "cuda-opt")
+    if args.plant is not None:
+        if "=>" not in args.plant:
+            ap.error("--plant wants OLD=>NEW")
+        old, new = args.plant.split("=>", 1)
+        with open(rewritten) as f:
+            text = f.read()
+        if old not in text:
+            print("--plant: '%s' does not occur in the rewrite" % old)
+            return 1
+        with open(rewritten, "w") as f:
+            f.write(text.replace(old, new, 1))
     nvcc = [args.nvcc, "-O2", "-std=c++17", "-arch=" + args.arch, "-I", include]
     exe = {}
     for tag, path in (("orig", src), ("new", rewritten)):
@@ -181,6 +201,12 @@ def main():
         for p in compare(dumps["orig"], dumps["new"], args.rtol,
                          args.fp_model):
             failures.append("seed %d: %s" % (seed, p))
+    if args.plant is not None:
+        if failures:
+            print("planted bug caught:\n  " + "\n  ".join(failures))
+            return 0
+        print("planted bug NOT caught: the outputs still compare equal")
+        return 1
     if failures:
         print("NOT EQUIVALENT:\n  " + "\n  ".join(failures))
         return 1

@@ -60,6 +60,50 @@ bool isLocalScalar(const VarDecl *V) {
          !V->getType()->isArrayType();
 }
 
+/// CUDA's 16-bit floating-point value types (cuda_fp16.h, cuda_bf16.h):
+/// classes holding one or two 16-bit values, passed and returned by value by
+/// the conversion and arithmetic intrinsics (__half2float, __hadd, ...).
+bool isHalfValueType(QualType T) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || !RD->getDeclName().isIdentifier())
+    return false;
+  StringRef N = RD->getName();
+  return N == "__half" || N == "__half2" || N == "__nv_bfloat16" ||
+         N == "__nv_bfloat162" || N == "__half_raw" || N == "__nv_bfloat16_raw";
+}
+
+/// A value a system function may take or return without touching memory:
+/// arithmetic, or a 16-bit float class by value (or by const reference,
+/// which only reads the argument).
+bool isValueType(QualType T) {
+  if (T->isArithmeticType() || isHalfValueType(T))
+    return true;
+  if (const auto *R = T->getAs<ReferenceType>())
+    return R->getPointeeType().isConstQualified() &&
+           isHalfValueType(R->getPointeeType());
+  return false;
+}
+
+/// `a = b` on a 16-bit float class (a CXXOperatorCallExpr of its trivial
+/// or system copy assignment): the left-hand side, else null.
+const Expr *halfAssignmentTarget(const CallExpr *CE) {
+  const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+  if (!OC || OC->getOperator() != OO_Equal || OC->getNumArgs() != 2)
+    return nullptr;
+  const Expr *LHS = OC->getArg(0);
+  if (!isHalfValueType(LHS->getType()))
+    return nullptr;
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+  if (!MD)
+    return nullptr;
+  const SourceManager &SM = MD->getASTContext().getSourceManager();
+  if (!MD->isTrivial() &&
+      !SM.isInSystemHeader(SM.getExpansionLoc(MD->getLocation())))
+    return nullptr;
+  return LHS;
+}
+
 /// What a call does: nothing but compute a value from its arguments (the
 /// math library; a __device__ function of this file that only reads), read
 /// memory through pointer arguments, or something else (writes, printf,
@@ -111,8 +155,19 @@ public:
 
 CallEffect callEffect(const CallExpr *CE, unsigned Depth) {
   const FunctionDecl *FD = CE->getDirectCallee();
-  if (!FD || Depth > 4 || isa<CXXMemberCallExpr>(CE))
+  if (!FD || Depth > 4)
     return CallEffect::Other;
+  if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE)) {
+    // `__half::operator float()` and friends: a conversion of a 16-bit
+    // float value, declared in CUDA's headers.
+    const SourceManager &SM = FD->getASTContext().getSourceManager();
+    if (isa<CXXConversionDecl>(FD) && MC->getNumArgs() == 0 &&
+        isHalfValueType(MC->getObjectType()) &&
+        FD->getReturnType()->isArithmeticType() &&
+        SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+      return CallEffect::Pure;
+    return CallEffect::Other;
+  }
   StringRef Name =
       FD->getDeclName().isIdentifier() ? FD->getName() : StringRef();
   if (Name.starts_with("__ldg") || Name.starts_with("__ldca") ||
@@ -128,11 +183,18 @@ CallEffect callEffect(const CallExpr *CE, unsigned Depth) {
   bool System = FD->getBuiltinID() ||
                 SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
   if (System) {
-    // The math library: arithmetic in, arithmetic out.
-    if (CE->getNumArgs() == 0 || !FD->getReturnType()->isArithmeticType())
+    // The math library and CUDA's 16-bit float intrinsics: values in,
+    // a value out. Warp-level intrinsics also take and return values but
+    // exchange them between threads.
+    if (CE->getNumArgs() == 0 || !isValueType(FD->getReturnType()) ||
+        FD->getReturnType()->isReferenceType())
+      return CallEffect::Other;
+    StringRef N = Name;
+    if (N.contains("shfl") || N.contains("sync") || N.contains("vote") ||
+        N.contains("ballot") || N.contains("match_") || N.contains("reduce"))
       return CallEffect::Other;
     for (const ParmVarDecl *P : FD->parameters())
-      if (!P->getType()->isArithmeticType())
+      if (!isValueType(P->getType()))
         return CallEffect::Other;
     return CallEffect::Pure;
   }
@@ -193,6 +255,12 @@ public:
     return true;
   }
   bool VisitCallExpr(CallExpr *CE) {
+    if (const Expr *LHS = halfAssignmentTarget(CE)) {
+      noteWrite(LHS, CE);
+      if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS->IgnoreParens()))
+        StoreTargets.insert(AS);
+      return true;
+    }
     switch (callEffect(CE)) {
     case CallEffect::Pure:
       break;
@@ -306,6 +374,11 @@ public:
     All.push_back(AS);
     return true;
   }
+  bool VisitCallExpr(CallExpr *CE) {
+    if (const Expr *LHS = halfAssignmentTarget(CE))
+      mark(LHS, false);
+    return true;
+  }
   void mark(const Expr *LHS, bool AlsoRead) {
     if (const auto *AS = dyn_cast<ArraySubscriptExpr>(LHS->IgnoreParens())) {
       Written.insert(AS);
@@ -361,8 +434,10 @@ const VarDecl *rootOf(const Expr *Base, IndexExprBuilder &B, IndexExpr &Offset,
   return nullptr;
 }
 
+} // namespace
+
 /// Why the memory behind \p A and \p B might overlap, or nothing.
-std::optional<std::string> overlapBlocker(ASTContext &Ctx, const KernelInfo &K,
+std::optional<std::string> rowPointersMayOverlap(ASTContext &Ctx, const KernelInfo &K,
                                           const VarDecl *A, const VarDecl *B) {
   std::string Pair = quoted(A) + " and " + quoted(B);
   if (!A->hasLocalStorage() && !B->hasLocalStorage() &&
@@ -390,6 +465,8 @@ std::optional<std::string> overlapBlocker(ASTContext &Ctx, const KernelInfo &K,
              ", " + *Why;
   return std::nullopt;
 }
+
+namespace {
 
 class RowAnalysis {
 public:
@@ -586,6 +663,12 @@ Error RowAnalysis::checkAccesses(RowLoop &L, const AccessScan &A,
           if (BO->getOpcode() == BO_Assign &&
               BO->getLHS()->IgnoreParens() == AS)
             X.PlainStore = true;
+    if (X.Write)
+      for (const Stmt *S : Top)
+        if (const auto *CE = dyn_cast<CallExpr>(S))
+          if (const Expr *LHS = halfAssignmentTarget(CE))
+            if (LHS->IgnoreParens() == AS)
+              X.PlainStore = true;
     L.Accesses.push_back(std::move(X));
   }
 
@@ -626,7 +709,7 @@ Error RowAnalysis::checkAccesses(RowLoop &L, const AccessScan &A,
         continue;
       }
       if (std::optional<std::string> Why =
-              overlapBlocker(Ctx, K, W.Root, O.Root))
+              rowPointersMayOverlap(Ctx, K, W.Root, O.Root))
         return refuse(LoopAt + " writes " + What + " and reads " + Other +
                       ", and " + *Why);
     }

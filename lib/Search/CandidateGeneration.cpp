@@ -85,7 +85,9 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   // Every candidate of the space; the legal ones are ranked below and the
   // budget takes the first.
   std::vector<std::string> Candidates =
-      candidatePipelines(std::numeric_limits<unsigned>::max());
+      Opts.Candidates.empty()
+          ? candidatePipelines(std::numeric_limits<unsigned>::max())
+          : Opts.Candidates;
 
   // Cheap filter on the one parse we have: a candidate any of whose passes is
   // illegal for the original kernel is dropped without rewriting. (A pass
@@ -159,7 +161,9 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   // The learned policy decides which legal candidates the budget keeps;
   // rewriting stops a little past the budget (identical rewrites are
   // dropped below, so some slack keeps the budget filled).
-  if (Opts.LearnedPolicy) {
+  if (!Opts.Candidates.empty()) {
+    Result.Policy = "the pipelines given with --candidates, in order";
+  } else if (Opts.LearnedPolicy) {
     const TuningPolicy &Policy = TuningPolicy::learned();
     KernelFeatures Features =
         H.Model ? H.Model->features() : buildKernelModel(Ctx, K).features();

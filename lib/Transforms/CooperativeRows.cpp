@@ -28,6 +28,11 @@
 // accesses are `p[base + j]` also gets a fast path that reads and writes 4
 // columns per thread with 16-byte vectors when the row's pointers are
 // aligned; the other columns (and unaligned rows) take the lane-strided loop.
+// With cache=S, an array that several loops read at the row's columns
+// (RowCache.h) is loaded once into S registers per thread, and those loops
+// iterate over the registers; rows longer than lanes * S take the uncached
+// form, which is kept next to it. With scale-grid=1 each launch's grid is
+// multiplied by L so that every group gets one row.
 //
 // Legal when the kernel is a row program, every launch has a 1-D block whose
 // size is a constant multiple of L (so a group never straddles a warp), and
@@ -35,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/LaunchConfig.h"
+#include "cuda-opt/Analysis/RowCache.h"
 #include "cuda-opt/Analysis/RowProgram.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
@@ -188,6 +194,21 @@ bool rangeContains(const SourceManager &SM, SourceRange Outer,
          !SM.isBeforeInTranslationUnit(Outer.getEnd(), Inner.getEnd());
 }
 
+/// The text of \p E with every reference to \p V replaced by \p Value.
+Expected<std::string> substituteVar(const ASTContext &Ctx, const Expr *E,
+                                    const VarDecl *V, StringRef Value) {
+  TextEdits Edits(Ctx);
+  RefFinder F(V);
+  F.TraverseStmt(const_cast<Expr *>(E));
+  for (const DeclRefExpr *D : F.Refs)
+    if (Error Err = Edits.replace(D->getSourceRange(),
+                                  isIdentifierOrNumber(Value)
+                                      ? Value.str()
+                                      : "(" + Value.str() + ")"))
+      return std::move(Err);
+  return Edits.render(E->getSourceRange());
+}
+
 /// One vector stream of a loop's fast path: the accesses `p[base + j]` to
 /// one element of one pointer, read and written as a 16-byte vector.
 struct Stream {
@@ -211,6 +232,11 @@ struct CooperativeRowsPlan : TransformPlan {
   std::vector<LoopPlan> Loops;
   int64_t Lanes = 8;
   bool NeedHelpers = true;
+  /// cache=S: the streams held in S registers per thread, when S > 0.
+  std::optional<RowCache> Cache;
+  int64_t Slots = 0;
+  /// scale-grid=1: every launch's grid times Lanes.
+  bool ScaleGrid = false;
 };
 
 class CooperativeRows : public TransformWithPlan<CooperativeRowsPlan> {
@@ -222,16 +248,32 @@ public:
   }
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
+        // Tuned in the order of what usually wins on long rows: the
+        // tuner's round-robin measures the first values first.
         {"lanes", 8, 2, 32, "threads that share a row (a power of two)",
          /*PowerOfTwo=*/true,
-         {4, 8, 16, 32}},
+         {32, 16, 8, 4}},
         {"vec", 0, 0, 1,
          "1 = also read and write 4 columns at a time with 16-byte vectors "
          "where the row is aligned",
          false,
-         {0, 1}},
+         {1, 0}},
+        {"cache", 0, 0, 64,
+         "hold the columns of a row that several loops read in this many "
+         "registers per thread (rows up to lanes * cache columns; longer "
+         "rows take the uncached path); 0 = read the row in every loop",
+         false,
+         {32, 0}},
+        {"scale-grid", 0, 0, 1,
+         "1 = multiply each launch's grid by lanes, so that every group "
+         "gets one row instead of lanes rows",
+         false,
+         {1, 0}},
     };
     return Specs;
+  }
+  bool changesLaunchConfig(const ParamValues &P) const override {
+    return P.get("scale-grid") != 0;
   }
   FpEffect fpEffect(const ParamValues &) const override {
     return FpEffect::Reassociates;
@@ -245,6 +287,17 @@ public:
 
 private:
   Error checkLaunches(const KernelTarget &T, int64_t Lanes) const;
+  Error checkScalableGrids(const KernelTarget &T) const;
+  Expected<std::string> renderRowBody(const KernelTarget &T,
+                                      const CooperativeRowsPlan &Plan,
+                                      bool Cached, StringRef Lane,
+                                      StringRef Mask,
+                                      std::vector<std::string> &Taken) const;
+  Expected<std::string> cacheFill(const KernelTarget &T,
+                                  const CooperativeRowsPlan &Plan,
+                                  const RowCacheStream &S, StringRef Name,
+                                  StringRef Lane,
+                                  std::vector<std::string> &Taken) const;
   LoopPlan planVector(const KernelTarget &T, const RowLoop &L,
                       const std::vector<std::string> &BaseNames,
                       std::vector<std::string> &Notes) const;
@@ -282,6 +335,27 @@ Error CooperativeRows::checkLaunches(const KernelTarget &T,
       return refuse("the launch at " + At + " uses blocks of " +
                     Twine(*Threads) + " threads, not a multiple of " +
                     Twine(Lanes) + ", so a group would straddle two blocks");
+  }
+  return Error::success();
+}
+
+Error CooperativeRows::checkScalableGrids(const KernelTarget &T) const {
+  // The scaled grid calls a host helper that goes before the kernel, so a
+  // launch above the kernel's definition could not see it.
+  SourceLocation At = helperLocation(T);
+  const SourceManager &SM = T.getSourceManager();
+  for (const LaunchSite &L : T.Kernel.Launches) {
+    std::string Where = describeLocation(SM, L.Call->getBeginLoc());
+    if (At.isInvalid() ||
+        SM.isBeforeInTranslationUnit(SM.getExpansionLoc(L.Call->getBeginLoc()),
+                                     At))
+      return refuse("scale-grid: the launch at " + Where +
+                    " comes before the kernel's definition, where the grid "
+                    "helper would go");
+    tooling::Replacements Scratch;
+    if (Error E = rewriteGridX(
+            T.Ctx, L, [](StringRef G) { return G.str(); }, Scratch))
+      return refuse("scale-grid: " + toString(std::move(E)));
   }
   return Error::success();
 }
@@ -455,6 +529,20 @@ CooperativeRows::makePlan(const KernelTarget &T, const ParamValues &P) const {
   CooperativeRowsPlan Plan;
   Plan.Program = std::move(*RP);
   Plan.Lanes = Lanes;
+  Plan.Slots = P.get("cache");
+  if (Plan.Slots < 0 || Plan.Slots > 64)
+    return refuse("cache must be from 0 to 64 registers per thread");
+  if (Plan.Slots > 0) {
+    Expected<RowCache> C = analyzeRowCache(T.Ctx, T.Kernel, Plan.Program);
+    if (!C)
+      return C.takeError();
+    Plan.Notes.insert(Plan.Notes.end(), C->Notes.begin(), C->Notes.end());
+    Plan.Cache = std::move(*C);
+  }
+  Plan.ScaleGrid = P.get("scale-grid") != 0;
+  if (Plan.ScaleGrid)
+    if (Error E = checkScalableGrids(T))
+      return std::move(E);
   std::vector<std::string> Taken = {"lane", "rowMask", "quads"};
   for (const RowLoop &L : Plan.Program.Loops) {
     if (P.get("vec"))
@@ -489,16 +577,7 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
 
   // `&p[idx]` with j replaced by \p Value.
   auto AddressAt = [&](const RowAccess &X, StringRef Value) -> Expected<std::string> {
-    TextEdits E(Ctx);
-    RefFinder F(L.Var);
-    F.TraverseStmt(const_cast<ArraySubscriptExpr *>(X.Expr));
-    for (const DeclRefExpr *D : F.Refs)
-      if (Error Err = E.replace(D->getSourceRange(),
-                                isIdentifierOrNumber(Value)
-                                    ? Value.str()
-                                    : "(" + Value.str() + ")"))
-        return std::move(Err);
-    Expected<std::string> Text = E.render(X.Expr->getSourceRange());
+    Expected<std::string> Text = substituteVar(Ctx, X.Expr, L.Var, Value);
     if (!Text)
       return Text.takeError();
     return "&" + *Text;
@@ -596,24 +675,42 @@ SourceLocation CooperativeRows::helperLocation(const KernelTarget &T) const {
   return SourceLocation();
 }
 
-Expected<tooling::Replacements>
-CooperativeRows::applyPlan(const KernelTarget &T,
-                           const CooperativeRowsPlan &Plan) const {
+Expected<std::string>
+CooperativeRows::cacheFill(const KernelTarget &T,
+                           const CooperativeRowsPlan &Plan,
+                           const RowCacheStream &S, StringRef Name,
+                           StringRef Lane,
+                           std::vector<std::string> &Taken) const {
   const ASTContext &Ctx = T.Ctx;
-  const SourceManager &SM = T.getSourceManager();
+  const RowCache &C = *Plan.Cache;
+  const RowLoop &FillLoop = Plan.Program.Loops[S.FillLoop];
+  std::string Slot = freshName(T.Kernel.Decl, "slot", Taken);
+  std::string Col = freshName(T.Kernel.Decl, "col", Taken);
+  Expected<std::string> Load = substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, Col);
+  if (!Load)
+    return Load.takeError();
+  std::string L = std::to_string(Plan.Lanes), Slots = std::to_string(Plan.Slots);
+  std::string First = C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
+  std::string Elem = S.Element.getAsString(Ctx.getPrintingPolicy());
+  return "// cuda-opt cache: this thread's columns of the row of '" +
+         S.Root->getNameAsString() + "' (" + First + Lane.str() + " + " + L +
+         " * " + Slot + "), loaded once\n" + Elem + " " + Name.str() + "[" +
+         Slots + "];\n#pragma unroll\nfor (int " + Slot + " = 0; " + Slot +
+         " < " + Slots + "; ++" + Slot + ") {\nconst " +
+         indexTypeText(Ctx, FillLoop.Var) + " " + Col + " = " + First +
+         Lane.str() + " + " + L + " * " + Slot + ";\nif (" + Col +
+         " >= " + parenthesizedText(Ctx, C.Bound) + ")\nbreak;\n" +
+         Name.str() + "[" + Slot + "] = " + *Load + ";\n}\n";
+}
+
+Expected<std::string> CooperativeRows::renderRowBody(
+    const KernelTarget &T, const CooperativeRowsPlan &Plan, bool Cached,
+    StringRef Lane, StringRef Mask, std::vector<std::string> &Taken) const {
+  const ASTContext &Ctx = T.Ctx;
   const RowProgram &RP = Plan.Program;
   const ThreadMapping &M = RP.Mapping;
-  const MappedIndex &I = M.x();
   int64_t Lanes = Plan.Lanes;
   std::string L = std::to_string(Lanes);
-  std::string Lane = freshName(T.Kernel.Decl, "lane");
-  std::string Mask = freshName(T.Kernel.Decl, "rowMask", {Lane});
-  std::string Row = I.Var->getNameAsString();
-
-  std::vector<std::string> Taken = {Lane, Mask};
-  for (const LoopPlan &LP : Plan.Loops)
-    for (const Stream &S : LP.Streams)
-      Taken.push_back(S.Name);
   TextEdits E(Ctx);
   // The returns of the straight-line steps leave the row, not the kernel.
   std::vector<std::pair<SourceRange, std::string>> Returns;
@@ -623,11 +720,20 @@ CooperativeRows::applyPlan(const KernelTarget &T,
     if (Error Err = E.replace(R, Text))
       return std::move(Err);
 
+  // The register arrays of the held streams.
+  std::vector<std::string> CacheNames;
+  if (Cached)
+    for (const RowCacheStream &S : Plan.Cache->Streams) {
+      CacheNames.push_back(freshName(
+          T.Kernel.Decl, S.Root->getNameAsString() + "Row", Taken));
+      Taken.push_back(CacheNames.back());
+    }
+
   // Which steps are followed by a read of memory (for __syncwarp).
   std::vector<bool> ReadLater(RP.Steps.size() + 1, false);
   for (size_t K = RP.Steps.size(); K-- > 0;)
     ReadLater[K] = ReadLater[K + 1] || RP.Steps[K].ReadsMemory;
-  std::string Sync = "__syncwarp(" + Mask + ");";
+  std::string Sync = "__syncwarp(" + Mask.str() + ");";
 
   for (size_t K = 0; K < RP.Steps.size(); ++K) {
     const RowStep &S = RP.Steps[K];
@@ -640,7 +746,7 @@ CooperativeRows::applyPlan(const KernelTarget &T,
                   RP.Steps[K + 1].Kind != RowStep::Store;
       bool Single = First && Last && !isa<IfStmt>(S.S);
       if (First)
-        if (Error Err = E.insertBefore(Whole, "if (" + Lane + " == 0)" +
+        if (Error Err = E.insertBefore(Whole, "if (" + Lane.str() + " == 0)" +
                                                   (Single ? "\n" : " {\n")))
           return std::move(Err);
       if (!Last)
@@ -661,37 +767,84 @@ CooperativeRows::applyPlan(const KernelTarget &T,
     std::string Before;
     for (const Recurrence &R : RL.Recurrences)
       if (!R.isIdempotent() && !startsAtIdentity(Ctx, RP, R, RL.Loop))
-        Before += "if (" + Lane + " != 0) // the row's initial value stays "
-                  "with lane 0\n  " +
+        Before += "if (" + Lane.str() + " != 0) // the row's initial value "
+                  "stays with lane 0\n  " +
                   R.Var->getNameAsString() + " = " +
                   (R.Kind == RecurrenceKind::Sum ? "0" : "1") + ";\n";
-    std::string Start = Lane;
-    std::string Quads;
-    if (!LP.Streams.empty()) {
-      Quads = freshName(T.Kernel.Decl, "quads", Taken);
-      Taken.push_back(Quads);
-      Expected<std::string> Vec = vectorPath(T, RL, LP, Lane, Quads, Lanes);
-      if (!Vec)
-        return Vec.takeError();
-      Before += *Vec;
-      Expr::EvalResult Res;
-      bool Zero = RL.Init->EvaluateAsInt(Res, Ctx) && Res.Val.getInt() == 0;
-      Start = (Zero ? "" : parenthesizedText(Ctx, RL.Init) + " + ") + "4 * " +
-              Quads + " + " + Lane;
+    bool FromCache = Cached && Plan.Cache->isCachedLoop(S.LoopIndex);
+    if (FromCache) {
+      const RowCache &C = *Plan.Cache;
+      for (size_t I = 0; I < C.Streams.size(); ++I)
+        if (C.Streams[I].FirstLoop == (unsigned)S.LoopIndex) {
+          Expected<std::string> Fill =
+              cacheFill(T, Plan, C.Streams[I], CacheNames[I], Lane, Taken);
+          if (!Fill)
+            return Fill.takeError();
+          Before += *Fill;
+        }
+      // for (int slot = 0; slot < S; ++slot) { const int j = a0 + lane +
+      // L * slot; if (j >= C) break; [if (j < a) continue;] body }
+      std::string Slot = freshName(T.Kernel.Decl, "slot", Taken);
+      std::string J = RL.Var->getNameAsString();
+      std::string First =
+          C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
+      Before += "#pragma unroll\n";
+      if (Error Err = E.replace(
+              SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()),
+              "for (int " + Slot + " = 0; " + Slot + " < " +
+                  std::to_string(Plan.Slots) + "; ++" + Slot + ")"))
+        return std::move(Err);
+      std::string Prelude = "\nconst " + indexTypeText(Ctx, RL.Var) + " " + J +
+                            " = " + First + Lane.str() + " + " + L + " * " +
+                            Slot + ";\nif (" + J + " >= " +
+                            parenthesizedText(Ctx, RL.Bound) + ")\nbreak;\n";
+      int64_t Start = C.startOf(RP, S.LoopIndex);
+      if (Start > C.FirstColumn)
+        Prelude += "if (" + J + " < " + std::to_string(Start) +
+                   ")\ncontinue;\n";
+      const Stmt *Body = RL.Loop->getBody();
+      if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+        Prelude.pop_back(); // The body's own line break follows.
+        if (Error Err = E.insertAfter(SourceRange(CS->getLBracLoc()), Prelude))
+          return std::move(Err);
+      } else {
+        SourceRange BodyRange(Body->getBeginLoc(), stmtEnd(Ctx, Body));
+        if (Error Err = E.insertBefore(BodyRange, "{" + Prelude))
+          return std::move(Err);
+        if (Error Err = E.insertAfter(BodyRange, "\n}"))
+          return std::move(Err);
+      }
+      for (size_t I = 0; I < C.Streams.size(); ++I)
+        for (const RowAccess *U : C.Streams[I].Uses)
+          if (RL.Loop->getSourceRange().fullyContains(U->Expr->getSourceRange()))
+            if (Error Err = E.replace(U->Expr->getSourceRange(),
+                                      CacheNames[I] + "[" + Slot + "]"))
+              return std::move(Err);
     } else {
+      std::string Start = Lane.str();
       Expr::EvalResult Res;
       bool Zero = RL.Init->EvaluateAsInt(Res, Ctx) && Res.Val.getInt() == 0;
-      if (!Zero)
-        Start = parenthesizedText(Ctx, RL.Init) + " + " + Lane;
+      if (!LP.Streams.empty()) {
+        std::string Quads = freshName(T.Kernel.Decl, "quads", Taken);
+        Taken.push_back(Quads);
+        Expected<std::string> Vec = vectorPath(T, RL, LP, Lane, Quads, Lanes);
+        if (!Vec)
+          return Vec.takeError();
+        Before += *Vec;
+        Start = (Zero ? "" : parenthesizedText(Ctx, RL.Init) + " + ") +
+                "4 * " + Quads + " + " + Lane.str();
+      } else if (!Zero) {
+        Start = parenthesizedText(Ctx, RL.Init) + " + " + Lane.str();
+      }
+      if (Error Err = E.replace(RL.Init->getSourceRange(), Start))
+        return std::move(Err);
+      if (Error Err = E.replace(RL.Loop->getInc()->getSourceRange(),
+                                RL.Var->getNameAsString() + " += " + L))
+        return std::move(Err);
     }
     if (!Before.empty())
       if (Error Err = E.insertBefore(Whole, Before))
         return std::move(Err);
-    if (Error Err = E.replace(RL.Init->getSourceRange(), Start))
-      return std::move(Err);
-    if (Error Err = E.replace(RL.Loop->getInc()->getSourceRange(),
-                              RL.Var->getNameAsString() + " += " + L))
-      return std::move(Err);
     std::string After;
     for (const Recurrence &R : RL.Recurrences)
       After += "\n" + combineText(R, Mask, Lanes);
@@ -703,6 +856,58 @@ CooperativeRows::applyPlan(const KernelTarget &T,
         return std::move(Err);
   }
 
+  if (M.EarlyReturn) {
+    Expected<std::string> Text = E.render(bodyRange(Ctx, M));
+    if (!Text)
+      return Text.takeError();
+    return "{\n" + *Text + "\n}";
+  }
+  const Stmt *Then = M.Guard->getThen();
+  Expected<std::string> Text =
+      E.render(SourceRange(Then->getBeginLoc(), stmtEnd(Ctx, Then)));
+  if (!Text)
+    return Text.takeError();
+  return isa<CompoundStmt>(Then) ? *Text : "{\n" + *Text + "\n}";
+}
+
+Expected<tooling::Replacements>
+CooperativeRows::applyPlan(const KernelTarget &T,
+                           const CooperativeRowsPlan &Plan) const {
+  const ASTContext &Ctx = T.Ctx;
+  const SourceManager &SM = T.getSourceManager();
+  const RowProgram &RP = Plan.Program;
+  const ThreadMapping &M = RP.Mapping;
+  const MappedIndex &I = M.x();
+  int64_t Lanes = Plan.Lanes;
+  std::string L = std::to_string(Lanes);
+  std::string Lane = freshName(T.Kernel.Decl, "lane");
+  std::string Mask = freshName(T.Kernel.Decl, "rowMask", {Lane});
+  std::string Row = I.Var->getNameAsString();
+
+  std::vector<std::string> Taken = {Lane, Mask};
+  for (const LoopPlan &LP : Plan.Loops)
+    for (const Stream &S : LP.Streams)
+      Taken.push_back(S.Name);
+
+  Expected<std::string> Body =
+      renderRowBody(T, Plan, /*Cached=*/false, Lane, Mask, Taken);
+  if (!Body)
+    return Body.takeError();
+  if (Plan.Cache) {
+    Expected<std::string> CachedBody =
+        renderRowBody(T, Plan, /*Cached=*/true, Lane, Mask, Taken);
+    if (!CachedBody)
+      return CachedBody.takeError();
+    int64_t Capacity = Plan.Cache->FirstColumn + Lanes * Plan.Slots;
+    *Body = "{\n// Rows of up to " + std::to_string(Capacity) +
+            " columns are held in registers (cache=" +
+            std::to_string(Plan.Slots) + "); longer\n// rows are read from "
+            "memory in every loop.\nif (" +
+            parenthesizedText(Ctx, Plan.Cache->Bound) +
+            " <= " + std::to_string(Capacity) + ") " + *CachedBody +
+            " else " + *Body + "\n}";
+  }
+
   // The row loop replaces the index declaration and the guard.
   std::string Type = indexTypeText(Ctx, I.Var);
   std::string Stride = "blockDim.x / " + L + " * gridDim.x";
@@ -712,8 +917,13 @@ CooperativeRows::applyPlan(const KernelTarget &T,
       M.EarlyReturn
           ? Row + (I.Inclusive ? " <= " : " < ") + parenthesizedText(Ctx, I.Bound)
           : sourceText(Ctx, M.Guard->getCond()->getSourceRange());
+  std::string Params = "lanes=" + L;
+  if (Plan.Slots)
+    Params += ",cache=" + std::to_string(Plan.Slots);
+  if (Plan.ScaleGrid)
+    Params += ",scale-grid=1";
   std::string Head =
-      "// cuda-opt cooperative-rows{lanes=" + L + "}: a group of " + L +
+      "// cuda-opt cooperative-rows{" + Params + "}: a group of " + L +
       " consecutive\n// threads shares each row ('" + Lane + "' 0.." +
       std::to_string(Lanes - 1) +
       "): the loops over the row are\n// lane-strided, their results "
@@ -723,26 +933,21 @@ CooperativeRows::applyPlan(const KernelTarget &T,
       "for (" + Type + " " + Row + " = (" +
       sourceText(Ctx, I.Var->getInit()->getSourceRange()) + ") / " + L +
       "; " + Cond + "; " + Row + " += " + Stride + ") ";
-  std::string Body;
-  if (M.EarlyReturn) {
-    Expected<std::string> Text = E.render(bodyRange(Ctx, M));
-    if (!Text)
-      return Text.takeError();
-    Body = "{\n" + *Text + "\n}";
-  } else {
-    const Stmt *Then = M.Guard->getThen();
-    Expected<std::string> Text =
-        E.render(SourceRange(Then->getBeginLoc(), stmtEnd(Ctx, Then)));
-    if (!Text)
-      return Text.takeError();
-    Body = isa<CompoundStmt>(Then) ? *Text : "{\n" + *Text + "\n}";
-  }
 
   tooling::Replacements R;
   if (Error Err = R.add(tooling::Replacement(
-          SM, CharSourceRange::getTokenRange(M.Region), Head + Body,
+          SM, CharSourceRange::getTokenRange(M.Region), Head + *Body,
           Ctx.getLangOpts())))
     return std::move(Err);
+  if (Plan.ScaleGrid)
+    for (const LaunchSite &Site : T.Kernel.Launches)
+      if (Error Err = rewriteGridX(
+              T.Ctx, Site,
+              [&](StringRef G) {
+                return ("cudaOptRowGroupGrid(" + G + ", " + L + ")").str();
+              },
+              R))
+        return std::move(Err);
   if (Plan.NeedHelpers) {
     SourceLocation At = helperLocation(T);
     if (At.isInvalid())

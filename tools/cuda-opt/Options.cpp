@@ -187,6 +187,12 @@ cl::opt<std::string> Passes(
     "passes",
     cl::desc("Transform pipeline, e.g. 'restrict-const,unroll{factor=4}'"),
     cl::value_desc("pipeline"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> Candidates(
+    "candidates",
+    cl::desc("tune: measure only these pipelines, separated by ';' (e.g. "
+             "'unroll{factor=4};restrict-const,vectorize{width=4}'), instead "
+             "of the candidate space"),
+    cl::value_desc("p1;p2;..."), cl::cat(Category), cl::sub(Driver));
 cl::opt<std::string>
     OutputPath("o", cl::desc("Output file (one input) or directory (several)"),
                cl::value_desc("path"), cl::init("-"), cl::cat(Category),
@@ -275,6 +281,9 @@ Expected<Mode> selectMode() {
     return error("tune, --list-kernels, --analyze, --passes, "
                  "--instrument-capture, --compile-cubin, --fp64-shadow and "
                  "--lower-sparse-matmul are exclusive; give one of them");
+  if (!Candidates.empty() && !Tuning)
+    return error("--candidates chooses what tune measures; use it with tune "
+                 "(to apply one pipeline without measuring, use --passes)");
   if (ListKernels)
     return Mode::ListKernels;
   if (Analyze)

@@ -47,6 +47,7 @@ extern llvm::cl::opt<bool> Tune;
 extern llvm::cl::opt<bool> InstrumentCapture;
 extern llvm::cl::opt<bool> CompileCubin;
 extern llvm::cl::opt<std::string> Passes;
+extern llvm::cl::opt<std::string> Candidates;
 extern llvm::cl::opt<bool> LowerSparseMatmul;
 
 // --passes.

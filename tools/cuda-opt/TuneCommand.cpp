@@ -9,6 +9,7 @@
 #include "Commands.h"
 #include "Options.h"
 
+#include "cuda-opt/Pass/Pipeline.h"
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/OutputFile.h"
 
@@ -29,6 +30,16 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
   Opts.SpecPath = cli::SpecPath;
   Opts.Pipeline = cli::Passes;
   Opts.Budget = cli::Budget;
+  SmallVector<StringRef> Candidates;
+  StringRef(cli::Candidates).split(Candidates, ';', -1, /*KeepEmpty=*/false);
+  for (StringRef C : Candidates) {
+    C = C.trim();
+    if (C.empty())
+      continue;
+    if (Expected<std::vector<PassInvocation>> P = parsePipeline(C); !P)
+      return makeError("--candidates: '" + C + "': " + toString(P.takeError()));
+    Opts.Candidates.push_back(C.str());
+  }
   Opts.Format = !cli::NoFormat;
   Opts.WorkerPath = cli::MeasureWorker.empty()
                         ? findMeasureWorker(ExecutablePath)

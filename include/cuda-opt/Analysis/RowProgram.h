@@ -99,6 +99,14 @@ struct RowProgram {
 llvm::Expected<RowProgram> analyzeRowProgram(clang::ASTContext &Ctx,
                                              const KernelInfo &K);
 
+/// Why the memory behind the pointers \p A and \p B (kernel parameters or
+/// global arrays) might overlap, or nothing when it provably does not
+/// (`__restrict__` on both, or separate allocations at every launch).
+std::optional<std::string> rowPointersMayOverlap(clang::ASTContext &Ctx,
+                                                 const KernelInfo &K,
+                                                 const clang::VarDecl *A,
+                                                 const clang::VarDecl *B);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_ANALYSIS_ROWPROGRAM_H

@@ -26,6 +26,9 @@ struct TuneOptions {
   std::string SpecPath;     ///< JSON tuning spec (spec mode).
   std::string Pipeline;     ///< Fixed pipeline used when nothing is measured.
   unsigned Budget = 64;     ///< Max candidate variants measured.
+  /// When not empty: measure these pipelines (in this order, within the
+  /// budget) instead of the candidate space.
+  std::vector<std::string> Candidates;
   std::string WorkerPath;   ///< cuda-opt-measure.
   std::string WorkDir;
   bool Format = true;

@@ -121,3 +121,12 @@ static __device__ __forceinline__ bool cudaOptAligned16(const void *P) {
   return reinterpret_cast<unsigned long long>(P) % 16 == 0;
 }
 
+
+/// cooperative-rows{scale-grid=1}: a launch's grid times Lanes, so that
+/// each group of Lanes threads gets one row; capped at the largest 1-D grid
+/// (the row loop strides over any rows beyond).
+static inline unsigned cudaOptRowGroupGrid(unsigned long long Blocks,
+                                           unsigned Lanes) {
+  unsigned long long Scaled = Blocks * Lanes;
+  return Scaled < 2147483647ull ? static_cast<unsigned>(Scaled) : 2147483647u;
+}

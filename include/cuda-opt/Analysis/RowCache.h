@@ -1,0 +1,70 @@
+//===- RowCache.h - Row data worth holding between passes -------*- C++ -*-===//
+//
+// Part of cuda-opt. A row program (RowProgram.h) often reads the same row
+// several times: softmax reads `in[r * cols + j]` for the maximum, again for
+// the sum of exponentials and again to write. When the row is shared by a
+// group of threads, each thread can load its columns once into registers and
+// serve the later passes from there. This analysis finds such streams and
+// the facts that make it legal:
+//
+//  - the loops that read the stream run over the same columns
+//    [a_i, C) with the same bound C (a value fixed for the kernel: literals
+//    and parameters it never writes) and constant starts a_i >= a0;
+//  - one of them starts at a0 and reads `p[base + j]` unconditionally, so
+//    loading the columns [a0, C) reads nothing the original does not;
+//  - nothing writes the stream's array while it is held: no loop writes it,
+//    the loops in between write only arrays that provably do not overlap it,
+//    and no per-row store or early exit lies between the load and the loop
+//    that proves it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDA_OPT_ANALYSIS_ROWCACHE_H
+#define CUDA_OPT_ANALYSIS_ROWCACHE_H
+
+#include "cuda-opt/Analysis/RowProgram.h"
+#include "llvm/Support/Error.h"
+#include <vector>
+
+namespace cuda_opt {
+
+/// One array read by several loops at `p[base + j]`.
+struct RowCacheStream {
+  const clang::VarDecl *Root = nullptr;
+  /// The unconditional read in a loop starting at FirstColumn: the load of
+  /// the cache is this access with the loop variable replaced.
+  const RowAccess *Fill = nullptr;
+  /// The loop (index into RowProgram::Loops) that holds Fill.
+  unsigned FillLoop = 0;
+  /// The first loop that reads the stream: the registers are loaded just
+  /// before it.
+  unsigned FirstLoop = 0;
+  /// The element type (unqualified), for the register array.
+  clang::QualType Element;
+  /// Every read served from the registers.
+  std::vector<const RowAccess *> Uses;
+};
+
+struct RowCache {
+  /// The columns [FirstColumn, Bound) are held.
+  int64_t FirstColumn = 0;
+  const clang::Expr *Bound = nullptr;
+  /// The loops (indices into RowProgram::Loops, in order) that read held
+  /// columns; they iterate over the registers instead of the row.
+  std::vector<unsigned> Loops;
+  std::vector<RowCacheStream> Streams;
+  /// Remarks: streams that were considered and not held, and why.
+  std::vector<std::string> Notes;
+
+  bool isCachedLoop(unsigned Loop) const;
+  /// The constant start of loop \p Loop (a cached loop).
+  int64_t startOf(const RowProgram &P, unsigned Loop) const;
+};
+
+/// The streams of \p P worth holding in registers, or why there are none.
+llvm::Expected<RowCache> analyzeRowCache(clang::ASTContext &Ctx,
+                                         const KernelInfo &K,
+                                         const RowProgram &P);
+
+} // namespace cuda_opt
+
+#endif // CUDA_OPT_ANALYSIS_ROWCACHE_H
