@@ -54,7 +54,8 @@ Expected<BinnedAtomics> analyzeBinnedAtomics(ASTContext &Ctx,
     return refuse("kernel '" + Name + "' is a template; privatize-atomics "
                   "needs the counters' type");
   Expected<ThreadMapping> M =
-      analyzeLoopableMapping(Ctx, K, "privatize-atomics");
+      analyzeLoopableMapping(Ctx, K, "privatize-atomics",
+                             GuardConditions::Allow);
   if (!M)
     return M.takeError();
   class Calls : public RecursiveASTVisitor<Calls> {

@@ -338,7 +338,8 @@ static Expected<BlockReduction> analyzeElementAtomic(ASTContext &Ctx,
   Expected<AtomicUpdate> U = theUpdate(Ctx, K, {Body});
   if (!U)
     return U.takeError();
-  Expected<ThreadMapping> M = analyzeLoopableMapping(Ctx, K, "block-reduce");
+  Expected<ThreadMapping> M = analyzeLoopableMapping(Ctx, K, "block-reduce",
+                             GuardConditions::Allow);
   if (!M)
     return M.takeError();
   if (Error E = checkElementWork(Ctx, K, M->Body, *U))

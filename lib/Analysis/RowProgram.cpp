@@ -665,7 +665,8 @@ Error RowAnalysis::checkAccesses(RowLoop &L, const AccessScan &A,
             X.PlainStore = true;
     if (X.Write)
       for (const Stmt *S : Top)
-        if (const auto *CE = dyn_cast<CallExpr>(S))
+        if (const auto *CE = dyn_cast<CallExpr>(
+                isa<Expr>(S) ? cast<Expr>(S)->IgnoreImplicit() : S))
           if (const Expr *LHS = halfAssignmentTarget(CE))
             if (LHS->IgnoreParens() == AS)
               X.PlainStore = true;

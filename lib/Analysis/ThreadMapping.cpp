@@ -288,7 +288,8 @@ bool inMacro(SourceRange R) {
 
 /// The guard: fills Bound/Inclusive of every dimension and the form.
 static Error matchGuard(const ASTContext &Ctx, const KernelInfo &K,
-                        const IfStmt *If, ThreadMapping &M) {
+                        const IfStmt *If, ThreadMapping &M,
+                        GuardConditions Extra) {
   std::string Shape =
       M.rank() == 1
           ? "'if (" + M.x().Var->getNameAsString() + " < n)' or 'if (" +
@@ -305,6 +306,19 @@ static Error matchGuard(const ASTContext &Ctx, const KernelInfo &K,
   bool EarlyReturn = isBareReturn(If->getThen());
   SmallVector<const Expr *, 2> Leaves;
   flatten(If->getCond(), EarlyReturn ? BO_LOr : BO_LAnd, Leaves);
+  M.Conditions.clear();
+  if (Extra == GuardConditions::Allow && !EarlyReturn && M.rank() == 1 &&
+      Leaves.size() > 1) {
+    // `i < n && c1 && ...`: the bound first, so that the conditions (which
+    // may read element i) only run for elements in range, as written.
+    for (const Expr *C : llvm::drop_begin(Leaves)) {
+      if (C->HasSideEffects(Ctx))
+        return fail("the guard at " + where(Ctx, If->getBeginLoc()) +
+                    " has a condition with side effects");
+      M.Conditions.push_back(C);
+    }
+    Leaves.resize(1);
+  }
   if (Leaves.size() != M.rank())
     return NotGuard();
   for (MappedIndex &D : M.Dims)
@@ -353,7 +367,8 @@ static bool isStableIn(const VarDecl *V, const FunctionDecl *Caller) {
 }
 
 Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
-                                             const KernelInfo &K) {
+                                             const KernelInfo &K,
+                                             GuardConditions Extra) {
   const auto *Body = dyn_cast_or_null<CompoundStmt>(K.Decl->getBody());
   if (!Body)
     return fail("kernel '" + K.name() + "' has no body");
@@ -464,7 +479,7 @@ Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
     return fail("kernel '" + K.name() +
                 "': the bounds guard is written inside a macro; cuda-opt "
                 "does not edit macro expansions");
-  if (Error E = matchGuard(Ctx, K, If, M))
+  if (Error E = matchGuard(Ctx, K, If, M, Extra))
     return std::move(E);
   ++It;
 
@@ -842,8 +857,9 @@ loopableReturns(const ASTContext &Ctx, ArrayRef<const Stmt *> Stmts) {
 
 Expected<ThreadMapping> analyzeLoopableMapping(ASTContext &Ctx,
                                                const KernelInfo &K,
-                                               StringRef Pass) {
-  Expected<ThreadMapping> M = analyzeThreadMapping(Ctx, K);
+                                               StringRef Pass,
+                                               GuardConditions Extra) {
+  Expected<ThreadMapping> M = analyzeThreadMapping(Ctx, K, Extra);
   if (!M)
     return M.takeError();
   if (M->rank() != 1)

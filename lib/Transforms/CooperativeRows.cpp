@@ -225,6 +225,8 @@ struct Stream {
 struct LoopPlan {
   /// The vector fast path's streams; empty when the loop has none.
   std::vector<Stream> Streams;
+  /// Columns per 16-byte vector: 4 (4-byte elements) or 8 (2-byte).
+  int Width = 4;
 };
 
 struct CooperativeRowsPlan : TransformPlan {
@@ -360,21 +362,33 @@ Error CooperativeRows::checkScalableGrids(const KernelTarget &T) const {
   return Error::success();
 }
 
-/// The element type's 4-wide vector type, or "".
-std::string vectorTypeOf(QualType Elem) {
-  const auto *BT = Elem->getAs<BuiltinType>();
-  if (!BT)
-    return "";
-  switch (BT->getKind()) {
-  case BuiltinType::Float:
-    return "float4";
-  case BuiltinType::Int:
-    return "int4";
-  case BuiltinType::UInt:
-    return "uint4";
-  default:
-    return "";
+/// The 16-byte vector type of an element type and its width: float4, int4
+/// and uint4 for 4-byte elements, cudaOptVec<T, 8> (RowGroup.cuh) for the
+/// 16-bit floats and shorts; {"", 0} for anything else.
+std::pair<std::string, int> vectorTypeOf(const ASTContext &Ctx, QualType Elem) {
+  Elem = Elem.getUnqualifiedType();
+  if (const auto *BT = Elem->getAs<BuiltinType>()) {
+    switch (BT->getKind()) {
+    case BuiltinType::Float:
+      return {"float4", 4};
+    case BuiltinType::Int:
+      return {"int4", 4};
+    case BuiltinType::UInt:
+      return {"uint4", 4};
+    case BuiltinType::Short:
+    case BuiltinType::UShort:
+      return {"cudaOptVec<" + Elem.getAsString(Ctx.getPrintingPolicy()) + ", 8>",
+              8};
+    default:
+      return {"", 0};
+    }
   }
+  if (const auto *RD = Elem->getAsCXXRecordDecl())
+    if (RD->getDeclName().isIdentifier() &&
+        (RD->getName() == "__half" || RD->getName() == "__nv_bfloat16") &&
+        Ctx.getTypeSize(Elem) == 16)
+      return {"cudaOptVec<" + RD->getName().str() + ", 8>", 8};
+  return {"", 0};
 }
 
 LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
@@ -400,15 +414,19 @@ LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
   if (containsContinue(L.Loop->getBody()))
     return Skip("its body has 'continue'");
   for (const RowAccess &A : L.Accesses) {
-    bool Vectorizable = A.Root && A.Stride == 1 &&
-                        !vectorTypeOf(A.Expr->getType()).empty();
+    auto [VectorType, Width] = vectorTypeOf(T.Ctx, A.Expr->getType());
+    bool Vectorizable = A.Root && A.Stride == 1 && Width != 0;
     if (A.Write && (!Vectorizable || !A.PlainStore))
       return Skip("it writes '" +
                   sourceText(T.Ctx, A.Expr->getSourceRange()) +
-                  "', which is not a plain store to consecutive 4-byte "
-                  "elements");
+                  "', which is not a plain store to consecutive 4-byte or "
+                  "2-byte elements");
     if (!Vectorizable)
       continue;
+    if (!LP.Streams.empty() && Width != LP.Width)
+      return Skip("it reads or writes both 4-byte and 2-byte elements, "
+                  "which no one vector width covers");
+    LP.Width = Width;
     Stream *S = nullptr;
     for (Stream &X : LP.Streams)
       if (X.First->Root == A.Root && X.First->Index == A.Index)
@@ -417,8 +435,9 @@ LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
       LP.Streams.emplace_back();
       S = &LP.Streams.back();
       S->First = &A;
-      S->VectorType = vectorTypeOf(A.Expr->getType());
-      S->Name = freshName(T.Kernel.Decl, A.Root->getNameAsString() + "4",
+      S->VectorType = VectorType;
+      S->Name = freshName(T.Kernel.Decl,
+                          A.Root->getNameAsString() + std::to_string(Width),
                           Taken);
       Taken.push_back(S->Name);
       S->Const = A.Expr->getType().isConstQualified() ||
@@ -432,7 +451,8 @@ LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
     S->Written |= A.Write;
   }
   if (LP.Streams.empty())
-    return Skip("no access reads or writes consecutive 4-byte elements");
+    return Skip("no access reads or writes consecutive 4-byte or 2-byte "
+                "elements");
   return LP;
 }
 
@@ -543,7 +563,7 @@ CooperativeRows::makePlan(const KernelTarget &T, const ParamValues &P) const {
   if (Plan.ScaleGrid)
     if (Error E = checkScalableGrids(T))
       return std::move(E);
-  std::vector<std::string> Taken = {"lane", "rowMask", "quads"};
+  std::vector<std::string> Taken = {"lane", "rowMask", "quads", "octs"};
   for (const RowLoop &L : Plan.Program.Loops) {
     if (P.get("vec"))
       Plan.Loops.push_back(planVector(T, L, Taken, Plan.Notes));
@@ -592,15 +612,17 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
       Aligned += " &&\n";
     Aligned += "cudaOptAligned16(" + *Addr + ")";
   }
-  std::string Count = InitIsZero ? C + " / 4" : "(" + C + " - " + A + ") / 4";
+  const std::string W = std::to_string(LP.Width);
+  std::string Count =
+      InitIsZero ? C + " / " + W : "(" + C + " - " + A + ") / " + W;
   std::string Out =
-      "// cuda-opt: 16-byte vectors over the first 4 * " + Quads.str() +
+      "// cuda-opt: 16-byte vectors over the first " + W + " * " + Quads.str() +
       " columns when the row is aligned; the rest below.\n" + "const " +
       JType + " " + Quads.str() + " = " + Aligned + "\n? " + Count + " : 0;\n";
   Out += "for (" + JType + " " + Q + " = " + Lane.str() + "; " + Q + " < " +
          Quads.str() + "; " + Q + " += " + std::to_string(Lanes) + ") {\n";
   Out += "const " + JType + " " + J0 + " = " +
-         (InitIsZero ? "" : A + " + ") + "4 * " + Q + ";\n";
+         (InitIsZero ? "" : A + " + ") + W + " * " + Q + ";\n";
   for (const Stream &S : LP.Streams) {
     Expected<std::string> Addr = AddressAt(*S.First, J0);
     if (!Addr)
@@ -613,15 +635,19 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
       Out += S.VectorType + " " + S.Name + ";\n";
   }
   static const char *const Lane4[] = {"x", "y", "z", "w"};
+  auto Component = [&](int Comp) {
+    return LP.Width == 4 ? std::string(".") + Lane4[Comp]
+                         : ".v[" + std::to_string(Comp) + "]";
+  };
   const Stmt *Body = L.Loop->getBody();
-  for (int Comp = 0; Comp < 4; ++Comp) {
+  for (int Comp = 0; Comp < LP.Width; ++Comp) {
     TextEdits E(Ctx);
     SmallVector<SourceRange, 8> Replaced;
     for (const Stream &S : LP.Streams)
       for (const RowAccess *X : S.Uses) {
         Replaced.push_back(X->Expr->getSourceRange());
         if (Error Err = E.replace(X->Expr->getSourceRange(),
-                                  S.Name + "." + Lane4[Comp]))
+                                  S.Name + Component(Comp)))
           return std::move(Err);
       }
     RefFinder F(L.Var);
@@ -825,14 +851,15 @@ Expected<std::string> CooperativeRows::renderRowBody(
       Expr::EvalResult Res;
       bool Zero = RL.Init->EvaluateAsInt(Res, Ctx) && Res.Val.getInt() == 0;
       if (!LP.Streams.empty()) {
-        std::string Quads = freshName(T.Kernel.Decl, "quads", Taken);
+        std::string Quads = freshName(
+            T.Kernel.Decl, LP.Width == 4 ? "quads" : "octs", Taken);
         Taken.push_back(Quads);
         Expected<std::string> Vec = vectorPath(T, RL, LP, Lane, Quads, Lanes);
         if (!Vec)
           return Vec.takeError();
         Before += *Vec;
         Start = (Zero ? "" : parenthesizedText(Ctx, RL.Init) + " + ") +
-                "4 * " + Quads + " + " + Lane.str();
+                std::to_string(LP.Width) + " * " + Quads + " + " + Lane.str();
       } else if (!Zero) {
         Start = parenthesizedText(Ctx, RL.Init) + " + " + Lane.str();
       }

@@ -2,6 +2,10 @@
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=8}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=32,cache=32,scale-grid=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=16,cache=16}' %s
+// vec=1: 8 columns per 16-byte vector (rows of 1400 bytes: every other row
+// aligned, the others take the scalar loop).
+// RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=32,vec=1,scale-grid=1}' %s
+// RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=8,vec=1,cache=32}' %s
 // Planted bug: the cached sum of exponentials without the row's last column.
 // RUN: %gpu_equiv --fp-model=reassoc --plant='sum += expf(__half2float(inRow[slot]) - m);=>sum += j + 1 < cols ? expf(__half2float(inRow[slot]) - m) : 0.0f;' --passes='cooperative-rows{lanes=32,cache=32}' %s
 

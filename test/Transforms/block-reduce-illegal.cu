@@ -12,6 +12,8 @@
 // RUN: not cuda-opt --passes='block-reduce{items=4}' --kernel=nogrid %s 2>&1 | FileCheck %s --check-prefix=NOGRID
 // RUN: not cuda-opt --passes='block-reduce{items=4}' --kernel=fsum %s 2>&1 | FileCheck %s --check-prefix=STRICT
 // RUN: cuda-opt --passes='block-reduce{items=4}' --kernel=isum %s -o - | FileCheck %s --check-prefix=STRICTINT
+// RUN: not cuda-opt --passes='block-reduce{items=4}' --kernel=effectguard %s 2>&1 | FileCheck %s --check-prefix=EFFECTGUARD
+// RUN: not cuda-opt --passes='grid-stride' --kernel=effectguard %s 2>&1 | FileCheck %s --check-prefix=GUARDSHAPE
 
 // PERBLOCK: kernel 'perblock': the atomic update at {{.*}} targets '&out[blockIdx.x]', which reads blockIdx, so it is not one address for the whole grid
 __global__ void perblock(float *out, const float *x, int n) {
@@ -194,4 +196,18 @@ void run(float *f, int *ip, const int *ci, const float *x, int n) {
   nogrid<<<1024, 256>>>(f, x, n);
   fsum<<<(n + 255) / 256, 256>>>(f, x, n);
   isum<<<(n + 255) / 256, 256>>>(ip, ci, n);
+}
+
+// A condition with side effects in the guard would run once per element
+// folded, which block-reduce does not reason about; the transforms that turn
+// the guard into a loop condition refuse any condition.
+// EFFECTGUARD: the guard at {{.*}} has a condition with side effects
+// GUARDSHAPE: is not a bounds guard of the form 'if (i < n)'
+__global__ void effectguard(int *count, int *seen, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && seen[i]++ >= 0)
+    atomicAdd(count, 1);
+}
+void run_effectguard(int *c, int *s, const float *in, int n) {
+  effectguard<<<(n + 255) / 256, 256>>>(c, s, in, n);
 }

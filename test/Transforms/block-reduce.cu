@@ -146,6 +146,19 @@ __global__ void gs(float *out, const float *x, int n) {
 }
 
 
+// A guard that tests more than the bound keeps its conditions with each
+// element.
+// CHECK-LABEL: {{^}}__global__ void count_above(
+// CHECK:      {{^}}    int i = (blockIdx.x * 4 + c) * blockDim.x + threadIdx.x;
+// CHECK-NEXT: {{^}}    if (i < n && in[i] > t)
+// CHECK-NEXT: {{^}}      acc += 1;
+// CHECK:      {{^}}  acc = cudaOptBlockSum(acc);
+__global__ void count_above(int *count, const float *in, float t, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && in[i] > t)
+    atomicAdd(count, 1);
+}
+
 // CHECK-LABEL: {{^}}__global__ void treeMin(
 // CHECK: {{^}}  int acc = 2147483647;
 // CHECK: {{^}}      acc = min(acc, in[i] * 2);
@@ -177,6 +190,7 @@ __global__ void treeMin(int *result, const int *in, int n) {
 // CHECK-NEXT: {{^}}  imax<<<((n + 255) / 256 + 3) / 4, 256>>>(m, xi, n);
 // CHECK-NEXT: {{^}}  gs<<<1024, 256>>>(r, in, n);
 // CHECK-NEXT: {{^}}  treeMin<<<((n + 127) / 128 + 3) / 4, 128>>>(m, xi, n);
+// CHECK-NEXT: {{^}}  count_above<<<((n + 255) / 256 + 3) / 4, 256>>>(m, in, 0.5f, n);
 void run(float *r, const float *in, unsigned *cnt, int *m, const int *xi, int n) {
   reduce_sum<<<(n + 255) / 256, 256>>>(r, in, n);
   reduce_max<<<(n + 255) / 256, 256>>>(r, in, n);
@@ -185,4 +199,5 @@ void run(float *r, const float *in, unsigned *cnt, int *m, const int *xi, int n)
   imax<<<(n + 255) / 256, 256>>>(m, xi, n);
   gs<<<1024, 256>>>(r, in, n);
   treeMin<<<(n + 127) / 128, 128>>>(m, xi, n);
+  count_above<<<(n + 255) / 256, 256>>>(m, in, 0.5f, n);
 }

@@ -6,6 +6,8 @@
 // per thread with 16-byte vectors when the row's pointers are aligned; the
 // columns left over, and unaligned rows, take the lane-strided loop.
 
+#include <cuda_fp16.h>
+
 // CHECK-LABEL: {{^}}__global__ void scale_rows(
 // CHECK:      {{^}}    float s = 0.0f;
 // CHECK-NEXT: {{^}}    // cuda-opt: 16-byte vectors over the first 4 * quads columns when the row
@@ -47,7 +49,7 @@ __global__ void scale_rows(float *out, const float *in, const float *w,
 
 // A gather keeps its scalar load inside the vector path; the stride-2 store
 // keeps the loop scalar.
-// NOTE: cuda-opt: note: the loop at {{.*}}vec.cu:{{[0-9]+}}:5 keeps scalar accesses only: it writes 'out[r * 2 * cols + 2 * j]', which is not a plain store to consecutive 4-byte elements
+// NOTE: cuda-opt: note: the loop at {{.*}}vec.cu:{{[0-9]+}}:5 keeps scalar accesses only: it writes 'out[r * 2 * cols + 2 * j]', which is not a plain store to consecutive 4-byte or 2-byte elements
 // CHECK-LABEL: {{^}}__global__ void gather_rows(
 // CHECK:      {{^}}      int4 idx4 = *reinterpret_cast<const int4 *>(&idx[r * cols + j0]);
 // CHECK-NEXT: {{^}}      s += x[idx4.x];
@@ -65,6 +67,26 @@ __global__ void gather_rows(float *out, const int *idx, const float *x,
   }
 }
 
+// 16-bit rows take 8 columns per 16-byte vector (cudaOptVec<T, 8>), the
+// half class's assignment a plain store.
+// CHECK-LABEL: {{^}}__global__ void half_rows(
+// CHECK:      {{^}}    const int octs = cudaOptAligned16(&out[r * cols + 0]) &&
+// CHECK:      {{^}}      const int j0 = 8 * q;
+// CHECK-NEXT: {{^}}      cudaOptVec<__half, 8> out8;
+// CHECK-NEXT: {{^}}      cudaOptVec<__half, 8> in8 =
+// CHECK-NEXT: {{^}}          *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + j0]);
+// CHECK-NEXT: {{^}}      out8.v[0] = __float2half(__half2float(in8.v[0]) * 2.0f);
+// CHECK:      {{^}}      out8.v[7] = __float2half(__half2float(in8.v[7]) * 2.0f);
+// CHECK-NEXT: {{^}}      *reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) = out8;
+// CHECK:      {{^}}    for (int j = 8 * octs + lane; j < cols; j += 16)
+__global__ void half_rows(__half *out, const __half *in, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    for (int j = 0; j < cols; ++j)
+      out[r * cols + j] = __float2half(__half2float(in[r * cols + j]) * 2.0f);
+  }
+}
+
 void run(int rows, int cols) {
   float *out, *in, *w, *x;
   int *idx;
@@ -75,4 +97,8 @@ void run(int rows, int cols) {
   cudaMalloc(&idx, rows * cols * sizeof(int));
   scale_rows<<<(rows + 127) / 128, 128>>>(out, in, w, rows, cols);
   gather_rows<<<(rows + 127) / 128, 128>>>(out, idx, x, rows, cols);
+  __half *hout, *hin;
+  cudaMalloc(&hout, rows * cols * sizeof(__half));
+  cudaMalloc(&hin, rows * cols * sizeof(__half));
+  half_rows<<<(rows + 127) / 128, 128>>>(hout, hin, rows, cols);
 }

@@ -43,6 +43,11 @@ struct ThreadMapping {
   const clang::IfStmt *Guard = nullptr;
   /// The guard is `if (i >= n) return;` and the per-element work follows it.
   bool EarlyReturn = false;
+  /// Conditions of a 1-D guard after its bound, `in[i] > t` in
+  /// `if (i < n && in[i] > t)`: only with GuardConditions::Allow, for
+  /// transforms that keep the guard's text as it is around the work
+  /// (block-reduce, privatize-atomics), never as a loop condition.
+  llvm::SmallVector<const clang::Expr *, 2> Conditions;
   /// The per-element work: the guard's then-branch, or the statements after
   /// an early-return guard.
   llvm::SmallVector<const clang::Stmt *, 4> Body;
@@ -54,9 +59,13 @@ struct ThreadMapping {
   const MappedIndex &x() const { return Dims.front(); }
 };
 
+/// Whether a guard may test more than the bounds (ThreadMapping::Conditions).
+enum class GuardConditions { Refuse, Allow };
+
 /// Recognise the shape in \p K, or say why it is not there.
-llvm::Expected<ThreadMapping> analyzeThreadMapping(clang::ASTContext &Ctx,
-                                                   const KernelInfo &K);
+llvm::Expected<ThreadMapping>
+analyzeThreadMapping(clang::ASTContext &Ctx, const KernelInfo &K,
+                     GuardConditions Extra = GuardConditions::Refuse);
 
 /// A launch whose grid is the usual ceil-div of a work size by the block
 /// size, e.g. `<<<(n + 255) / 256, 256>>>` or
@@ -98,9 +107,10 @@ bool inMacro(clang::SourceRange R);
 /// loop (grid-stride, coarsen): recoverable launches, and no `return` where
 /// `continue` would mean something else. \p Pass names the transform in the
 /// refusal message.
-llvm::Expected<ThreadMapping> analyzeLoopableMapping(clang::ASTContext &Ctx,
-                                                     const KernelInfo &K,
-                                                     llvm::StringRef Pass);
+llvm::Expected<ThreadMapping>
+analyzeLoopableMapping(clang::ASTContext &Ctx, const KernelInfo &K,
+                       llvm::StringRef Pass,
+                       GuardConditions Extra = GuardConditions::Refuse);
 
 /// The end of statement \p S including its trailing semicolon, which the
 /// AST leaves out of expression statements.

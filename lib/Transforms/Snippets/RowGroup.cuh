@@ -116,6 +116,12 @@ cudaOptRowArgMin(T &Best, I &Index, unsigned Mask, int Lanes) {
   Index = __shfl_sync(Mask, Index, 0, Lanes);
 }
 
+/// Eight 16-bit elements (__half, __nv_bfloat16, short) read and written
+/// as one 16-byte vector by the vec=1 path.
+template <typename T, int N> struct alignas(sizeof(T) * N) cudaOptVec {
+  T v[N];
+};
+
 /// True when P may be read and written as a 16-byte vector.
 static __device__ __forceinline__ bool cudaOptAligned16(const void *P) {
   return reinterpret_cast<unsigned long long>(P) % 16 == 0;
