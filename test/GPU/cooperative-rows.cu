@@ -3,18 +3,7 @@
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=4,vec=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=32,vec=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=16}' %s
-// cache=S: rows of 515 columns fit 32 x 32 and 16 x 64 registers (the cached
-// form, the max loop starting at column 1), not 16 x 32 or 8 x 16 (the
-// uncached form next to it); scale-grid multiplies the launches' grids.
-// RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=32,cache=32,scale-grid=1}' %s
-// RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=16,cache=64}' %s
-// RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=16,vec=1,cache=32,scale-grid=1}' %s
-// RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=8,cache=16,scale-grid=1}' %s
-// Planted bugs the comparison must catch: the cached sum of exponentials
-// without the row's last column; a scaled grid whose row loop skips the
-// last group's rows.
-// RUN: %gpu_equiv --fp-model=reassoc --plant='sum += expf(inRow[slot] - m);=>sum += j + 1 < cols ? expf(inRow[slot] - m) : 0.0f;' --passes='cooperative-rows{lanes=32,cache=32,scale-grid=1}' %s
-// RUN: %gpu_equiv --fp-model=reassoc --plant='r < rows;=>r < rows - 1;' --passes='cooperative-rows{lanes=32,scale-grid=1}' %s
+// cache and scale-grid: cooperative-rows-cache.test (the same kernels).
 
 // Row kernels written one thread per row give the same outputs when groups
 // of threads share each row: rows and columns that are not multiples of the

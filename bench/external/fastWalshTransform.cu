@@ -1,0 +1,304 @@
+/* Copyright (c) 2022, NVIDIA CORPORATION. All rights reserved.
+ *
+ * Redistribution and use in source and binary forms, with or without
+ * modification, are permitted provided that the following conditions
+ * are met:
+ *  * Redistributions of source code must retain the above copyright
+ *    notice, this list of conditions and the following disclaimer.
+ *  * Redistributions in binary form must reproduce the above copyright
+ *    notice, this list of conditions and the following disclaimer in the
+ *    documentation and/or other materials provided with the distribution.
+ *  * Neither the name of NVIDIA CORPORATION nor the names of its
+ *    contributors may be used to endorse or promote products derived
+ *    from this software without specific prior written permission.
+ *
+ * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS ``AS IS'' AND ANY
+ * EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE
+ * IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR
+ * PURPOSE ARE DISCLAIMED.  IN NO EVENT SHALL THE COPYRIGHT OWNER OR
+ * CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL,
+ * EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED TO,
+ * PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR
+ * PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY THEORY
+ * OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
+ * (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+ */
+
+// cuda-opt external suite: fastWalshTransform.
+// From NVIDIA/cuda-samples, Samples/5_Domain_Specific/fastWalshTransform/fastWalshTransform_kernel.cuh (kernels and their launch wrappers) and fastWalshTransform_gold.cpp (dyadicConvolutionCPU),
+// commit c94ff366aed18c797b8a85dfaac7817b0228b420. Kernels fwtBatch1Kernel, fwtBatch2Kernel, modulateKernel and the wrappers fwtBatchGPU/modulateGPU are upstream's, unchanged.
+// The host side is rewritten for the suite (bench/external/README.md).
+
+#include <cuda_runtime.h>
+#define EXT_NAME "fastWalshTransform"
+#define EXT_SEED 0x165667b1u
+// ---- host helpers of the cuda-opt external suite (not upstream) ----------
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+// Checks a CUDA runtime call in main(); prints "NAME: FAILED (...)" and
+// returns 1.
+#define CK(call)                                                               \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) {                                                   \
+      std::printf("%s: FAILED (%s: %s)\n", EXT_NAME, #call,                    \
+                  cudaGetErrorString(e_));                                     \
+      return 1;                                                                \
+    }                                                                          \
+  } while (0)
+
+// Stand-ins for the helper_cuda.h checks the upstream host wrappers call.
+[[maybe_unused]] static void ext_check(cudaError_t e, const char *what) {
+  if (e != cudaSuccess) {
+    std::printf("%s: FAILED (%s: %s)\n", EXT_NAME, what, cudaGetErrorString(e));
+    std::exit(1);
+  }
+}
+#define checkCudaErrors(call) ext_check((call), #call)
+#define getLastCudaError(msg) ext_check(cudaGetLastError(), msg)
+
+// Deterministic xorshift32 generator (as bench/corpus/corpus_common.h).
+static uint32_t ext_rng = EXT_SEED;
+[[maybe_unused]] static uint32_t urand() {
+  ext_rng ^= ext_rng << 13;
+  ext_rng ^= ext_rng >> 17;
+  ext_rng ^= ext_rng << 5;
+  return ext_rng;
+}
+// Uniform float in [lo, hi).
+[[maybe_unused]] static float frand(float lo, float hi) {
+  return lo + (hi - lo) * (float)(urand() * (1.0 / 4294967296.0));
+}
+[[maybe_unused]] static int fail(const char *what, long long i, double got, double want) {
+  std::printf("%s: FAILED (%s at %lld: got %.9g, want %.9g)\n", EXT_NAME, what,
+              i, got, want);
+  return 1;
+}
+// ---------------------------------------------------------------------------
+// ---- upstream Samples/5_Domain_Specific/fastWalshTransform/fastWalshTransform_kernel.cuh, lines 28-187 (unchanged) ----
+#ifndef FWT_KERNEL_CUH
+#define FWT_KERNEL_CUH
+#ifndef fwt_kernel_cuh
+#define fwt_kernel_cuh
+
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+///////////////////////////////////////////////////////////////////////////////
+// Elementary(for vectors less than elementary size) in-shared memory
+// combined radix-2 + radix-4 Fast Walsh Transform
+///////////////////////////////////////////////////////////////////////////////
+#define ELEMENTARY_LOG2SIZE 11
+
+__global__ void fwtBatch1Kernel(float *d_Output, float *d_Input, int log2N)
+{
+    // Handle to thread block group
+    cg::thread_block cta  = cg::this_thread_block();
+    const int        N    = 1 << log2N;
+    const int        base = blockIdx.x << log2N;
+
+    //(2 ** 11) * 4 bytes == 8KB -- maximum s_data[] size for G80
+    extern __shared__ float s_data[];
+    float                  *d_Src = d_Input + base;
+    float                  *d_Dst = d_Output + base;
+
+    for (int pos = threadIdx.x; pos < N; pos += blockDim.x) {
+        s_data[pos] = d_Src[pos];
+    }
+
+    // Main radix-4 stages
+    const int pos = threadIdx.x;
+
+    for (int stride = N >> 2; stride > 0; stride >>= 2) {
+        int lo = pos & (stride - 1);
+        int i0 = ((pos - lo) << 2) + lo;
+        int i1 = i0 + stride;
+        int i2 = i1 + stride;
+        int i3 = i2 + stride;
+
+        cg::sync(cta);
+        float D0 = s_data[i0];
+        float D1 = s_data[i1];
+        float D2 = s_data[i2];
+        float D3 = s_data[i3];
+
+        float T;
+        T          = D0;
+        D0         = D0 + D2;
+        D2         = T - D2;
+        T          = D1;
+        D1         = D1 + D3;
+        D3         = T - D3;
+        T          = D0;
+        s_data[i0] = D0 + D1;
+        s_data[i1] = T - D1;
+        T          = D2;
+        s_data[i2] = D2 + D3;
+        s_data[i3] = T - D3;
+    }
+
+    // Do single radix-2 stage for odd power of two
+    if (log2N & 1) {
+        cg::sync(cta);
+
+        for (int pos = threadIdx.x; pos < N / 2; pos += blockDim.x) {
+            int i0 = pos << 1;
+            int i1 = i0 + 1;
+
+            float D0   = s_data[i0];
+            float D1   = s_data[i1];
+            s_data[i0] = D0 + D1;
+            s_data[i1] = D0 - D1;
+        }
+    }
+
+    cg::sync(cta);
+
+    for (int pos = threadIdx.x; pos < N; pos += blockDim.x) {
+        d_Dst[pos] = s_data[pos];
+    }
+}
+
+////////////////////////////////////////////////////////////////////////////////
+// Single in-global memory radix-4 Fast Walsh Transform pass
+// (for strides exceeding elementary vector size)
+////////////////////////////////////////////////////////////////////////////////
+__global__ void fwtBatch2Kernel(float *d_Output, float *d_Input, int stride)
+{
+    const int pos = blockIdx.x * blockDim.x + threadIdx.x;
+    const int N   = blockDim.x * gridDim.x * 4;
+
+    float *d_Src = d_Input + blockIdx.y * N;
+    float *d_Dst = d_Output + blockIdx.y * N;
+
+    int lo = pos & (stride - 1);
+    int i0 = ((pos - lo) << 2) + lo;
+    int i1 = i0 + stride;
+    int i2 = i1 + stride;
+    int i3 = i2 + stride;
+
+    float D0 = d_Src[i0];
+    float D1 = d_Src[i1];
+    float D2 = d_Src[i2];
+    float D3 = d_Src[i3];
+
+    float T;
+    T         = D0;
+    D0        = D0 + D2;
+    D2        = T - D2;
+    T         = D1;
+    D1        = D1 + D3;
+    D3        = T - D3;
+    T         = D0;
+    d_Dst[i0] = D0 + D1;
+    d_Dst[i1] = T - D1;
+    T         = D2;
+    d_Dst[i2] = D2 + D3;
+    d_Dst[i3] = T - D3;
+}
+
+////////////////////////////////////////////////////////////////////////////////
+// Put everything together: batched Fast Walsh Transform CPU front-end
+////////////////////////////////////////////////////////////////////////////////
+void fwtBatchGPU(float *d_Data, int M, int log2N)
+{
+    const int THREAD_N = 256;
+
+    int  N = 1 << log2N;
+    dim3 grid((1 << log2N) / (4 * THREAD_N), M, 1);
+
+    for (; log2N > ELEMENTARY_LOG2SIZE; log2N -= 2, N >>= 2, M <<= 2) {
+        fwtBatch2Kernel<<<grid, THREAD_N>>>(d_Data, d_Data, N / 4);
+        getLastCudaError("fwtBatch2Kernel() execution failed\n");
+    }
+
+    fwtBatch1Kernel<<<M, N / 4, N * sizeof(float)>>>(d_Data, d_Data, log2N);
+    getLastCudaError("fwtBatch1Kernel() execution failed\n");
+}
+
+////////////////////////////////////////////////////////////////////////////////
+// Modulate two arrays
+////////////////////////////////////////////////////////////////////////////////
+__global__ void modulateKernel(float *d_A, float *d_B, int N)
+{
+    int   tid        = blockIdx.x * blockDim.x + threadIdx.x;
+    int   numThreads = blockDim.x * gridDim.x;
+    float rcpN       = 1.0f / (float)N;
+
+    for (int pos = tid; pos < N; pos += numThreads) {
+        d_A[pos] *= d_B[pos] * rcpN;
+    }
+}
+
+// Interface to modulateKernel()
+void modulateGPU(float *d_A, float *d_B, int N) { modulateKernel<<<128, 256>>>(d_A, d_B, N); }
+
+#endif
+#endif
+// ---- end of upstream Samples/5_Domain_Specific/fastWalshTransform/fastWalshTransform_kernel.cuh lines 28-187 ----
+// ---- upstream Samples/5_Domain_Specific/fastWalshTransform/fastWalshTransform_gold.cpp, lines 86-99 (unchanged) ----
+extern "C" void dyadicConvolutionCPU(float *h_Result, float *h_Data, float *h_Kernel, int log2dataN, int log2kernelN)
+{
+    const int dataN   = 1 << log2dataN;
+    const int kernelN = 1 << log2kernelN;
+
+    for (int i = 0; i < dataN; i++) {
+        double sum = 0;
+
+        for (int j = 0; j < kernelN; j++)
+            sum += h_Data[i ^ j] * h_Kernel[j];
+
+        h_Result[i] = (float)sum;
+    }
+}
+// ---- end of upstream Samples/5_Domain_Specific/fastWalshTransform/fastWalshTransform_gold.cpp lines 86-99 ----
+
+int main() {
+  // Upstream's sizes: a 2^23-point dyadic convolution with a 128-point kernel.
+  const int log2Kernel = 7, log2Data = 23;
+  const int dataN = 1 << log2Data, kernelN = 1 << log2Kernel;
+  const size_t DATA_SIZE = dataN * sizeof(float), KERNEL_SIZE = kernelN * sizeof(float);
+  std::vector<float> h_Kernel(kernelN), h_Data(dataN), h_ResultCPU(dataN), h_ResultGPU(dataN);
+  for (float &x : h_Kernel) x = frand(0.f, 1.f);
+  for (float &x : h_Data) x = frand(0.f, 1.f);
+  float *d_Data, *d_Kernel;
+  CK(cudaMalloc(&d_Kernel, DATA_SIZE));
+  CK(cudaMalloc(&d_Data, DATA_SIZE));
+  CK(cudaMemset(d_Kernel, 0, DATA_SIZE));
+  CK(cudaMemcpy(d_Kernel, h_Kernel.data(), KERNEL_SIZE, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_Data, h_Data.data(), DATA_SIZE, cudaMemcpyHostToDevice));
+  fwtBatchGPU(d_Data, 1, log2Data);
+  fwtBatchGPU(d_Kernel, 1, log2Data);
+  modulateGPU(d_Data, d_Kernel, dataN);
+  fwtBatchGPU(d_Data, 1, log2Data);
+  CK(cudaGetLastError());
+  CK(cudaMemcpy(h_ResultGPU.data(), d_Data, DATA_SIZE, cudaMemcpyDeviceToHost));
+  dyadicConvolutionCPU(h_ResultCPU.data(), h_Data.data(), h_Kernel.data(), log2Data, log2Kernel);
+  // Upstream's criterion is a relative L2 error below 1e-6; 1e-5 here leaves
+  // room for reassociated sums. Every element must also be within 1e-4 of
+  // the sum of the terms' magnitudes (all terms are >= 0).
+  double sum_delta2 = 0, sum_ref2 = 0;
+  for (int i = 0; i < dataN; i++) {
+    double delta = (double)h_ResultCPU[i] - h_ResultGPU[i], ref = h_ResultCPU[i];
+    sum_delta2 += delta * delta;
+    sum_ref2 += ref * ref;
+    if (!(std::fabs(delta) <= 1e-4 * std::fabs(ref) + 1e-6))
+      return fail("d_Data", i, h_ResultGPU[i], ref);
+  }
+  double L2norm = std::sqrt(sum_delta2 / sum_ref2);
+  if (!(L2norm < 1e-5)) {
+    std::printf("%s: FAILED (L2 norm %.3e)\n", EXT_NAME, L2norm);
+    return 1;
+  }
+  CK(cudaFree(d_Data));
+  CK(cudaFree(d_Kernel));
+  std::printf("%s: ok\n", EXT_NAME);
+  return 0;
+}
