@@ -213,6 +213,10 @@ def markdown(rows, totals, generated, out_dir, eager=None):
     lines.append("")
     lines.append("Generated %s from `%s`; device: %s.  " %
                  (generated, out_dir, device))
+    earlier = sorted({r["earlier_run"] for r in rows if r.get("earlier_run")})
+    if earlier:
+        lines.append("Rows marked * were not rerun: they come from the run "
+                     "of %s (`--merge`).  " % ", ".join(earlier))
     lines.append("Ceilings: %g GB/s copy, %g TFLOP/s fp32 FFMA, %g TFLOP/s "
                  "fp16 tensor. Columns are explained in `bench/README.md`." %
                  (COPY_CEILING_GBS, PEAK_TFLOPS["fp32"], PEAK_TFLOPS["fp16"]))
@@ -248,7 +252,8 @@ def markdown(rows, totals, generated, out_dir, eager=None):
         lines.append(
             "| %s | %s | %s | %s | %s | %s | %s | %s (%s%%) | %s (%s%%) | %s "
             "| %s | %s%d | %.0f |" % (
-                r["program"], r["kernel"], checks_cell(st),
+                r["program"] + (" *" if r.get("earlier_run") else ""),
+                r["kernel"], checks_cell(st),
                 fmt(r["baseline_ms"], ".4f"), fmt(r["best_ms"], ".4f"),
                 fmt(r["speedup"], ".2f") + "x",
                 pipe,
@@ -335,6 +340,11 @@ def main(argv=None):
                     help="bench/pytorch_eager.py's JSON for the PyTorch eager "
                          "column; '' for none (default: %(default)s when it "
                          "exists)")
+    ap.add_argument("--merge", default=None,
+                    help="an earlier results JSON: its rows for programs "
+                         "this run did not measure are kept (marked with "
+                         "their run's date), so a partial rerun updates the "
+                         "table instead of replacing it")
     args = ap.parse_args(argv)
     try:
         eager = read_eager(args.eager)
@@ -371,6 +381,20 @@ def main(argv=None):
         eager_fields(row, eager)
         rows.append(row)
 
+    merged_from = None
+    if args.merge:
+        with open(args.merge) as f:
+            earlier = json.load(f)
+        merged_from = earlier.get("generated")
+        for old in earlier.get("programs", []):
+            if old.get("program") in names:
+                continue
+            old = dict(old)
+            old.setdefault("earlier_run", merged_from)
+            eager_fields(old, eager)
+            rows.append(old)
+        rows.sort(key=lambda r: r["program"])
+
     measured = [r for r in rows if r.get("measured")]
     speedups = [r["speedup"] for r in measured if r.get("speedup")]
     variants = sum(r.get("variants_measured") or 0 for r in measured)
@@ -406,6 +430,8 @@ def main(argv=None):
                    "peak_tflop_per_s": PEAK_TFLOPS,
                    "programs": rows, "totals": totals}, f, indent=2)
         f.write("\n")
+    if merged_from:
+        totals["merged_rows"] = sum(1 for r in rows if r.get("earlier_run"))
     md = markdown(rows, totals, generated, args.out, eager)
     with open(os.path.join(args.results, args.name + ".md"), "w") as f:
         f.write(md)

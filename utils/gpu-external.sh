@@ -22,8 +22,14 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ext=$root/bench/external
-OUT=${OUT:-/tmp/gpu-external}
-mkdir -p "$OUT" || exit 1
+FINAL_OUT=${OUT:-/tmp/gpu-external}
+mkdir -p "$FINAL_OUT" || exit 1
+FINAL_OUT=$(cd "$FINAL_OUT" && pwd)
+# Everything is built and tuned under EXT_WORK; only the summaries and one
+# archive of the reports go to $OUT (a device call brings back a limited
+# number of files).
+OUT=${EXT_WORK:-/tmp/gpu-external-work}
+rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 start=$(date +%s)
 
@@ -187,8 +193,6 @@ for name in sorted(checks):
             str(k.get("verification", "")).replace("|", "/")[:120]))
 PY
 
-(cd "$OUT" && tar -czf "$OUT/reports.tgz" ./*.report.json ./*.report.md ./*.opt.cu \
-  status.tsv last-run.json run.log logs 2>/dev/null)
 echo
 column -t -s $'\t' "$status" 2>/dev/null || cat "$status"
 echo
@@ -198,3 +202,11 @@ tail -25 "$OUT/summary.log"
 echo "total $(( $(date +%s) - start )) s"
 failures=$(tail -n +2 "$status" | awk -F'\t' '!($2=="ok" && $3=="ok" && $4=="ok" && $5=="ok" && $6=="ok")' | wc -l)
 [ "$failures" = 0 ]
+
+# The summaries and one archive for $OUT.
+mkdir -p "$FINAL_OUT/results"
+cp "$OUT"/results/* "$FINAL_OUT/results/" 2>/dev/null
+cp "$OUT/kernels.md" "$OUT/status.tsv" "$OUT/run.log" "$OUT/summary.log" \
+  "$OUT/last-run.json" "$FINAL_OUT/" 2>/dev/null
+(cd "$OUT" && tar -czf "$FINAL_OUT/reports.tgz" ./*.report.json ./*.report.md \
+  ./*.opt.cu logs 2>/dev/null)

@@ -137,6 +137,18 @@ std::string kernelSymbol(ASTContext &Ctx, const FunctionDecl *FD) {
   return Name;
 }
 
+std::string launchedKernelSymbol(ASTContext &Ctx, const KernelInfo &K) {
+  if (K.Template && !K.Launches.empty()) {
+    const FunctionDecl *Callee = K.Launches.front().Call->getDirectCallee();
+    bool Same = Callee != nullptr;
+    for (const LaunchSite &L : K.Launches)
+      Same &= L.Call->getDirectCallee() == Callee;
+    if (Same)
+      return kernelSymbol(Ctx, Callee);
+  }
+  return kernelSymbol(Ctx, K.Decl);
+}
+
 std::string sourceText(const ASTContext &Ctx, SourceRange R) {
   const SourceManager &SM = Ctx.getSourceManager();
   CharSourceRange CR = Lexer::makeFileCharRange(
@@ -193,6 +205,7 @@ json::Value kernelInventoryToJSON(ASTContext &Ctx, const KernelInfo &K) {
       {"location", describeLocation(SM, K.Decl->getLocation())},
       {"extern_c", K.isExternC()},
       {"template", K.Template != nullptr},
+      {"symbol", launchedKernelSymbol(Ctx, K)},
       {"parameters", std::move(Params)},
       {"template_parameters", std::move(TemplateParams)},
       {"launches", std::move(Launches)},

@@ -66,7 +66,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
                               TuneResult &Result) {
   clang::ASTContext &Ctx = Parsed.getASTContext();
   std::string Kernel = K.name();
-  std::string Entry = kernelSymbol(Ctx, K.Decl);
+  std::string Entry = launchedKernelSymbol(Ctx, K);
   auto Record = [&](CandidateRecord C) {
     C.Kernel = Kernel;
     Result.Candidates.push_back(std::move(C));

@@ -39,7 +39,7 @@ Error compileCubin(const Toolchain &TC, const SourceInput &In,
     if (!K)
       return makeError("no kernel named '" + cli::KernelName + "' in '" +
                        In.Path + "'");
-    V.Entry = kernelSymbol(Ctx, K->Decl);
+    V.Entry = launchedKernelSymbol(Ctx, *K);
   }
   CompileOptions CO;
   CO.SourcePath = In.Path;

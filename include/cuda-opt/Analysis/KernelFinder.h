@@ -50,6 +50,12 @@ std::vector<KernelInfo> findKernels(clang::ASTContext &Ctx);
 const KernelInfo *lookupKernel(const std::vector<KernelInfo> &Kernels,
                                llvm::StringRef Name);
 
+/// The symbol of \p K in a cubin: its mangled name, or for a template
+/// kernel the specialization that every launch in the file calls (the
+/// pattern's own name is not in the cubin); the pattern's name when the
+/// launches call different specializations.
+std::string launchedKernelSymbol(clang::ASTContext &Ctx, const KernelInfo &K);
+
 /// "file:line:col" of a location, for reports.
 std::string describeLocation(const clang::SourceManager &SM,
                              clang::SourceLocation Loc);
