@@ -189,14 +189,34 @@ public:
   }
 
   bool VisitVarDecl(VarDecl *V) {
-    if (V->hasAttr<CUDASharedAttr>() && V->hasExternalStorage() &&
-        isFloatBased(V->getType()))
+    if (isDynamicSharedFloat(V)) {
       DynamicShared = true;
-    return true;
+      // `extern __shared__ float s[]` declares one array for the whole
+      // file; the shadow's `double s[]` of the same name would conflict
+      // with the original's, so the shadow's is renamed.
+      if (!V->isLocalVarDecl())
+        return fail("uses the file-scope dynamic shared array `" +
+                    V->getNameAsString() + "`");
+      replace(SourceRange(V->getLocation()),
+              V->getNameAsString() + ShadowSuffix,
+              "the shared array `" + V->getNameAsString() + "`");
+    }
+    return Why.empty();
+  }
+
+  static bool isDynamicSharedFloat(const VarDecl *V) {
+    return V->hasAttr<CUDASharedAttr>() && V->hasExternalStorage() &&
+           isFloatBased(V->getType());
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
     const auto *V = dyn_cast<VarDecl>(E->getDecl());
+    if (V && isDynamicSharedFloat(V) && V->isLocalVarDecl()) {
+      replace(E->getNameInfo().getSourceRange(),
+              V->getNameAsString() + ShadowSuffix,
+              "the use of the shared array `" + V->getNameAsString() + "`");
+      return Why.empty();
+    }
     if (!V || !V->hasGlobalStorage() || V->isLocalVarDeclOrParm() ||
         !isFloatBased(V->getType()))
       return true;

@@ -7,6 +7,9 @@
 // RUN: cuda-opt --fp64-shadow --kernel=scaled_sum %s -o %t.sum.cu
 // RUN: FileCheck %s --check-prefix=SUM --input-file=%t.sum.cu
 // RUN: %if nvcc %{ %nvcc -std=c++17 -arch=sm_90 -cubin %t.sum.cu -o %t.sum.cubin %}
+// RUN: cuda-opt --fp64-shadow --kernel=staged %s -o %t.staged.cu
+// RUN: FileCheck %s --check-prefix=STAGED --input-file=%t.staged.cu
+// RUN: %if nvcc %{ %nvcc -std=c++17 -arch=sm_90 -cubin %t.staged.cu -o %t.staged.cubin %}
 // RUN: not cuda-opt --fp64-shadow --kernel=bits %s 2>&1 | FileCheck %s --check-prefix=BITS
 // RUN: not cuda-opt --fp64-shadow --kernel=vec4 %s 2>&1 | FileCheck %s --check-prefix=VEC
 // RUN: not cuda-opt --fp64-shadow --kernel=macro_type %s 2>&1 | FileCheck %s --check-prefix=MACRO
@@ -15,6 +18,22 @@
 
 #define REAL float
 #define HALF 0.5f
+
+// A dynamic shared array declares one array for the file: the shadow's
+// double array gets its own name (found on cuda-samples' fastWalshTransform).
+// STAGED: __global__ void staged(float *out, const float *in, int n) {
+// STAGED:   extern __shared__ float tile[];
+// STAGED: extern "C" __global__ void staged__cuda_opt_fp64(double *out, const double *in, int n) {
+// STAGED:   extern __shared__ double tile__cuda_opt_fp64[];
+// STAGED:   tile__cuda_opt_fp64[threadIdx.x] = in[i];
+// STAGED:   out[i] = tile__cuda_opt_fp64[blockDim.x - 1 - threadIdx.x] * 2.0;
+__global__ void staged(float *out, const float *in, int n) {
+  extern __shared__ float tile[];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  tile[threadIdx.x] = in[i];
+  __syncthreads();
+  out[i] = tile[blockDim.x - 1 - threadIdx.x] * 2.0f;
+}
 
 __device__ float squash(float x) { return x * HALF + __expf(-x) * 2.0f; }
 
