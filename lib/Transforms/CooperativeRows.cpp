@@ -305,7 +305,8 @@ private:
                       std::vector<std::string> &Notes) const;
   Expected<std::string> vectorPath(const KernelTarget &T, const RowLoop &L,
                                    const LoopPlan &LP, StringRef Lane,
-                                   StringRef Quads, int64_t Lanes) const;
+                                   StringRef Head, StringRef Quads,
+                                   int64_t Lanes) const;
   SourceLocation helperLocation(const KernelTarget &T) const;
 
 };
@@ -563,7 +564,8 @@ CooperativeRows::makePlan(const KernelTarget &T, const ParamValues &P) const {
   if (Plan.ScaleGrid)
     if (Error E = checkScalableGrids(T))
       return std::move(E);
-  std::vector<std::string> Taken = {"lane", "rowMask", "quads", "octs"};
+  std::vector<std::string> Taken = {"lane", "rowMask", "quads", "octs",
+                                    "head"};
   for (const RowLoop &L : Plan.Program.Loops) {
     if (P.get("vec"))
       Plan.Loops.push_back(planVector(T, L, Taken, Plan.Notes));
@@ -581,6 +583,7 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
                                                   const RowLoop &L,
                                                   const LoopPlan &LP,
                                                   StringRef Lane,
+                                                  StringRef Head,
                                                   StringRef Quads,
                                                   int64_t Lanes) const {
   const ASTContext &Ctx = T.Ctx;
@@ -603,26 +606,57 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
     return "&" + *Text;
   };
 
+  // The columns before the first array's first 16-byte boundary (`head`)
+  // take the lane-strided loop; the vectors start there when every array
+  // is aligned at that column.
+  const std::string W = std::to_string(LP.Width);
+  const std::string First = InitIsZero ? Head.str() : A + " + " + Head.str();
+  Expected<std::string> FirstAddr =
+      AddressAt(*LP.Streams.front().First, InitIsZero ? "0" : A);
+  if (!FirstAddr)
+    return FirstAddr.takeError();
+  std::string Out =
+      "// cuda-opt: 16-byte vectors from the row's first 16-byte boundary ('" +
+      Head.str() + "' columns before it), over " + W + " * " + Quads.str() +
+      " columns when every array is aligned there; the rest below.\nconst " +
+      JType + " " + Head.str() + " = cudaOptAlignHead(" +
+      *FirstAddr + ", " + (InitIsZero ? C : C + " - " + A) + ");\n";
+  {
+    // The head: the loop itself, up to the boundary.
+    TextEdits HeadLoop(Ctx);
+    std::string Start = InitIsZero ? Lane.str() : A + " + " + Lane.str();
+    if (Error Err = HeadLoop.replace(L.Init->getSourceRange(), Start))
+      return std::move(Err);
+    if (Error Err = HeadLoop.replace(L.Bound->getSourceRange(),
+                                     InitIsZero ? Head.str()
+                                                : "(" + First + ")"))
+      return std::move(Err);
+    if (Error Err = HeadLoop.replace(L.Loop->getInc()->getSourceRange(),
+                                     J + " += " + std::to_string(Lanes)))
+      return std::move(Err);
+    Expected<std::string> Text = HeadLoop.render(
+        SourceRange(L.Loop->getBeginLoc(), stmtEnd(Ctx, L.Loop)));
+    if (!Text)
+      return Text.takeError();
+    Out += *Text + "\n";
+  }
   std::string Aligned;
   for (const Stream &S : LP.Streams) {
-    Expected<std::string> Addr = AddressAt(*S.First, InitIsZero ? "0" : A);
+    Expected<std::string> Addr = AddressAt(*S.First, First);
     if (!Addr)
       return Addr.takeError();
     if (!Aligned.empty())
       Aligned += " &&\n";
     Aligned += "cudaOptAligned16(" + *Addr + ")";
   }
-  const std::string W = std::to_string(LP.Width);
-  std::string Count =
-      InitIsZero ? C + " / " + W : "(" + C + " - " + A + ") / " + W;
-  std::string Out =
-      "// cuda-opt: 16-byte vectors over the first " + W + " * " + Quads.str() +
-      " columns when the row is aligned; the rest below.\n" + "const " +
-      JType + " " + Quads.str() + " = " + Aligned + "\n? " + Count + " : 0;\n";
+  std::string Count = "(" + C + " - " + (InitIsZero ? "" : A + " - ") +
+                      Head.str() + ") / " + W;
+  Out += "const " + JType + " " + Quads.str() + " = " + Aligned + "\n? " +
+         Count + " : 0;\n";
   Out += "for (" + JType + " " + Q + " = " + Lane.str() + "; " + Q + " < " +
          Quads.str() + "; " + Q + " += " + std::to_string(Lanes) + ") {\n";
-  Out += "const " + JType + " " + J0 + " = " +
-         (InitIsZero ? "" : A + " + ") + W + " * " + Q + ";\n";
+  Out += "const " + JType + " " + J0 + " = " + First + " + " + W + " * " + Q +
+         ";\n";
   for (const Stream &S : LP.Streams) {
     Expected<std::string> Addr = AddressAt(*S.First, J0);
     if (!Addr)
@@ -854,12 +888,16 @@ Expected<std::string> CooperativeRows::renderRowBody(
         std::string Quads = freshName(
             T.Kernel.Decl, LP.Width == 4 ? "quads" : "octs", Taken);
         Taken.push_back(Quads);
-        Expected<std::string> Vec = vectorPath(T, RL, LP, Lane, Quads, Lanes);
+        std::string Head = freshName(T.Kernel.Decl, "head", Taken);
+        Taken.push_back(Head);
+        Expected<std::string> Vec =
+            vectorPath(T, RL, LP, Lane, Head, Quads, Lanes);
         if (!Vec)
           return Vec.takeError();
         Before += *Vec;
-        Start = (Zero ? "" : parenthesizedText(Ctx, RL.Init) + " + ") +
-                std::to_string(LP.Width) + " * " + Quads + " + " + Lane.str();
+        Start = (Zero ? "" : parenthesizedText(Ctx, RL.Init) + " + ") + Head +
+                " + " + std::to_string(LP.Width) + " * " + Quads + " + " +
+                Lane.str();
       } else if (!Zero) {
         Start = parenthesizedText(Ctx, RL.Init) + " + " + Lane.str();
       }

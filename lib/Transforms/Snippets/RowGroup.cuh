@@ -122,6 +122,20 @@ template <typename T, int N> struct alignas(sizeof(T) * N) cudaOptVec {
   T v[N];
 };
 
+/// How many of the Count elements from P come before the first 16-byte
+/// boundary (all of them when P is not even aligned to its element): the
+/// vec=1 path reads those one by one and the rest as vectors.
+template <typename T, typename I>
+static __device__ __forceinline__ I cudaOptAlignHead(const T *P, I Count) {
+  if (Count <= 0)
+    return 0;
+  unsigned Mis = reinterpret_cast<unsigned long long>(P) % 16u;
+  if (Mis % sizeof(T))
+    return Count;
+  I Head = static_cast<I>((16u - Mis) % 16u / sizeof(T));
+  return Head < Count ? Head : Count;
+}
+
 /// True when P may be read and written as a 16-byte vector.
 static __device__ __forceinline__ bool cudaOptAligned16(const void *P) {
   return reinterpret_cast<unsigned long long>(P) % 16 == 0;
