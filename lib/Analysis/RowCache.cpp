@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/RowCache.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Support/Refusal.h"
 
 #include "clang/AST/ASTContext.h"
@@ -24,39 +25,6 @@ bool RowCache::isCachedLoop(unsigned Loop) const {
 
 namespace {
 
-std::optional<int64_t> constantStart(const ASTContext &Ctx, const RowLoop &L) {
-  Expr::EvalResult R;
-  if (!L.Init->EvaluateAsInt(R, Ctx))
-    return std::nullopt;
-  return R.Val.getInt().getExtValue();
-}
-
-/// Whether \p V is written anywhere in \p Body (assignment, ++/--, or its
-/// address taken).
-bool isWritten(const Stmt *Body, const VarDecl *V) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    const VarDecl *V;
-    bool Found = false;
-    bool refers(const Expr *E) {
-      if (const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts()))
-        return D->getDecl() == V;
-      return false;
-    }
-    bool VisitBinaryOperator(BinaryOperator *BO) {
-      Found |= BO->isAssignmentOp() && refers(BO->getLHS());
-      return true;
-    }
-    bool VisitUnaryOperator(UnaryOperator *UO) {
-      Found |= (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
-               refers(UO->getSubExpr());
-      return true;
-    }
-  } F;
-  F.V = V;
-  F.TraverseStmt(const_cast<Stmt *>(Body));
-  return F.Found;
-}
-
 /// A bound with the same value wherever the row reads it: integer literals,
 /// constants and parameters the kernel never writes, combined by arithmetic.
 bool isKernelInvariant(const Expr *E, const FunctionDecl *Kernel) {
@@ -73,7 +41,8 @@ bool isKernelInvariant(const Expr *E, const FunctionDecl *Kernel) {
           V->getInit()->isIntegerConstantExpr(V->getASTContext()))
         return true;
       Ok &= isa<ParmVarDecl>(V) && V->getType()->isIntegerType() &&
-            !isWritten(Kernel->getBody(), V);
+            isNeverModifiedAfterInit(V, Kernel->getBody(),
+                                     V->getASTContext());
       return true;
     }
     bool VisitCallExpr(CallExpr *) { return Ok = false; }
@@ -99,12 +68,10 @@ bool isKernelInvariant(const Expr *E, const FunctionDecl *Kernel) {
 /// is built only from values fixed for the row (thread and block indices,
 /// parameters never written): two accesses with equal parts read the same
 /// element at the same column in any loop.
-std::optional<IndexExpr> rowBase(const RowProgram &P, const RowLoop &L,
-                                 const RowAccess &A) {
-  if (!A.Root || A.Stride != 1)
+std::optional<IndexExpr> rowBase(const RowProgram &P, const RowAccess &A) {
+  if (!A.Root || A.Stride != 1 || !A.Base)
     return std::nullopt;
-  IndexExpr Rest = A.Index - IndexExpr::symbol(L.IndexSymbol);
-  for (const auto &[Mono, Coeff] : Rest.terms())
+  for (const auto &[Mono, Coeff] : A.Base->terms())
     for (unsigned Sym : Mono)
       switch (P.Symbols[Sym].Kind) {
       case SymbolKind::ThreadIdx:
@@ -117,19 +84,14 @@ std::optional<IndexExpr> rowBase(const RowProgram &P, const RowLoop &L,
       default:
         return std::nullopt;
       }
-  return Rest;
+  return A.Base;
 }
 
 /// Whether \p A is evaluated in every iteration of \p L: not under a
 /// condition, a short-circuit operator or a nested loop, and the body has no
 /// `continue` that could skip it.
 bool isUnconditional(ASTContext &Ctx, const RowLoop &L, const RowAccess &A) {
-  struct HasContinue : RecursiveASTVisitor<HasContinue> {
-    bool Found = false;
-    bool VisitContinueStmt(ContinueStmt *) { return !(Found = true); }
-  } C;
-  C.TraverseStmt(const_cast<Stmt *>(L.Loop->getBody()));
-  if (C.Found)
+  if (L.ContainsContinue)
     return false;
   // Walk up from the access to the loop; every step must evaluate the
   // child it came from unconditionally.
@@ -185,17 +147,6 @@ bool addressTaken(ASTContext &Ctx, const RowAccess &A) {
   return true;
 }
 
-bool hasReturn(const Stmt *S) {
-  if (!S)
-    return false;
-  if (isa<ReturnStmt>(S))
-    return true;
-  for (const Stmt *C : S->children())
-    if (hasReturn(C))
-      return true;
-  return false;
-}
-
 struct Candidate {
   const VarDecl *Root = nullptr;
   IndexExpr Base;
@@ -205,15 +156,6 @@ struct Candidate {
 
 } // namespace
 
-int64_t RowCache::startOf(const RowProgram &P, unsigned Loop) const {
-  Expr::EvalResult R;
-  const RowLoop &L = P.Loops[Loop];
-  // Cached loops have constant starts (checked by analyzeRowCache).
-  if (!L.Init->EvaluateAsInt(R, L.Var->getASTContext()))
-    return FirstColumn;
-  return R.Val.getInt().getExtValue();
-}
-
 Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
                                    const RowProgram &P) {
   std::string Kernel = "kernel '" + K.name() + "'";
@@ -222,8 +164,7 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
   std::vector<std::string> Notes;
   for (unsigned I = 0; I < P.Loops.size(); ++I) {
     const RowLoop &L = P.Loops[I];
-    std::optional<int64_t> Start = constantStart(Ctx, L);
-    if (L.Inclusive || !Start || *Start < 0 ||
+    if (L.Inclusive || !L.ConstStart || *L.ConstStart < 0 ||
         !L.Var->getType()->isSignedIntegerType() ||
         !L.Bound->getType()->isSignedIntegerType() ||
         !isKernelInvariant(L.Bound, K.Decl))
@@ -240,7 +181,7 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
       for (const RowAccess &A : P.Loops[I].Accesses) {
         if (!A.Read || A.Write)
           continue;
-        std::optional<IndexExpr> Base = rowBase(P, P.Loops[I], A);
+        std::optional<IndexExpr> Base = rowBase(P, A);
         if (!Base)
           continue;
         Candidate *C = nullptr;
@@ -326,12 +267,12 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
     int64_t A0 = INT64_MAX;
     for (const Candidate &C : Kept)
       for (const auto &[I, A] : C.Reads)
-        A0 = std::min(A0, *constantStart(Ctx, P.Loops[I]));
+        A0 = std::min(A0, *P.Loops[I].ConstStart);
     for (const Candidate &C : Kept) {
       const RowAccess *Fill = nullptr;
       unsigned FillLoop = 0;
       for (const auto &[I, A] : C.Reads)
-        if (!Fill && *constantStart(Ctx, P.Loops[I]) == A0 &&
+        if (!Fill && *P.Loops[I].ConstStart == A0 &&
             isUnconditional(Ctx, P.Loops[I], *A))
           Fill = A, FillLoop = I;
       std::string Name = "'" + C.Root->getNameAsString() + "'";
@@ -354,7 +295,7 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
             break;
           continue;
         }
-        Exit |= In && hasReturn(Step.S);
+        Exit |= In && Step.Returns;
       }
       if (Exit) {
         Notes.push_back("not holding " + Name +

@@ -43,15 +43,20 @@ const VarDecl *varOf(const Expr *E) {
   return nullptr;
 }
 
-bool containsLoop(const Stmt *S) {
+/// Whether \p S or a statement inside it is one of \p Kinds.
+template <typename... Kinds> bool containsStmt(const Stmt *S) {
   if (!S)
     return false;
-  if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S))
+  if (isa<Kinds...>(S))
     return true;
   for (const Stmt *C : S->children())
-    if (containsLoop(C))
+    if (containsStmt<Kinds...>(C))
       return true;
   return false;
+}
+
+bool containsLoop(const Stmt *S) {
+  return containsStmt<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(S);
 }
 
 /// A local scalar: what a write to it changes stays in the thread.
@@ -85,6 +90,13 @@ bool isValueType(QualType T) {
   return false;
 }
 
+/// Declared in a system header (CUDA's, the C++ library's) or a builtin.
+bool isSystemDecl(const FunctionDecl *FD) {
+  const SourceManager &SM = FD->getASTContext().getSourceManager();
+  return FD->getBuiltinID() ||
+         SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
+}
+
 /// `a = b` on a 16-bit float class (a CXXOperatorCallExpr of its trivial
 /// or system copy assignment): the left-hand side, else null.
 const Expr *halfAssignmentTarget(const CallExpr *CE) {
@@ -95,11 +107,7 @@ const Expr *halfAssignmentTarget(const CallExpr *CE) {
   if (!isHalfValueType(LHS->getType()))
     return nullptr;
   const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
-  if (!MD)
-    return nullptr;
-  const SourceManager &SM = MD->getASTContext().getSourceManager();
-  if (!MD->isTrivial() &&
-      !SM.isInSystemHeader(SM.getExpansionLoc(MD->getLocation())))
+  if (!MD || (!MD->isTrivial() && !isSystemDecl(MD)))
     return nullptr;
   return LHS;
 }
@@ -160,11 +168,9 @@ CallEffect callEffect(const CallExpr *CE, unsigned Depth) {
   if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE)) {
     // `__half::operator float()` and friends: a conversion of a 16-bit
     // float value, declared in CUDA's headers.
-    const SourceManager &SM = FD->getASTContext().getSourceManager();
     if (isa<CXXConversionDecl>(FD) && MC->getNumArgs() == 0 &&
         isHalfValueType(MC->getObjectType()) &&
-        FD->getReturnType()->isArithmeticType() &&
-        SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+        FD->getReturnType()->isArithmeticType() && isSystemDecl(FD))
       return CallEffect::Pure;
     return CallEffect::Other;
   }
@@ -179,19 +185,16 @@ CallEffect callEffect(const CallExpr *CE, unsigned Depth) {
   Expr::EvalResult Constant;
   if (!CE->isValueDependent() && CE->EvaluateAsRValue(Constant, Ctx))
     return CallEffect::Pure;
-  const SourceManager &SM = Ctx.getSourceManager();
-  bool System = FD->getBuiltinID() ||
-                SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
-  if (System) {
+  if (isSystemDecl(FD)) {
     // The math library and CUDA's 16-bit float intrinsics: values in,
     // a value out. Warp-level intrinsics also take and return values but
     // exchange them between threads.
     if (CE->getNumArgs() == 0 || !isValueType(FD->getReturnType()) ||
         FD->getReturnType()->isReferenceType())
       return CallEffect::Other;
-    StringRef N = Name;
-    if (N.contains("shfl") || N.contains("sync") || N.contains("vote") ||
-        N.contains("ballot") || N.contains("match_") || N.contains("reduce"))
+    if (Name.contains("shfl") || Name.contains("sync") ||
+        Name.contains("vote") || Name.contains("ballot") ||
+        Name.contains("match_") || Name.contains("reduce"))
       return CallEffect::Other;
     for (const ParmVarDecl *P : FD->parameters())
       if (!isValueType(P->getType()))
@@ -502,6 +505,9 @@ Error RowAnalysis::analyzeLoop(const ForStmt *FS) {
                   "'for (int j = 0; j < cols; ++j)'");
   L.Var = J;
   L.Init = J->getInit();
+  Expr::EvalResult Start;
+  if (L.Init->EvaluateAsInt(Start, Ctx))
+    L.ConstStart = Start.Val.getInt().getExtValue();
   // ...; j < C; ...
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
       FS->getCond() ? FS->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -552,6 +558,7 @@ Error RowAnalysis::analyzeLoop(const ForStmt *FS) {
   if (E.Goto)
     return refuse(LoopAt + " has a goto or asm statement at " +
                   at(Ctx, E.Goto));
+  L.ContainsContinue = containsStmt<ContinueStmt>(FS->getBody());
   BreakFinder BF;
   BF.TraverseStmt(const_cast<Stmt *>(FS->getBody()));
   if (BF.Break)
@@ -653,23 +660,27 @@ Error RowAnalysis::checkAccesses(RowLoop &L, const AccessScan &A,
       std::optional<IndexExpr> C = X.Index.coefficientOf(L.IndexSymbol);
       if (C && C->getConstant()) {
         IndexExpr Rest = X.Index - IndexExpr::symbol(L.IndexSymbol).scaled(*C->getConstant());
-        if (!(Rest.dependence(P.Symbols) & DepLoop))
+        if (!(Rest.dependence(P.Symbols) & DepLoop)) {
           X.Stride = *C->getConstant();
+          X.Base = std::move(Rest);
+        }
       }
     }
+    // `p[idx] = e;` as a whole statement: a plain assignment, or the
+    // assignment operator of a 16-bit float class.
     if (X.Write)
-      for (const Stmt *S : Top)
-        if (const auto *BO = dyn_cast<BinaryOperator>(S))
-          if (BO->getOpcode() == BO_Assign &&
-              BO->getLHS()->IgnoreParens() == AS)
-            X.PlainStore = true;
-    if (X.Write)
-      for (const Stmt *S : Top)
-        if (const auto *CE = dyn_cast<CallExpr>(
-                isa<Expr>(S) ? cast<Expr>(S)->IgnoreImplicit() : S))
-          if (const Expr *LHS = halfAssignmentTarget(CE))
-            if (LHS->IgnoreParens() == AS)
-              X.PlainStore = true;
+      for (const Stmt *S : Top) {
+        const Expr *Target = nullptr;
+        if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+          if (BO->getOpcode() == BO_Assign)
+            Target = BO->getLHS();
+        } else if (const auto *CE = dyn_cast<CallExpr>(
+                       isa<Expr>(S) ? cast<Expr>(S)->IgnoreImplicit() : S)) {
+          Target = halfAssignmentTarget(CE);
+        }
+        if (Target && Target->IgnoreParens() == AS)
+          X.PlainStore = true;
+      }
     L.Accesses.push_back(std::move(X));
   }
 
@@ -766,6 +777,7 @@ Error RowAnalysis::run() {
     Step.S = S;
     Step.ReadsMemory = E.ReadsMemory;
     Step.WritesMemory = E.MemoryWrite || E.EffectCall;
+    Step.Returns = E.Return != nullptr;
     Step.Kind = Step.WritesMemory ? RowStep::Store : RowStep::Scalar;
     if (Step.Kind == RowStep::Store && (E.LocalWrite || E.Return))
       return refuse("the statement at " + at(Ctx, S) +

@@ -177,17 +177,6 @@ bool isIdentifierOrNumber(StringRef S) {
   });
 }
 
-bool containsContinue(const Stmt *S) {
-  if (!S)
-    return false;
-  if (isa<ContinueStmt>(S))
-    return true;
-  for (const Stmt *C : S->children())
-    if (containsContinue(C))
-      return true;
-  return false;
-}
-
 bool rangeContains(const SourceManager &SM, SourceRange Outer,
                    SourceRange Inner) {
   return !SM.isBeforeInTranslationUnit(Inner.getBegin(), Outer.getBegin()) &&
@@ -412,7 +401,7 @@ LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
       !L.Bound->getType()->isSignedIntegerType() ||
       !L.Init->getType()->isSignedIntegerType())
     return Skip("its counter or bounds are unsigned");
-  if (containsContinue(L.Loop->getBody()))
+  if (L.ContainsContinue)
     return Skip("its body has 'continue'");
   for (const RowAccess &A : L.Accesses) {
     auto [VectorType, Width] = vectorTypeOf(T.Ctx, A.Expr->getType());
@@ -592,9 +581,7 @@ Expected<std::string> CooperativeRows::vectorPath(const KernelTarget &T,
   std::string J = L.Var->getNameAsString();
   std::string A = parenthesizedText(Ctx, L.Init);
   std::string C = parenthesizedText(Ctx, L.Bound);
-  Expr::EvalResult InitValue;
-  bool InitIsZero = L.Init->EvaluateAsInt(InitValue, Ctx) &&
-                    InitValue.Val.getInt() == 0;
+  const bool InitIsZero = L.ConstStart == 0;
   std::string J0 = freshName(T.Kernel.Decl, J + "0");
   std::string Q = freshName(T.Kernel.Decl, "q");
 
@@ -735,6 +722,25 @@ SourceLocation CooperativeRows::helperLocation(const KernelTarget &T) const {
   return SourceLocation();
 }
 
+/// `for (int slot = 0; slot < S; ++slot)`: a loop over a thread's cache
+/// registers.
+std::string slotLoopHead(StringRef Slot, int64_t Slots) {
+  std::string N = std::to_string(Slots);
+  return "for (int " + Slot.str() + " = 0; " + Slot.str() + " < " + N +
+         "; ++" + Slot.str() + ")";
+}
+
+/// The column cache register \p Slot holds, and the end of the row:
+/// `const int j = a0 + lane + L * slot;\nif (j >= C)\nbreak;\n`.
+std::string slotColumnText(StringRef Type, StringRef Name, int64_t FirstColumn,
+                           StringRef Lane, int64_t Lanes, StringRef Slot,
+                           StringRef Bound) {
+  std::string First = FirstColumn ? std::to_string(FirstColumn) + " + " : "";
+  return "const " + Type.str() + " " + Name.str() + " = " + First +
+         Lane.str() + " + " + std::to_string(Lanes) + " * " + Slot.str() +
+         ";\nif (" + Name.str() + " >= " + Bound.str() + ")\nbreak;\n";
+}
+
 Expected<std::string>
 CooperativeRows::cacheFill(const KernelTarget &T,
                            const CooperativeRowsPlan &Plan,
@@ -749,17 +755,16 @@ CooperativeRows::cacheFill(const KernelTarget &T,
   Expected<std::string> Load = substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, Col);
   if (!Load)
     return Load.takeError();
-  std::string L = std::to_string(Plan.Lanes), Slots = std::to_string(Plan.Slots);
   std::string First = C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
   std::string Elem = S.Element.getAsString(Ctx.getPrintingPolicy());
   return "// cuda-opt cache: this thread's columns of the row of '" +
-         S.Root->getNameAsString() + "' (" + First + Lane.str() + " + " + L +
-         " * " + Slot + "), loaded once\n" + Elem + " " + Name.str() + "[" +
-         Slots + "];\n#pragma unroll\nfor (int " + Slot + " = 0; " + Slot +
-         " < " + Slots + "; ++" + Slot + ") {\nconst " +
-         indexTypeText(Ctx, FillLoop.Var) + " " + Col + " = " + First +
-         Lane.str() + " + " + L + " * " + Slot + ";\nif (" + Col +
-         " >= " + parenthesizedText(Ctx, C.Bound) + ")\nbreak;\n" +
+         S.Root->getNameAsString() + "' (" + First + Lane.str() + " + " +
+         std::to_string(Plan.Lanes) + " * " + Slot + "), loaded once\n" +
+         Elem + " " + Name.str() + "[" + std::to_string(Plan.Slots) +
+         "];\n#pragma unroll\n" + slotLoopHead(Slot, Plan.Slots) + " {\n" +
+         slotColumnText(indexTypeText(Ctx, FillLoop.Var), Col, C.FirstColumn,
+                        Lane, Plan.Lanes, Slot,
+                        parenthesizedText(Ctx, C.Bound)) +
          Name.str() + "[" + Slot + "] = " + *Load + ";\n}\n";
 }
 
@@ -846,19 +851,16 @@ Expected<std::string> CooperativeRows::renderRowBody(
       // L * slot; if (j >= C) break; [if (j < a) continue;] body }
       std::string Slot = freshName(T.Kernel.Decl, "slot", Taken);
       std::string J = RL.Var->getNameAsString();
-      std::string First =
-          C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
       Before += "#pragma unroll\n";
       if (Error Err = E.replace(
               SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()),
-              "for (int " + Slot + " = 0; " + Slot + " < " +
-                  std::to_string(Plan.Slots) + "; ++" + Slot + ")"))
+              slotLoopHead(Slot, Plan.Slots)))
         return std::move(Err);
-      std::string Prelude = "\nconst " + indexTypeText(Ctx, RL.Var) + " " + J +
-                            " = " + First + Lane.str() + " + " + L + " * " +
-                            Slot + ";\nif (" + J + " >= " +
-                            parenthesizedText(Ctx, RL.Bound) + ")\nbreak;\n";
-      int64_t Start = C.startOf(RP, S.LoopIndex);
+      std::string Prelude =
+          "\n" + slotColumnText(indexTypeText(Ctx, RL.Var), J, C.FirstColumn,
+                                Lane, Lanes, Slot,
+                                parenthesizedText(Ctx, RL.Bound));
+      int64_t Start = *RL.ConstStart; // Cached loops start at constants.
       if (Start > C.FirstColumn)
         Prelude += "if (" + J + " < " + std::to_string(Start) +
                    ")\ncontinue;\n";
@@ -882,8 +884,7 @@ Expected<std::string> CooperativeRows::renderRowBody(
               return std::move(Err);
     } else {
       std::string Start = Lane.str();
-      Expr::EvalResult Res;
-      bool Zero = RL.Init->EvaluateAsInt(Res, Ctx) && Res.Val.getInt() == 0;
+      const bool Zero = RL.ConstStart == 0;
       if (!LP.Streams.empty()) {
         std::string Quads = freshName(
             T.Kernel.Decl, LP.Width == 4 ? "quads" : "octs", Taken);

@@ -56,8 +56,6 @@ struct RowCache {
   std::vector<std::string> Notes;
 
   bool isCachedLoop(unsigned Loop) const;
-  /// The constant start of loop \p Loop (a cached loop).
-  int64_t startOf(const RowProgram &P, unsigned Loop) const;
 };
 
 /// The streams of \p P worth holding in registers, or why there are none.

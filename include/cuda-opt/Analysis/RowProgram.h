@@ -27,6 +27,7 @@
 #include "cuda-opt/Analysis/IndexExpr.h"
 #include "cuda-opt/Analysis/Recurrence.h"
 #include "cuda-opt/Analysis/ThreadMapping.h"
+#include <optional>
 #include <vector>
 
 namespace cuda_opt {
@@ -44,6 +45,8 @@ struct RowAccess {
   /// The coefficient of the induction variable in Index (0 when Index does
   /// not depend on it affinely or depends on it otherwise as well).
   int64_t Stride = 0;
+  /// Index minus Stride * j, when Stride is set: the part fixed for the row.
+  std::optional<IndexExpr> Base;
   bool Read = false;
   bool Write = false;
   /// The write is a whole statement `p[idx] = e;` at the top of the loop
@@ -59,6 +62,10 @@ struct RowLoop {
   const clang::Expr *Bound = nullptr;
   /// `j <= Bound`.
   bool Inclusive = false;
+  /// Init's value when it is a constant.
+  std::optional<int64_t> ConstStart;
+  /// The body has a `continue` (at any depth).
+  bool ContainsContinue = false;
   /// The scalars the loop carries.
   llvm::SmallVector<Recurrence, 2> Recurrences;
   /// Every `p[idx]` in the loop.
@@ -82,6 +89,8 @@ struct RowStep {
   int LoopIndex = -1;
   bool ReadsMemory = false;
   bool WritesMemory = false;
+  /// A straight-line step with a `return` (which ends the row).
+  bool Returns = false;
 };
 
 struct RowProgram {
