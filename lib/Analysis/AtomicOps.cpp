@@ -818,4 +818,56 @@ std::optional<ValueRange> valueRangeOf(ASTContext &Ctx, const Expr *E,
   return R;
 }
 
+/// The parameter P of the `if (V < P)` / `if (P > V)` around \p Use.
+static const ParmVarDecl *guardParam(ASTContext &Ctx, const Expr *Use,
+                                     const VarDecl *V, const Stmt *Scope) {
+  DynTypedNode Node = DynTypedNode::create(*Use);
+  for (unsigned Steps = 0; Steps < 64; ++Steps) {
+    DynTypedNodeList Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      break;
+    DynTypedNode P = Parents[0];
+    if (const auto *If = P.get<IfStmt>();
+        If && Node.get<Stmt>() == If->getThen()) {
+      SmallVector<const Expr *, 4> Leaves{If->getCond()};
+      for (size_t I = 0; I < Leaves.size(); ++I) {
+        const auto *BO = dyn_cast<BinaryOperator>(strip(Leaves[I]));
+        if (!BO)
+          continue;
+        if (BO->getOpcode() == BO_LAnd) {
+          Leaves.push_back(BO->getLHS());
+          Leaves.push_back(BO->getRHS());
+          continue;
+        }
+        const Expr *Other = nullptr;
+        if (BO->getOpcode() == BO_LT && varOf(BO->getLHS()) == V)
+          Other = BO->getRHS();
+        else if (BO->getOpcode() == BO_GT && varOf(BO->getRHS()) == V)
+          Other = BO->getLHS();
+        const auto *Param = dyn_cast_or_null<ParmVarDecl>(varOf(Other));
+        if (Param && Param->getType()->isIntegerType() &&
+            isNeverModifiedAfterInit(Param, Scope, Ctx))
+          return Param;
+      }
+    }
+    if (P.get<Stmt>() == Scope || P.get<Decl>())
+      break;
+    Node = P;
+  }
+  return nullptr;
+}
+
+std::optional<ParamBound> paramBoundOf(ASTContext &Ctx, const Expr *E,
+                                       const Stmt *Scope) {
+  const auto *DRE = dyn_cast<DeclRefExpr>(strip(E));
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V || !V->getType()->isIntegerType())
+    return std::nullopt;
+  const ParmVarDecl *P = guardParam(Ctx, DRE, V, Scope);
+  if (!P)
+    return std::nullopt;
+  std::optional<ValueRange> R = rangeRec(Ctx, E, Scope, 0);
+  return ParamBound{P, R ? R->Lo : INT64_MIN};
+}
+
 } // namespace cuda_opt

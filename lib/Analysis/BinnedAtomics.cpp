@@ -98,27 +98,55 @@ Expected<BinnedAtomics> analyzeBinnedAtomics(ASTContext &Ctx,
     if (readsBuiltinIndex(Idx))
       return refuse("the index '" + sourceText(Ctx, Idx->getSourceRange()) +
                     "' at " + At + " reads a thread or block index");
+    std::string IdxText = sourceText(Ctx, Idx->getSourceRange());
     std::optional<ValueRange> R =
         valueRangeOf(Ctx, Idx, K.Decl->getBody());
-    if (!R)
-      return refuse("the index '" + sourceText(Ctx, Idx->getSourceRange()) +
-                    "' of the atomic update at " + At +
-                    " has no proven bound (an 8-bit load, 'x % K', 'x & M' or "
-                    "an enclosing 'if (b < K)' with constant K would give "
-                    "one), so the array cannot be copied to shared memory");
-    if (R->Lo < 0)
-      return refuse("the index '" + sourceText(Ctx, Idx->getSourceRange()) +
-                    "' at " + At + " may be negative (it can be " +
-                    Twine(R->Lo).str() + ")");
-    if (R->Hi >= MaxBins)
-      return refuse("the index '" + sourceText(Ctx, Idx->getSourceRange()) +
-                    "' at " + At + " can reach " + Twine(R->Hi).str() +
-                    "; privatize-atomics keeps at most " + Twine(MaxBins).str() +
-                    " counters per copy in shared memory");
+    std::optional<ParamBound> PB;
+    if (!R || R->Hi >= MaxBins)
+      PB = paramBoundOf(Ctx, Idx, K.Decl->getBody());
+    if (PB) {
+      // The bin count is a launch argument: checked against the private
+      // copy's capacity when the kernel runs.
+      if (PB->Lo < 0)
+        return refuse("the index '" + IdxText + "' at " + At +
+                      " may be negative (" +
+                      (PB->Lo == INT64_MIN
+                           ? std::string("nothing proves it is at least 0; "
+                                         "add '" + IdxText +
+                                         " >= 0' to its guard")
+                           : "it can be " + Twine(PB->Lo).str()) +
+                      ")");
+      if ((B.BinsParam && B.BinsParam != PB->Param) ||
+          (!B.BinsParam && !B.Updates.empty()))
+        return refuse("the atomic updates of kernel '" + Name +
+                      "' have different bounds; privatize-atomics needs one");
+      B.BinsParam = PB->Param;
+    } else {
+      if (!R)
+        return refuse("the index '" + IdxText + "' of the atomic update at " +
+                      At +
+                      " has no proven bound (an 8-bit load, 'x % K', 'x & M' "
+                      "or an enclosing 'if (b < K)' with K a constant or an "
+                      "unmodified integer parameter would give one), so the "
+                      "array cannot be copied to shared memory");
+      if (R->Lo < 0)
+        return refuse("the index '" + IdxText + "' at " + At +
+                      " may be negative (it can be " + Twine(R->Lo).str() +
+                      ")");
+      if (R->Hi >= MaxBins)
+        return refuse("the index '" + IdxText + "' at " + At +
+                      " can reach " + Twine(R->Hi).str() +
+                      "; privatize-atomics keeps at most " +
+                      Twine(MaxBins).str() +
+                      " counters per copy in shared memory");
+      if (B.BinsParam)
+        return refuse("the atomic updates of kernel '" + Name +
+                      "' have different bounds; privatize-atomics needs one");
+      B.Bins = std::max(B.Bins, R->Hi + 1);
+    }
     B.Array = P;
     B.Op = U->Op;
     B.Type = U->ElementType;
-    B.Bins = std::max(B.Bins, R->Hi + 1);
     B.Updates.push_back(*U);
     B.Indices.push_back(Idx);
     Allowed.push_back(CE);

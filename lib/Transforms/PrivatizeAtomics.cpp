@@ -21,6 +21,11 @@
 // bin once; only the grouping changes, which is exact for integers and
 // min/max and reassociates float sums.
 //
+// When a kernel parameter bounds the indices (`if (v < nbins)`), B is known
+// only at launch: the private copies hold `capacity` counters and the kernel
+// takes the private path when `nbins <= capacity`, else the original global
+// atomics (the test is uniform over the grid, so the barriers stay legal).
+//
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/BinnedAtomics.h"
 #include "cuda-opt/Pass/Transform.h"
@@ -42,6 +47,8 @@ struct PrivatizePlan : TransformPlan {
   BinnedAtomics B;
   int64_t Copies = 1;
   int64_t Items = 16;
+  /// Counters per private copy: B, or `capacity` when B is a parameter.
+  int64_t Bins = 0;
 };
 
 std::string typeText(const ASTContext &Ctx, QualType T) {
@@ -102,6 +109,12 @@ public:
          "block's flush is shared by more elements)",
          /*PowerOfTwo=*/true,
          {4, 16, 64}},
+        {"capacity", 4096, 64, 8192,
+         "counters per private copy when a kernel parameter bounds the bins "
+         "(`if (v < nbins)`); a launch with more bins keeps the global "
+         "atomics. Unused when a constant bounds them",
+         /*PowerOfTwo=*/true,
+         {1024, 4096}},
     };
     return Specs;
   }
@@ -115,12 +128,13 @@ public:
     Plan.B = std::move(*B);
     Plan.Copies = P.get("copies");
     Plan.Items = P.get("items");
-    int64_t Stride = Plan.B.Bins + (Plan.Copies > 1 ? 1 : 0);
+    Plan.Bins = Plan.B.BinsParam ? P.get("capacity") : Plan.B.Bins;
+    int64_t Stride = Plan.Bins + (Plan.Copies > 1 ? 1 : 0);
     int64_t Bytes = Plan.Copies * Stride *
                     int64_t(T.Ctx.getTypeSizeInChars(Plan.B.Type).getQuantity());
     if (Bytes > SharedBudget)
       return refuse(Twine(Plan.Copies).str() + " private copies of " +
-                    Twine(Plan.B.Bins).str() + " counters need " +
+                    Twine(Plan.Bins).str() + " counters need " +
                     Twine(Bytes).str() + " bytes of shared memory, more than "
                     "the " + Twine(SharedBudget).str() +
                     " a block may declare statically");
@@ -141,7 +155,7 @@ public:
     const SourceManager &SM = T.getSourceManager();
     const LangOptions &LO = T.Ctx.getLangOpts();
     int64_t C = Plan.Copies, F = Plan.Items;
-    int64_t Stride = B.Bins + (C > 1 ? 1 : 0);
+    int64_t Stride = Plan.Bins + (C > 1 ? 1 : 0);
     std::string Ty = typeText(T.Ctx, B.Type);
     std::string Arr = B.Array->getNameAsString();
     std::string Priv = freshName(T.Kernel.Decl, Arr + "Shared");
@@ -150,15 +164,25 @@ public:
     std::string Sum = freshName(T.Kernel.Decl, "total", {Priv, Counter, Bin});
     std::string Ident = *identityText(T.Ctx, B.Op, B.Type);
     std::string Copy = C > 1 ? "threadIdx.x % " + std::to_string(C) : "0";
-    std::string NB = std::to_string(B.Bins);
+    // The bins to flush: the constant bound, or the parameter.
+    std::string NB = B.BinsParam ? B.BinsParam->getNameAsString()
+                                 : std::to_string(B.Bins);
+    std::string Range = B.BinsParam ? "[0.." + NB + "-1]"
+                                    : "[0.." + std::to_string(B.Bins - 1) + "]";
 
     std::string Head =
         "// cuda-opt privatize-atomics{copies=" + std::to_string(C) +
-        ",items=" + std::to_string(F) + "}:\n// the block's atomics go to " +
+        ",items=" + std::to_string(F) +
+        (B.BinsParam ? ",capacity=" + std::to_string(Plan.Bins) : "") +
+        "}:\n// the block's atomics go to " +
         (C > 1 ? std::to_string(C) + " private copies" : "a private copy") +
-        " of '" + Arr + "[0.." + std::to_string(B.Bins - 1) +
-        "]'\n// in shared memory; each changed counter is folded into '" + Arr +
+        " of '" + Arr + Range +
+        "'\n// in shared memory; each changed counter is folded into '" + Arr +
         "'\n// once at the end." +
+        (B.BinsParam ? "\n// Launches with more than " +
+                           std::to_string(Plan.Bins) + " bins ('" + NB +
+                           "') keep the global atomics."
+                     : "") +
         (C > 1 ? "\n// Thread t uses copy t % " + std::to_string(C) +
                      "; each copy is padded by one counter\n// so that a "
                      "bin's copies sit in different banks."
@@ -173,6 +197,11 @@ public:
     std::vector<std::pair<SourceRange, std::string>> Edits;
     if (Error E = guardReturnsToContinue(T.Ctx, M, Edits))
       return std::move(E);
+    // The original per-element work, for launches over the capacity.
+    Expected<std::string> GlobalWork = textWithEdits(
+        T.Ctx, SourceRange(M.Guard->getBeginLoc(), M.Region.getEnd()), Edits);
+    if (!GlobalWork)
+      return GlobalWork.takeError();
     for (size_t K = 0; K < B.Updates.size(); ++K)
       Edits.emplace_back(
           B.Updates[K].Address->getSourceRange(),
@@ -192,9 +221,12 @@ public:
                         IType + " " + I.Var->getNameAsString() + " = (" +
                         Block + " * " + std::to_string(F) + " + " + Counter +
                         ") * blockDim.x + threadIdx.x;\n";
-    std::string Loop = "for (int " + Counter + " = 0; " + Counter + " < " +
-                       std::to_string(F) + "; ++" + Counter + ") {\n" + Index +
-                       *Work + "\n}\n";
+    auto ElementLoop = [&](StringRef Body) {
+      return "for (int " + Counter + " = 0; " + Counter + " < " +
+             std::to_string(F) + "; ++" + Counter + ") {\n" + Index +
+             Body.str() + "\n}\n";
+    };
+    std::string Loop = ElementLoop(*Work);
 
     std::string Total = Priv + "[0][" + Bin + "]";
     for (int64_t K = 1; K < C; ++K)
@@ -208,10 +240,13 @@ public:
         flushCallee(T.Ctx, B) + "(&" + Arr + "[" + Bin + "], " + Sum +
         ");\n}";
 
+    std::string Text = Head + Loop + Flush;
+    if (B.BinsParam)
+      Text = "if (" + NB + " <= " + std::to_string(Plan.Bins) + ") {\n" +
+             Text + "\n} else {\n" + ElementLoop(*GlobalWork) + "}";
     tooling::Replacements Out;
     if (Error E = Out.add(tooling::Replacement(
-            SM, CharSourceRange::getTokenRange(M.Region), Head + Loop + Flush,
-            LO)))
+            SM, CharSourceRange::getTokenRange(M.Region), Text, LO)))
       return std::move(E);
     if (F > 1)
       for (const LaunchSite &L : T.Kernel.Launches)

@@ -1,5 +1,7 @@
 // RUN: not cuda-opt --passes='privatize-atomics' --kernel=unbounded %s 2>&1 | FileCheck %s --check-prefix=UNBOUNDED
 // RUN: not cuda-opt --passes='privatize-atomics' --kernel=parambound %s 2>&1 | FileCheck %s --check-prefix=PARAM
+// RUN: not cuda-opt --passes='privatize-atomics' --kernel=paramneg %s 2>&1 | FileCheck %s --check-prefix=PARAMNEG
+// RUN: not cuda-opt --passes='privatize-atomics' --kernel=mixed %s 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: not cuda-opt --passes='privatize-atomics' --kernel=negative %s 2>&1 | FileCheck %s --check-prefix=NEG
 // RUN: not cuda-opt --passes='privatize-atomics' --kernel=readsbins %s 2>&1 | FileCheck %s --check-prefix=READS
 // RUN: not cuda-opt --passes='privatize-atomics' --kernel=stores %s 2>&1 | FileCheck %s --check-prefix=STORES
@@ -15,11 +17,35 @@ __global__ void unbounded(unsigned *bins, const int *key, int n) {
 }
 
 // PARAM: kernel 'parambound': the index 'b' of the atomic update at {{.*}} has no proven bound
+// The kernel changes 'nbins', so it bounds nothing at launch.
 __global__ void parambound(unsigned *bins, const int *key, int nbins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    nbins -= 1;
+    int b = key[i];
+    if (b >= 0 && b < nbins)
+      atomicAdd(&bins[b], 1u);
+  }
+}
+
+// PARAMNEG: kernel 'paramneg': the index 'b' at {{.*}} may be negative (nothing proves it is at least 0; add 'b >= 0' to its guard)
+__global__ void paramneg(unsigned *bins, const int *key, int nbins, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int b = key[i];
+    if (b < nbins)
+      atomicAdd(&bins[b], 1u);
+  }
+}
+
+// MIXED: kernel 'mixed': the atomic updates of kernel 'mixed' have different bounds; privatize-atomics needs one
+__global__ void mixed(unsigned *bins, const int *key, int nbins, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) {
     int b = key[i];
     if (b >= 0 && b < nbins)
+      atomicAdd(&bins[b], 1u);
+    if (b >= 0 && b < 64)
       atomicAdd(&bins[b], 1u);
   }
 }
@@ -76,6 +102,8 @@ void run(unsigned *b, float *fb, const int *k, const unsigned char *d,
          const signed char *sk, const unsigned *uk, const float *w, int n) {
   unbounded<<<(n + 255) / 256, 256>>>(b, k, n);
   parambound<<<(n + 255) / 256, 256>>>(b, k, 64, n);
+  paramneg<<<(n + 255) / 256, 256>>>(b, k, 64, n);
+  mixed<<<(n + 255) / 256, 256>>>(b, k, 64, n);
   negative<<<(n + 255) / 256, 256>>>(b, sk, n);
   readsbins<<<(n + 255) / 256, 256>>>(b, d, b, n);
   stores<<<(n + 255) / 256, 256>>>(b, d, b, n);

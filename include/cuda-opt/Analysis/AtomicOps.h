@@ -124,6 +124,23 @@ std::optional<ValueRange> valueRangeOf(clang::ASTContext &Ctx,
                                        const clang::Expr *E,
                                        const clang::Stmt *Scope);
 
+/// An upper bound that is a kernel parameter rather than a constant:
+/// `if (v >= 0 && v < nbins) atomicAdd(&bins[v], 1)` bounds v by 'nbins'.
+struct ParamBound {
+  /// The integer parameter, never modified by the kernel; values are < it.
+  const clang::ParmVarDecl *Param = nullptr;
+  /// The proven lower bound (from the type or a constant guard); INT64_MIN
+  /// when none is proven.
+  int64_t Lo = INT64_MIN;
+};
+
+/// The parameter bound of \p E inside \p Scope (a kernel body): E is a
+/// variable under an enclosing `if (E < P)` (or `P > E`) whose P is an
+/// unmodified integer parameter.
+std::optional<ParamBound> paramBoundOf(clang::ASTContext &Ctx,
+                                       const clang::Expr *E,
+                                       const clang::Stmt *Scope);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_ANALYSIS_ATOMICOPS_H

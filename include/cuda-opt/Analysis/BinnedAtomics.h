@@ -30,8 +30,12 @@ struct BinnedAtomics {
   /// The updates and, for each, its index expression.
   llvm::SmallVector<AtomicUpdate, 2> Updates;
   llvm::SmallVector<const clang::Expr *, 2> Indices;
-  /// One more than the largest index any update can use.
+  /// One more than the largest index any update can use (0 when BinsParam
+  /// bounds the indices instead).
   int64_t Bins = 0;
+  /// The kernel parameter that bounds every index when no constant does
+  /// (`if (v >= 0 && v < nbins)`); the bin count is then known only at launch.
+  const clang::ParmVarDecl *BinsParam = nullptr;
 };
 
 /// Recognise the shape in \p K, or say why it is not there. Bins is capped
