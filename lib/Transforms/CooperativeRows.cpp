@@ -254,7 +254,7 @@ public:
          "registers per thread (rows up to lanes * cache columns; longer "
          "rows take the uncached path); 0 = read the row in every loop",
          false,
-         {32, 0}},
+         {16, 0, 32}},
         {"scale-grid", 0, 0, 1,
          "1 = multiply each launch's grid by lanes, so that every group "
          "gets one row instead of lanes rows",
