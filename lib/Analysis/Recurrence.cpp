@@ -12,6 +12,7 @@
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Support/Refusal.h"
 
+#include "clang/Basic/SourceManager.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -328,11 +329,57 @@ std::string at(const ASTContext &Ctx, const Stmt *S) {
   return describeLocation(Ctx.getSourceManager(), S->getBeginLoc());
 }
 
+/// The term e of an inclusive scan: \p Site is `V += e` or `V = V + e`,
+/// a statement of its own at the top of the loop's body, and every other
+/// reference to V in \p Refs lies in a later top-level statement of the body
+/// (so it reads the sum including this iteration's term). Null otherwise.
+const Expr *scanTerm(ASTContext &Ctx, const ForStmt *Loop, const VarDecl *V,
+                     const Stmt *Site, ArrayRef<const DeclRefExpr *> Refs,
+                     const DenseSet<const DeclRefExpr *> &Own) {
+  const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
+  if (!Body || !llvm::is_contained(Body->body(), Site))
+    return nullptr;
+  const Expr *Term = nullptr;
+  auto IsV = [&](const Expr *E) {
+    const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return D && D->getDecl() == V;
+  };
+  if (const auto *CA = dyn_cast<CompoundAssignOperator>(Site)) {
+    if (CA->getOpcode() == BO_AddAssign && IsV(CA->getLHS()))
+      Term = CA->getRHS();
+  } else if (const auto *BO = dyn_cast<BinaryOperator>(Site);
+             BO && BO->getOpcode() == BO_Assign && IsV(BO->getLHS())) {
+    if (const auto *Add =
+            dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParenImpCasts());
+        Add && Add->getOpcode() == BO_Add) {
+      if (IsV(Add->getLHS()))
+        Term = Add->getRHS();
+      else if (IsV(Add->getRHS()))
+        Term = Add->getLHS();
+    }
+  }
+  if (!Term)
+    return nullptr;
+  // The term must not read V itself (`v += v * x` is no scan).
+  for (const DeclRefExpr *Ref : Refs)
+    if (Own.contains(Ref) &&
+        Term->getSourceRange().fullyContains(Ref->getSourceRange()))
+      return nullptr;
+  const SourceManager &SM = Ctx.getSourceManager();
+  for (const DeclRefExpr *Ref : Refs) {
+    if (Own.contains(Ref))
+      continue;
+    if (!SM.isBeforeInTranslationUnit(Site->getEndLoc(), Ref->getBeginLoc()))
+      return nullptr;
+  }
+  return Term;
+}
+
 } // namespace
 
 Expected<SmallVector<Recurrence, 4>>
 analyzeRecurrences(ASTContext &Ctx, const ForStmt *Loop,
-                   const VarDecl *Induction) {
+                   const VarDecl *Induction, bool AllowScans) {
   LoopScan Scan;
   Scan.TraverseStmt(const_cast<ForStmt *>(Loop));
   std::string LoopAt = "the loop at " + at(Ctx, Loop);
@@ -416,9 +463,17 @@ analyzeRecurrences(ASTContext &Ctx, const ForStmt *Loop,
       R.Updates.push_back(U.Site);
     }
 
-    // The loop reads the scalar only in its updates.
+    // The loop reads the scalar only in its updates, or (a scan) only after
+    // its one update.
+    const Expr *Term = nullptr;
+    if (AllowScans && R.Kind == RecurrenceKind::Sum && Updates.size() == 1)
+      Term = scanTerm(Ctx, Loop, V, Updates.front().Site, Scan.Refs[V], Own);
+    if (Term) {
+      R.Scan = true;
+      R.ScanTerm = Term;
+    }
     for (const DeclRefExpr *Ref : Scan.Refs[V])
-      if (!Own.contains(Ref))
+      if (!Own.contains(Ref) && !Term)
         return refuse(LoopAt + " reads " + Name + " at " + at(Ctx, Ref) +
                       " outside its " + recurrenceKindName(R.Kind).str() +
                       " update, so each iteration depends on the running "

@@ -602,10 +602,24 @@ Error RowAnalysis::analyzeLoop(const ForStmt *FS) {
       }
   }
 
-  Expected<SmallVector<Recurrence, 4>> Recs = analyzeRecurrences(Ctx, FS, J);
+  Expected<SmallVector<Recurrence, 4>> Recs =
+      analyzeRecurrences(Ctx, FS, J, /*AllowScans=*/true);
   if (!Recs)
     return Recs.takeError();
   L.Recurrences.assign(Recs->begin(), Recs->end());
+  if (llvm::any_of(L.Recurrences, [](const Recurrence &R) { return R.Scan; })) {
+    // The lanes take a chunk of columns per step and pass the running sum
+    // on with shuffles, so every lane of the row must run every step.
+    if (L.Recurrences.size() > 1)
+      return refuse(LoopAt + " computes a prefix sum and carries other "
+                             "scalars; cuda-opt spreads a scan loop over a "
+                             "row's threads only when it carries the sum "
+                             "alone");
+    if (L.ContainsContinue)
+      return refuse(LoopAt + " computes a prefix sum and has a 'continue'; "
+                             "every lane of the row must run every step "
+                             "of a spread scan");
+  }
 
   AccessScan A;
   A.TraverseStmt(const_cast<Stmt *>(FS->getBody()));

@@ -183,6 +183,14 @@ bool rangeContains(const SourceManager &SM, SourceRange Outer,
          !SM.isBeforeInTranslationUnit(Outer.getEnd(), Inner.getEnd());
 }
 
+/// The loop's scan recurrence (RowProgram allows it as its only one).
+const Recurrence *scanOf(const RowLoop &L) {
+  for (const Recurrence &R : L.Recurrences)
+    if (R.Scan)
+      return &R;
+  return nullptr;
+}
+
 /// The text of \p E with every reference to \p V replaced by \p Value.
 Expected<std::string> substituteVar(const ASTContext &Ctx, const Expr *E,
                                     const VarDecl *V, StringRef Value) {
@@ -403,6 +411,8 @@ LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
     return Skip("its counter or bounds are unsigned");
   if (L.ContainsContinue)
     return Skip("its body has 'continue'");
+  if (scanOf(L))
+    return Skip("it is a prefix sum (its lanes take one column per step)");
   for (const RowAccess &A : L.Accesses) {
     auto [VectorType, Width] = vectorTypeOf(T.Ctx, A.Expr->getType());
     bool Vectorizable = A.Root && A.Stride == 1 && Width != 0;
@@ -547,6 +557,13 @@ CooperativeRows::makePlan(const KernelTarget &T, const ParamValues &P) const {
     if (!C)
       return C.takeError();
     Plan.Notes.insert(Plan.Notes.end(), C->Notes.begin(), C->Notes.end());
+    for (size_t I = 0; I < Plan.Program.Loops.size(); ++I)
+      if (C->isCachedLoop(I) && scanOf(Plan.Program.Loops[I]))
+        return refuse("the loop at " +
+                      describeLocation(T.getSourceManager(),
+                                       Plan.Program.Loops[I].Loop->getBeginLoc()) +
+                      " is a prefix sum, which cache=S does not hold in "
+                      "registers; use cache=0");
     Plan.Cache = std::move(*C);
   }
   Plan.ScaleGrid = P.get("scale-grid") != 0;
@@ -768,6 +785,81 @@ CooperativeRows::cacheFill(const KernelTarget &T,
          Name.str() + "[" + Slot + "] = " + *Load + ";\n}\n";
 }
 
+/// A scan loop `for (j = a; j < b; ++j) { v += e; rest }` shared by the
+/// row's lanes, one column per lane per step:
+///
+///   for (int jBase = a; jBase < b; jBase += L) {
+///     const int j = jBase + lane;
+///     T vTerm = 0;
+///     if (j < b)
+///       vTerm = e;
+///     const T vPrefix = cudaOptRowScanSum(vTerm, rowMask, L);
+///     if (j < b) {
+///       const T vAt = v + vPrefix;   // the original's v after column j
+///       rest (reading vAt for v)
+///     }
+///     v += cudaOptRowLast(vPrefix, rowMask, L);
+///   }
+///
+/// Every lane runs every step (the shuffles need the whole group), so v stays
+/// the same in all lanes: after the loop it is the row's total.
+Error rewriteScanLoop(const KernelTarget &T, const RowLoop &RL,
+                      const Recurrence &Scan, StringRef Lane, StringRef Mask,
+                      int64_t Lanes, std::vector<std::string> &Taken,
+                      TextEdits &E) {
+  const ASTContext &Ctx = T.Ctx;
+  const auto *Body = cast<CompoundStmt>(RL.Loop->getBody());
+  const Stmt *Update = Scan.Updates.front();
+  std::string V = Scan.Var->getNameAsString();
+  std::string J = RL.Var->getNameAsString();
+  auto Fresh = [&](StringRef Base) {
+    std::string N = freshName(T.Kernel.Decl, Base.str(), Taken);
+    Taken.push_back(N);
+    return N;
+  };
+  std::string Base = Fresh(J + "Base"), Term = Fresh(V + "Term"),
+              Prefix = Fresh(V + "Prefix"), At = Fresh(V + "At");
+  PrintingPolicy PP = Ctx.getPrintingPolicy();
+  PP.SuppressTagKeyword = true;
+  std::string Ty = Scan.Var->getType().getUnqualifiedType().getAsString(PP);
+  std::string IType = indexTypeText(Ctx, RL.Var);
+  std::string Bound = parenthesizedText(Ctx, RL.Bound);
+  std::string InRow = J + (RL.Inclusive ? " <= " : " < ") + Bound;
+  std::string L = std::to_string(Lanes);
+
+  if (Error Err = E.replace(
+          SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()),
+          "for (" + IType + " " + Base + " = " +
+              parenthesizedText(Ctx, RL.Init) + "; " + Base +
+              (RL.Inclusive ? " <= " : " < ") + Bound + "; " + Base +
+              " += " + L + ")"))
+    return Err;
+  if (Error Err = E.insertAfter(SourceRange(Body->getLBracLoc()),
+                                "\n// A prefix sum over the row: " + L +
+                                    " columns per step, one per lane.\nconst " +
+                                    IType + " " + J + " = " + Base + " + " +
+                                    Lane.str() + ";"))
+    return Err;
+  std::string TermText = sourceText(Ctx, Scan.ScanTerm->getSourceRange());
+  if (Error Err = E.replace(
+          SourceRange(Update->getBeginLoc(), stmtEnd(Ctx, Update)),
+          Ty + " " + Term + " = 0;\nif (" + InRow + ")\n  " + Term + " = " +
+              TermText + ";\nconst " + Ty + " " + Prefix +
+              " = cudaOptRowScanSum(" + Term + ", " + Mask.str() + ", " + L +
+              ");\nif (" + InRow + ") {\nconst " + Ty + " " + At + " = " + V +
+              " + " + Prefix + "; // '" + V + "' after column " + J))
+    return Err;
+  RefFinder F(Scan.Var);
+  F.TraverseStmt(const_cast<CompoundStmt *>(Body));
+  for (const DeclRefExpr *D : F.Refs)
+    if (!Update->getSourceRange().fullyContains(D->getSourceRange()))
+      if (Error Err = E.replace(D->getSourceRange(), At))
+        return Err;
+  return E.insertBefore(SourceRange(Body->getRBracLoc()),
+                        "}\n" + V + " += cudaOptRowLast(" + Prefix + ", " +
+                            Mask.str() + ", " + L + ");\n");
+}
+
 Expected<std::string> CooperativeRows::renderRowBody(
     const KernelTarget &T, const CooperativeRowsPlan &Plan, bool Cached,
     StringRef Lane, StringRef Mask, std::vector<std::string> &Taken) const {
@@ -831,13 +923,17 @@ Expected<std::string> CooperativeRows::renderRowBody(
     const LoopPlan &LP = Plan.Loops[S.LoopIndex];
     std::string Before;
     for (const Recurrence &R : RL.Recurrences)
-      if (!R.isIdempotent() && !startsAtIdentity(Ctx, RP, R, RL.Loop))
+      if (!R.Scan && !R.isIdempotent() &&
+          !startsAtIdentity(Ctx, RP, R, RL.Loop))
         Before += "if (" + Lane.str() + " != 0) // the row's initial value "
                   "stays with lane 0\n  " +
                   R.Var->getNameAsString() + " = " +
                   (R.Kind == RecurrenceKind::Sum ? "0" : "1") + ";\n";
     bool FromCache = Cached && Plan.Cache->isCachedLoop(S.LoopIndex);
-    if (FromCache) {
+    if (const Recurrence *Scan = scanOf(RL)) {
+      if (Error Err = rewriteScanLoop(T, RL, *Scan, Lane, Mask, Lanes, Taken, E))
+        return std::move(Err);
+    } else if (FromCache) {
       const RowCache &C = *Plan.Cache;
       for (size_t I = 0; I < C.Streams.size(); ++I)
         if (C.Streams[I].FirstLoop == (unsigned)S.LoopIndex) {
@@ -913,7 +1009,8 @@ Expected<std::string> CooperativeRows::renderRowBody(
         return std::move(Err);
     std::string After;
     for (const Recurrence &R : RL.Recurrences)
-      After += "\n" + combineText(R, Mask, Lanes);
+      if (!R.Scan)
+        After += "\n" + combineText(R, Mask, Lanes);
     if (NeedSync)
       After += "\n" + Sync + " // this loop's writes, before the other lanes "
                              "read memory";

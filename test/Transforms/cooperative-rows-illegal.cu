@@ -46,8 +46,8 @@ __global__ void prefix(float *out, const float *in, int rows, int cols) {
   if (r < rows) {
     float s = 0.0f;
     for (int j = 0; j < cols; ++j) {
+      out[r * cols + j] = s; // exclusive: reads s before its update
       s += in[r * cols + j];
-      out[r * cols + j] = s;
     }
   }
 }

@@ -45,6 +45,12 @@ struct Recurrence {
   MinMaxForm Form = MinMaxForm::Compare;
   /// The statements or expressions that update the recurrence.
   llvm::SmallVector<const clang::Stmt *, 2> Updates;
+  /// An inclusive prefix sum (only with AllowScans): one `v += e;` statement
+  /// at the top of the loop body, and the statements after it read v, so
+  /// each iteration sees the sum up to and including its own term.
+  bool Scan = false;
+  /// Scan only: the term `e` added in each iteration.
+  const clang::Expr *ScanTerm = nullptr;
 
   bool isArg() const {
     return Kind == RecurrenceKind::ArgMin || Kind == RecurrenceKind::ArgMax;
@@ -62,10 +68,12 @@ llvm::StringRef recurrenceKindName(RecurrenceKind K);
 /// The scalars \p Loop carries from one iteration to the next (locals
 /// declared outside the loop and written inside it, other than its
 /// induction variable \p Induction), each as a recurrence; or the reason one
-/// of them is not a recognised recurrence, phrased for the user.
+/// of them is not a recognised recurrence, phrased for the user. With
+/// \p AllowScans a sum read after its update is an inclusive scan.
 llvm::Expected<llvm::SmallVector<Recurrence, 4>>
 analyzeRecurrences(clang::ASTContext &Ctx, const clang::ForStmt *Loop,
-                   const clang::VarDecl *Induction);
+                   const clang::VarDecl *Induction,
+                   bool AllowScans = false);
 
 } // namespace cuda_opt
 

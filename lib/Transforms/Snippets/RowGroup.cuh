@@ -141,6 +141,28 @@ static __device__ __forceinline__ bool cudaOptAligned16(const void *P) {
   return reinterpret_cast<unsigned long long>(P) % 16 == 0;
 }
 
+/// A row scan's step: the inclusive prefix sum of the group's terms in lane
+/// order (Hillis-Steele over the group), so lane k gets V0 + ... + Vk.
+template <typename T>
+static __device__ __forceinline__ T cudaOptRowScanSum(T V, unsigned Mask,
+                                                       int Lanes) {
+  const int Lane = threadIdx.x % Lanes;
+  for (int Offset = 1; Offset < Lanes; Offset *= 2) {
+    T Other = __shfl_up_sync(Mask, V, Offset, Lanes);
+    if (Lane >= Offset)
+      V += Other;
+  }
+  return V;
+}
+
+/// The group's last lane's value: after cudaOptRowScanSum, the step's total,
+/// the same in every lane.
+template <typename T>
+static __device__ __forceinline__ T cudaOptRowLast(T V, unsigned Mask,
+                                                    int Lanes) {
+  return __shfl_sync(Mask, V, Lanes - 1, Lanes);
+}
+
 
 /// cooperative-rows{scale-grid=1}: a launch's grid times Lanes, so that
 /// each group of Lanes threads gets one row; capped at the largest 1-D grid
