@@ -303,6 +303,8 @@ struct VectorizePlan : TransformPlan {
   /// indexes it.
   std::vector<Stream> Streams;
   std::vector<const DeclRefExpr *> IndexRefs;
+  /// The element type of the vectors.
+  QualType Elem;
   std::string VectorType;
   int64_t Width = 4;
 };
@@ -466,10 +468,10 @@ public:
       }
       const Expr *Writer = writerOf(T.Ctx, E);
       if (Writer && A.Kind != AccessKind::Own)
-        return refuse("kernel '" + Name + "' writes '" + Text + "' at " +
-                      At(E->getBeginLoc()) +
-                      "; vectorize reads 'p[i % C]' and 'p[i / C]' as "
-                      "broadcasts, from arrays the kernel does not write");
+        return refuse("the access '" + Text + "' at " + At(E->getBeginLoc()) +
+                      " is written; vectorize reads 'p[i % C]' and "
+                      "'p[i / C]' as broadcasts, only from arrays the kernel "
+                      "does not write");
       A.Write = Writer != nullptr;
       if (Writer)
         A.WriteLoc = Writer->getEndLoc();
@@ -488,6 +490,7 @@ public:
     if (Elem.isNull())
       return refuse("kernel '" + Name + "' accesses no 'p[" +
                     Index->getNameAsString() + "]' to vectorize");
+    P.Elem = Elem;
     P.VectorType = vectorTypeFor(T.Ctx, Elem, W);
     if (P.VectorType.empty() && Elem->isDependentType())
       return refuse("elements of type '" +
@@ -658,6 +661,11 @@ public:
     // The vector path needs whole vectors, every vector-read pointer
     // aligned to the vector size and every broadcast divisor a multiple of
     // the width.
+    // sizeof(float4), or the byte count of a cudaOptLanes.
+    std::string VectorBytes =
+        Lanes ? std::to_string(T.Ctx.getTypeSizeInChars(P.Elem).getQuantity() *
+                               W)
+              : "sizeof(" + VT + ")";
     std::string Cond = I + " < " + Bound + " / " + WS;
     std::vector<const ParmVarDecl *> Aligned;
     std::vector<const ParmVarDecl *> Divisors;
@@ -665,7 +673,7 @@ public:
       if (S.Kind != AccessKind::Shared && !is_contained(Aligned, S.Ptr)) {
         Aligned.push_back(S.Ptr);
         Cond += " &&\n reinterpret_cast<size_t>(" + S.Ptr->getNameAsString() +
-                ") % sizeof(" + VT + ") == 0";
+                ") % " + VectorBytes + " == 0";
       }
     }
     for (const Stream &S : P.Streams)

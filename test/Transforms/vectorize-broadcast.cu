@@ -8,6 +8,9 @@
 // RUN: FileCheck %s --check-prefix=HALF8 < %t8.cu
 // RUN: %cuda_compile %t8.cu
 // RUN: cuda-opt --passes='restrict-const,vectorize{width=4}' --kernel=bias_plain %s | FileCheck %s --check-prefix=RC
+// RUN: cuda-opt --passes='vectorize{width=16}' --kernel=xor_key %s -o %t16.cu
+// RUN: FileCheck %s --check-prefix=BYTES < %t16.cu
+// RUN: %cuda_compile %t16.cu
 
 #include <cuda_fp16.h>
 
@@ -76,7 +79,9 @@ __global__ void bias_const(float *__restrict__ p, const float *__restrict__ bias
 // Eight __half per 16-byte access, through the cudaOptLanes helper.
 // HALF8: {{^}}template <typename T, int N> struct alignas(sizeof(T) * N) cudaOptLanes {
 // HALF8-LABEL: {{^}}__global__ void bias_f16(
-// HALF8: {{^}}      cols % 8 == 0) {
+// HALF8: {{^}}  if (i < n / 8 && reinterpret_cast<size_t>(out) % 16 == 0 &&
+// HALF8-NEXT: {{^}}      reinterpret_cast<size_t>(in) % 16 == 0 &&
+// HALF8-NEXT: {{^}}      reinterpret_cast<size_t>(bias) % 16 == 0 && cols % 8 == 0) {
 // HALF8-NEXT: {{^}}    cudaOptLanes<__half, 8> out8;
 // HALF8-NEXT: {{^}}    const cudaOptLanes<__half, 8> in8 =
 // HALF8-NEXT: {{^}}        reinterpret_cast<const cudaOptLanes<__half, 8> *>(in)[i];
@@ -111,6 +116,28 @@ __global__ void bias_plain(float *out, const float *in, const float *bias,
     out[i] = in[i] + bias[i % cols];
 }
 
+// Sixteen 1-byte elements per access, with a repeating key.
+// BYTES-LABEL: {{^}}__global__ void xor_key(
+// BYTES: {{^}}  if (i < n / 16 && reinterpret_cast<size_t>(out) % 16 == 0 &&
+// BYTES-NEXT: {{^}}      reinterpret_cast<size_t>(in) % 16 == 0 &&
+// BYTES-NEXT: {{^}}      reinterpret_cast<size_t>(key) % 16 == 0 && klen % 16 == 0) {
+// BYTES-NEXT: {{^}}    cudaOptLanes<unsigned char, 16> out16;
+// BYTES-NEXT: {{^}}    const cudaOptLanes<unsigned char, 16> in16 =
+// BYTES-NEXT: {{^}}        reinterpret_cast<const cudaOptLanes<unsigned char, 16> *>(in)[i];
+// BYTES-NEXT: {{^}}    const cudaOptLanes<unsigned char, 16> key16 =
+// BYTES-NEXT: {{^}}        reinterpret_cast<const cudaOptLanes<unsigned char, 16> *>(
+// BYTES-NEXT: {{^}}            key)[i % (klen / 16)];
+// BYTES-NEXT: {{^}}    out16.v[0] = in16.v[0] ^ key16.v[0];
+// BYTES: {{^}}    out16.v[15] = in16.v[15] ^ key16.v[15];
+__global__ void xor_key(unsigned char *__restrict__ out,
+                        const unsigned char *__restrict__ in,
+                        const unsigned char *__restrict__ key, int klen,
+                        int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = in[i] ^ key[i % klen];
+}
+
 int main() {
   const int rows = 100, cols = 1024, n = rows * cols;
   float *out, *in, *bias, *scale;
@@ -127,5 +154,10 @@ int main() {
   bias_const<<<(n + 255) / 256, 256>>>(out, bias, n);
   bias_f16<<<(n + 255) / 256, 256>>>(hout, hin, hbias, cols, n);
   bias_plain<<<(n + 255) / 256, 256>>>(out, in, bias, cols, n);
+  unsigned char *bout, *bin, *key;
+  cudaMalloc(&bout, n);
+  cudaMalloc(&bin, n);
+  cudaMalloc(&key, 64);
+  xor_key<<<(n + 255) / 256, 256>>>(bout, bin, key, 64, n);
   return 0;
 }
