@@ -261,7 +261,7 @@ Expected<Divisor> divisorOf(ASTContext &Ctx, const FunctionDecl *Kernel,
                             StringRef Where) {
   std::string CText = sourceText(Ctx, C->getSourceRange());
   if (std::optional<APSInt> V = C->getIntegerConstantExpr(Ctx)) {
-    if (V->isStrictlyPositive() && V->getActiveBits() < 32)
+    if (V->isStrictlyPositive() && V->getActiveBits() < 63)
       return Divisor{V->getExtValue(), nullptr};
     return refuse("the access '" + Access + "' at " + Where +
                   " divides its index by '" + CText +
@@ -497,6 +497,11 @@ public:
                     Elem.getUnqualifiedType().getAsString() +
                     "' depend on a template parameter; vectorize knows no "
                     "vector type for them");
+    if (P.VectorType.empty() && vectorTypeFor(T.Ctx, Elem, 2).empty())
+      return refuse("elements of type '" +
+                    Elem.getUnqualifiedType().getAsString() +
+                    "' have no vector type; vectorize handles integer, "
+                    "floating-point, __half and __nv_bfloat16 elements");
     if (P.VectorType.empty())
       return refuse("elements of type '" +
                     Elem.getUnqualifiedType().getAsString() + "' have no " +
