@@ -1,7 +1,9 @@
 // RUN: cuda-opt --passes='vectorize{width=2}' %s -o %t.cu
 // RUN: FileCheck %s < %t.cu
 // RUN: %cuda_compile %t.cu
-// RUN: not cuda-opt --passes='vectorize{width=4}' --kernel=hscale %s 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: cuda-opt --passes='vectorize{width=4}' --kernel=hscale %s | FileCheck %s --check-prefix=HALF4
+// RUN: not cuda-opt --passes='vectorize{width=16}' --kernel=hscale %s 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: not cuda-opt --passes='vectorize{width=4}' --kernel=dscale %s 2>&1 | FileCheck %s --check-prefix=DWIDE
 
 #include <cuda_fp16.h>
 
@@ -18,7 +20,20 @@
 // CHECK-NEXT: {{^}}    p2.x *= 0.5;
 // CHECK-NEXT: {{^}}    p2.y *= 0.5;
 
-// WIDE: kernel 'hscale': elements of type '__half' have no 4-wide vector type (float, int and unsigned do; double and __half only with width=2)
+// Four __half (8 bytes) have no CUDA vector type: cudaOptLanes, added once
+// after the includes.
+// HALF4: {{^}}#include <cuda_fp16.h>
+// HALF4-EMPTY:
+// HALF4-NEXT: {{^}}// Added by cuda-opt vectorize
+// HALF4: {{^}}template <typename T, int N> struct alignas(sizeof(T) * N) cudaOptLanes {
+// HALF4: {{^}}    const cudaOptLanes<__half, 4> in4 =
+// HALF4-NEXT: {{^}}        reinterpret_cast<const cudaOptLanes<__half, 4> *>(in)[i];
+// HALF4-NEXT: {{^}}    out4.v[0] = __hmul(in4.v[0], s);
+// HALF4: {{^}}    out4.v[3] = __hmul(in4.v[3], s);
+// HALF4-NEXT: {{^}}    reinterpret_cast<cudaOptLanes<__half, 4> *>(out)[i] = out4;
+
+// WIDE: kernel 'hscale': elements of type '__half' have no 16-wide vector type (vectors hold at most 16 bytes: widths 2 to 8 for this type)
+// DWIDE: kernel 'dscale': elements of type 'double' have no 4-wide vector type (vectors hold at most 16 bytes: width 2 for this type)
 
 __global__ void hscale(__half *out, const __half *in, __half s, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -5,7 +5,7 @@
 // RUN: not cuda-opt --passes='vectorize' --kernel=looping %s 2>&1 | FileCheck %s --check-prefix=LOOP
 // RUN: not cuda-opt --passes='vectorize' --kernel=alias %s 2>&1 | FileCheck %s --check-prefix=ALIAS
 // RUN: not cuda-opt --passes='vectorize' --kernel=floorgrid %s 2>&1 | FileCheck %s --check-prefix=GRID
-// RUN: not cuda-opt --passes='vectorize{width=8}' %s 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not cuda-opt --passes='vectorize{width=32}' %s 2>&1 | FileCheck %s --check-prefix=RANGE
 
 // SHIFTED: kernel 'shifted': the access 'in[i + 1]' at {{.*}} is not 'p[i]' on a pointer parameter p, so its elements are not the thread's own
 __global__ void shifted(float *out, const float *in, int n) {
@@ -59,7 +59,7 @@ __global__ void floorgrid(float *p, int n) {
     p[i] = 0.0f;
 }
 
-// RANGE: parameter 'width' of pass 'vectorize' is 8, outside its range [2, 4]
+// RANGE: parameter 'width' of pass 'vectorize' is 32, outside its range [2, 16]
 
 void run(float *f, int *d, int n) {
   shifted<<<(n + 255) / 256, 256>>>(f, f, n);
