@@ -236,9 +236,8 @@ std::string RefusalGroup::covered() const {
         VIt->second.push_back(Value.str());
     }
     Steps.erase(It);
-    std::string Context = Steps.empty() ? "alone"
-                                        : "with `" + llvm::join(Steps, ",") +
-                                              "`";
+    std::string Context =
+        Steps.empty() ? "alone" : "with `" + llvm::join(Steps, ",") + "`";
     if (!llvm::is_contained(Contexts, Context))
       Contexts.push_back(Context);
   }
@@ -259,8 +258,7 @@ std::string RefusalGroup::covered() const {
   }
   std::vector<std::string> Pipelines;
   for (const CandidateRecord *C : Members)
-    Pipelines.push_back("`" + (C->Pipeline.empty() ? "-" : C->Pipeline) +
-                        "`");
+    Pipelines.push_back("`" + (C->Pipeline.empty() ? "-" : C->Pipeline) + "`");
   return Listed(Pipelines, 6, ", ");
 }
 
@@ -316,9 +314,8 @@ std::string TuneResult::toMarkdown(StringRef File) const {
          << C.Status << (C.Detail.empty() ? "" : ": " + C.Detail) << " |\n";
     }
     for (const RefusalGroup &G : groupRefusals(Refused))
-      OS << "| " << G.covered() << ": " << countText(G.Members.size())
-         << " | " << G.Kernel << " | " << G.Status << ": " << G.reason(240)
-         << " |\n";
+      OS << "| " << G.covered() << ": " << countText(G.Members.size()) << " | "
+         << G.Kernel << " | " << G.Status << ": " << G.reason(240) << " |\n";
     for (const KernelOutcome &K : Kernels)
       OS << "\nkernel `" << K.Kernel << "` not measured: " << K.Detail << "\n";
     return S;
@@ -414,14 +411,13 @@ std::string TuneResult::toMarkdown(StringRef File) const {
         Ch = ' ';
     OS << D << " |\n";
   }
-  std::stable_partition(Refused.begin(), Refused.end(),
-                        [](const CandidateRecord *C) {
-                          return C->Status == "over-budget";
-                        });
+  std::stable_partition(
+      Refused.begin(), Refused.end(),
+      [](const CandidateRecord *C) { return C->Status == "over-budget"; });
   for (const RefusalGroup &G : groupRefusals(Refused))
     OS << "| " << G.Kernel << " | " << countText(G.Members.size()) << " | "
-       << G.covered() << " | " << G.Status << " |  |  |  |  | "
-       << G.reason(200) << " |\n";
+       << G.covered() << " | " << G.Status << " |  |  |  |  | " << G.reason(200)
+       << " |\n";
   return S;
 }
 

@@ -250,7 +250,8 @@ void parseCommandLine(int Argc, const char *const *Argv) {
       "predicted, not measured)\n"
       "  cuda-opt --list-kernels FILE.cu [-- FLAGS]\n"
       "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
-      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o OUT.cu\n"
+      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o "
+      "OUT.cu\n"
       "  cuda-opt tune FILE.cu -o OUT.cu\n"
       "  cuda-opt --lower-sparse-matmul IN.mlir -o OUT.mlir\n");
 }
@@ -277,10 +278,10 @@ Expected<Mode> selectMode() {
     // options that only steer measuring would be ignored; say so instead.
     // (std::addressof: cl::list's operator& gives its vector of values.)
     const cl::Option *MeasuringOptions[] = {
-        &SpecPath,   &Budget,         &DryRun,     &TimeBudget,
-        &RunCommand, &GemmLibrary,    &MeasureWorker, &WorkDir,
-        &RunArgs,    &LaunchIndex,    &RelTol,     std::addressof(Gpus),
-        &ProgramTimeout, &Candidates, &PolicyName};
+        &SpecPath,       &Budget,      &DryRun,        &TimeBudget,
+        &RunCommand,     &GemmLibrary, &MeasureWorker, &WorkDir,
+        &RunArgs,        &LaunchIndex, &RelTol,        std::addressof(Gpus),
+        &ProgramTimeout, &Candidates,  &PolicyName};
     for (const cl::Option *O : MeasuringOptions)
       if (O->getNumOccurrences())
         return error("--" + O->ArgStr +

@@ -122,8 +122,7 @@ int main(int argc, const char **argv) {
 
   const bool Rewriting = *M == cli::Mode::Passes || *M == cli::Mode::Tune ||
                          *M == cli::Mode::Predict;
-  if (Rewriting &&
-      cli::InputFiles.size() > 1 && cli::OutputPath != "-" &&
+  if (Rewriting && cli::InputFiles.size() > 1 && cli::OutputPath != "-" &&
       !sys::fs::is_directory(cli::OutputPath))
     return reportError(
         makeError("with several inputs, -o must name an existing directory"));
