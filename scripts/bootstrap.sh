@@ -32,9 +32,16 @@ cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null
 case "$mode" in
   example)
-    # The example needs the tool only: build it first, run the example, then
-    # build the rest (runtime libraries, test helpers, plugin).
-    ninja -C "$build" cuda-opt
+    # The example needs the tool and, to measure on a GPU, its measurement
+    # worker (built when CMake found the CUDA toolkit): build those first, run
+    # the example, then build the rest (runtime libraries, test helpers,
+    # plugin).
+    targets=cuda-opt
+    # (grep reads all of ninja's list: with pipefail, -q could SIGPIPE it.)
+    if ninja -C "$build" -t targets all | grep '^cuda-opt-measure:' >/dev/null; then
+      targets="$targets cuda-opt-measure"
+    fi
+    ninja -C "$build" $targets
     "$root/scripts/run-example.sh" "$build/bin/cuda-opt"
     echo "== building the rest of cuda-opt"
     exec ninja -C "$build" ;;

@@ -19,18 +19,20 @@ llvm::StringRef nvccCompatHeaderPath() {
 // integer types and their signed/unsigned mixes, float, double and their
 // mixes), host-only: clang's headers already give the device the same set.
 // Only parsed, never compiled: cuda-opt's variants are built by nvcc/NVRTC.
-// Also the C and C++ headers nvcc's crt/common_functions.h includes, which
-// make e.g. time() usable without <ctime> under nvcc (found in Rodinia).
+// Also the C headers that nvcc makes visible to host code without an
+// include: crt/common_functions.h includes <string.h> and <time.h> (time()
+// without <ctime> is found in Rodinia), crt/math_functions.h <stdlib.h>.
+// Not the <stdio.h>, <stdlib.h>, <assert.h> and <new> that common_functions.h
+// includes only when __CUDA_ARCH__ is defined: nvcc's host pass does not see
+// them, so printf, assert and placement new without an include are errors
+// under nvcc 13, in host and device code alike, and stay errors here.
 llvm::StringRef nvccCompatHeaderText() {
   return R"(#ifndef CUDA_OPT_NVCC_HOST_COMPAT_H
 #define CUDA_OPT_NVCC_HOST_COMPAT_H
 #if defined(__cplusplus) && defined(__CUDA__)
 #include <string.h>
 #include <time.h>
-#include <new>
-#include <stdio.h>
 #include <stdlib.h>
-#include <assert.h>
 #define CUDA_OPT_MINMAX(R, A, B)                                              \
   static inline __attribute__((host)) R min(const A a, const B b) {          \
     return (R)a < (R)b ? (R)a : (R)b;                                        \

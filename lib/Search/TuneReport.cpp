@@ -137,7 +137,7 @@ static std::string reasonText(StringRef Detail) {
 }
 
 /// The reason with every number replaced, for grouping: the numbers are the
-/// parameter values, listed in the row's pipelines.
+/// parameter values, summarised in the row's pass column.
 static std::string reasonKey(StringRef Detail) {
   std::string Key;
   for (char C : reasonText(Detail))
@@ -148,43 +148,147 @@ static std::string reasonKey(StringRef Detail) {
   return Key;
 }
 
-/// One table row per (kernel, reason) of candidates that were not measured
-/// (refused by a legality check, or ranked after the budget): how many, which
-/// pipelines (the parameter values it covered).
-static void writeGroupedRows(raw_ostream &OS, StringRef Status,
-                             ArrayRef<const CandidateRecord *> Illegal) {
-  std::vector<std::pair<std::string, std::string>> Keys;
-  std::map<std::pair<std::string, std::string>,
-           std::vector<const CandidateRecord *>>
-      Groups;
-  for (const CandidateRecord *C : Illegal) {
-    auto Key = std::make_pair(C->Kernel, reasonKey(C->Detail));
-    auto [It, New] = Groups.try_emplace(Key);
-    if (New)
-      Keys.push_back(Key);
-    It->second.push_back(C);
-  }
-  for (const auto &Key : Keys) {
-    const std::vector<const CandidateRecord *> &G = Groups[Key];
-    std::string Pipelines;
-    size_t Shown = 0;
-    for (const CandidateRecord *C : G) {
-      std::string P = "`" + (C->Pipeline.empty() ? "-" : C->Pipeline) + "`";
-      if (!Pipelines.empty() && Pipelines.size() + P.size() > 240)
-        break;
-      Pipelines += (Pipelines.empty() ? "" : ", ") + P;
-      ++Shown;
+/// Candidates the report does not list one by one: refused by a legality
+/// check (or needing what this run lacks), or legal but ranked after the
+/// budget. The JSON report keeps each of them.
+static bool isRefusal(const CandidateRecord &C) {
+  return C.Status == "illegal" || C.Status == "over-budget" ||
+         C.Status == "library-call" || C.Status == "needs-program-mode";
+}
+
+/// The top-level steps of a pipeline: "a{x=1,y=2},b" -> "a{x=1,y=2}", "b".
+static SmallVector<StringRef> pipelineSteps(StringRef Pipeline) {
+  SmallVector<StringRef> Steps;
+  int Depth = 0;
+  size_t Begin = 0;
+  for (size_t I = 0; I <= Pipeline.size(); ++I) {
+    if (I == Pipeline.size() || (Pipeline[I] == ',' && Depth == 0)) {
+      if (StringRef S = Pipeline.slice(Begin, I).trim(); !S.empty())
+        Steps.push_back(S);
+      Begin = I + 1;
+    } else if (Pipeline[I] == '{') {
+      ++Depth;
+    } else if (Pipeline[I] == '}') {
+      --Depth;
     }
-    if (Shown < G.size())
-      Pipelines += " and " + std::to_string(G.size() - Shown) + " more";
-    std::string D = reasonText(G.front()->Detail).substr(0, 160);
-    for (char &Ch : D)
-      if (Ch == '\n' || Ch == '|')
-        Ch = ' ';
-    OS << "| " << Key.first << " | " << G.size()
-       << (G.size() == 1 ? " candidate" : " candidates") << " | " << Pipelines
-       << " | " << Status << " |  |  |  |  | " << D << " |\n";
   }
+  return Steps;
+}
+
+/// The values one parameter took over a group: "8" for one, "0|1" or
+/// "1|2|4" for up to three, "4..32" (lowest..highest) for more numbers. The
+/// bar is escaped, as in 0\|1: the text goes into a Markdown table cell.
+static std::string valuesText(std::vector<std::string> Values) {
+  bool Numbers = llvm::all_of(Values, [](const std::string &V) {
+    long long Unused;
+    return !StringRef(V).getAsInteger(10, Unused);
+  });
+  if (Numbers)
+    llvm::sort(Values, [](const std::string &A, const std::string &B) {
+      return std::stoll(A) < std::stoll(B);
+    });
+  if (Values.size() > 3 && Numbers)
+    return Values.front() + ".." + Values.back();
+  return llvm::join(Values, "\\|");
+}
+
+namespace {
+/// Refused candidates of one kernel that share a status and a reason (up to
+/// the numbers in it).
+struct RefusalGroup {
+  std::string Kernel, Status;
+  std::vector<const CandidateRecord *> Members;
+
+  /// What the group covers: the refused step with the values each of its
+  /// parameters took and the passes it was combined with, e.g.
+  /// "`cooperative-rows{lanes=4..32,vec=0|1}` (alone; with `restrict-const`)";
+  /// the pipelines themselves where the reason names no step of them.
+  std::string covered() const;
+  /// The reason, the first member's, on one line.
+  std::string reason(size_t Limit) const;
+};
+} // namespace
+
+std::string RefusalGroup::covered() const {
+  std::string Pass;
+  std::vector<std::string> Keys;
+  std::map<std::string, std::vector<std::string>> Values;
+  std::vector<std::string> Contexts;
+  bool ByStep = true;
+  for (const CandidateRecord *C : Members) {
+    StringRef Step = StringRef(C->Detail).split(": ").first;
+    SmallVector<StringRef> Steps = pipelineSteps(C->Pipeline);
+    auto It = llvm::find(Steps, Step);
+    StringRef Name = Step.split('{').first;
+    if (It == Steps.end() || (!Pass.empty() && Name != Pass)) {
+      ByStep = false;
+      break;
+    }
+    Pass = Name.str();
+    SmallVector<StringRef> Params;
+    Step.split('{').second.rtrim('}').split(Params, ',', -1, false);
+    for (StringRef KV : Params) {
+      auto [Key, Value] = KV.split('=');
+      auto [VIt, New] = Values.try_emplace(Key.str());
+      if (New)
+        Keys.push_back(Key.str());
+      if (!llvm::is_contained(VIt->second, Value.str()))
+        VIt->second.push_back(Value.str());
+    }
+    Steps.erase(It);
+    std::string Context =
+        Steps.empty() ? "alone" : "with `" + llvm::join(Steps, ",") + "`";
+    if (!llvm::is_contained(Contexts, Context))
+      Contexts.push_back(Context);
+  }
+  auto Listed = [](ArrayRef<std::string> Items, size_t Max, StringRef Sep) {
+    std::string Out;
+    for (size_t I = 0; I < Items.size() && I < Max; ++I)
+      Out += (I ? Sep.str() : "") + Items[I];
+    if (Items.size() > Max)
+      Out += " and " + std::to_string(Items.size() - Max) + " more";
+    return Out;
+  };
+  if (ByStep) {
+    std::string Text = "`" + Pass;
+    for (size_t I = 0; I < Keys.size(); ++I)
+      Text += (I ? "," : "{") + Keys[I] + "=" + valuesText(Values[Keys[I]]);
+    Text += Keys.empty() ? "`" : "}`";
+    return Text + " (" + Listed(Contexts, 3, "; ") + ")";
+  }
+  std::vector<std::string> Pipelines;
+  for (const CandidateRecord *C : Members)
+    Pipelines.push_back("`" + (C->Pipeline.empty() ? "-" : C->Pipeline) + "`");
+  return Listed(Pipelines, 6, ", ");
+}
+
+std::string RefusalGroup::reason(size_t Limit) const {
+  std::string D = reasonText(Members.front()->Detail).substr(0, Limit);
+  for (char &Ch : D)
+    if (Ch == '\n' || Ch == '|')
+      Ch = ' ';
+  return D;
+}
+
+/// The refusals among \p Records, one group per kernel, status and reason,
+/// in the order of their first members.
+static std::vector<RefusalGroup>
+groupRefusals(ArrayRef<const CandidateRecord *> Records) {
+  std::vector<RefusalGroup> Groups;
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> Index;
+  for (const CandidateRecord *C : Records) {
+    auto [It, New] = Index.try_emplace(
+        std::make_tuple(C->Kernel, C->Status, reasonKey(C->Detail)),
+        Groups.size());
+    if (New)
+      Groups.push_back({C->Kernel, C->Status, {}});
+    Groups[It->second].Members.push_back(C);
+  }
+  return Groups;
+}
+
+static std::string countText(size_t N) {
+  return std::to_string(N) + (N == 1 ? " candidate" : " candidates");
 }
 
 std::string TuneResult::toMarkdown(StringRef File) const {
@@ -193,11 +297,25 @@ std::string TuneResult::toMarkdown(StringRef File) const {
   OS << "# cuda-opt tune report\n\nfile: `" << File << "`  \n";
   if (!Measured) {
     OS << "result: **not measured** (" << NotMeasuredReason << ")  \n"
-       << "pipeline applied: `" << ChosenPipeline << "`\n\n"
+       << "pipeline applied: "
+       << (ChosenPipeline.empty() ? "none" : "`" + ChosenPipeline + "`")
+       << "\n\n"
        << "| pass | kernel | result |\n|---|---|---|\n";
-    for (const CandidateRecord &C : Candidates)
-      OS << "| `" << C.Pipeline << "` | " << C.Id << " | " << C.Status
-         << (C.Detail.empty() ? "" : ": " + C.Detail) << " |\n";
+    // What was applied (or would be tried) first; then the refusals, one row
+    // per kernel and reason.
+    std::vector<const CandidateRecord *> Refused;
+    for (const CandidateRecord &C : Candidates) {
+      if (isRefusal(C)) {
+        Refused.push_back(&C);
+        continue;
+      }
+      OS << "| `" << C.Pipeline << "` | "
+         << (C.Kernel.empty() ? C.Id : C.Kernel + " " + C.Id) << " | "
+         << C.Status << (C.Detail.empty() ? "" : ": " + C.Detail) << " |\n";
+    }
+    for (const RefusalGroup &G : groupRefusals(Refused))
+      OS << "| " << G.covered() << ": " << countText(G.Members.size()) << " | "
+         << G.Kernel << " | " << G.Status << ": " << G.reason(240) << " |\n";
     for (const KernelOutcome &K : Kernels)
       OS << "\nkernel `" << K.Kernel << "` not measured: " << K.Detail << "\n";
     return S;
@@ -266,15 +384,11 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << format("%.0f", CopyCeilingGBs)
      << " GB/s) | detail |\n|---|---|---|---|---|---|---|---|---|\n";
   // Measured (and rejected) candidates first, in the order they were tried;
-  // then the legal ones the budget left out and the illegal ones, one row
-  // per kernel and reason each.
-  std::vector<const CandidateRecord *> Rows, Illegal, OverBudget;
-  for (const CandidateRecord &C : Candidates) {
-    if (C.Status == "illegal" || C.Status == "over-budget")
-      (C.Status == "illegal" ? Illegal : OverBudget).push_back(&C);
-    else
-      Rows.push_back(&C);
-  }
+  // then the refusals (illegal, and legal but over the budget), one row per
+  // kernel, status and reason.
+  std::vector<const CandidateRecord *> Rows, Refused;
+  for (const CandidateRecord &C : Candidates)
+    (isRefusal(C) ? Refused : Rows).push_back(&C);
   std::stable_partition(Rows.begin(), Rows.end(),
                         [](const CandidateRecord *C) { return C->M.Runs > 0; });
   for (const CandidateRecord *Row : Rows) {
@@ -297,8 +411,13 @@ std::string TuneResult::toMarkdown(StringRef File) const {
         Ch = ' ';
     OS << D << " |\n";
   }
-  writeGroupedRows(OS, "over-budget", OverBudget);
-  writeGroupedRows(OS, "illegal", Illegal);
+  std::stable_partition(
+      Refused.begin(), Refused.end(),
+      [](const CandidateRecord *C) { return C->Status == "over-budget"; });
+  for (const RefusalGroup &G : groupRefusals(Refused))
+    OS << "| " << G.Kernel << " | " << countText(G.Members.size()) << " | "
+       << G.covered() << " | " << G.Status << " |  |  |  |  | " << G.reason(200)
+       << " |\n";
   return S;
 }
 

@@ -552,6 +552,10 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
   Expected<TuneResult> R = [&]() -> Expected<TuneResult> {
     if (Opts.DryRun)
       return dryRun(TC, Input, **P, Kernels, Opts);
+    if (Opts.MeasureNothing)
+      return rewriteOnly(TC, Input, Opts,
+                         "cuda-opt ran without a mode: predicted, not measured "
+                         "(`cuda-opt tune` measures)");
     if (!Opts.SpecPath.empty())
       return tuneSpecMode(TC, Input, **P, Kernels, Opts);
     GpuProbeResult Gpus = probeGpus();

@@ -85,9 +85,12 @@ void printAnalyses(llvm::json::Array Models);
 llvm::Error runPasses(const Toolchain &TC, const SourceInput &In,
                       llvm::ArrayRef<PassInvocation> Pipeline,
                       llvm::StringRef Output);
-/// tune / --tune.
+/// tune / --tune; with \p MeasureCommand (the tune command line to suggest),
+/// cuda-opt without a mode: the rewrite tune makes without a GPU, predicted
+/// and not measured, GPU or not.
 llvm::Error tuneFile(const Toolchain &TC, const SourceInput &In,
-                     llvm::StringRef Output, llvm::StringRef ExecutablePath);
+                     llvm::StringRef Output, llvm::StringRef ExecutablePath,
+                     llvm::StringRef MeasureCommand = "");
 /// --instrument-capture.
 llvm::Error instrumentCapture(const Toolchain &TC, const SourceInput &In,
                               llvm::StringRef Output);

@@ -9,6 +9,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <memory>
 
 using namespace llvm;
 
@@ -245,9 +246,12 @@ void parseCommandLine(int Argc, const char *const *Argv) {
   cl::ParseCommandLineOptions(
       Argc, Argv,
       "cuda-opt: analyse and rewrite CUDA kernels\n\n"
+      "  cuda-opt FILE.cu -o OUT.cu      (the default pipeline where legal; "
+      "predicted, not measured)\n"
       "  cuda-opt --list-kernels FILE.cu [-- FLAGS]\n"
       "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
-      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o OUT.cu\n"
+      "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o "
+      "OUT.cu\n"
       "  cuda-opt tune FILE.cu -o OUT.cu\n"
       "  cuda-opt --lower-sparse-matmul IN.mlir -o OUT.mlir\n");
 }
@@ -260,22 +264,31 @@ Expected<Mode> selectMode() {
   int Modes = ListKernels + Analyze + Tuning + InstrumentCapture +
               CompileCubin + Fp64ShadowMode + Transforming + LowerSparseMatmul;
   if (Modes == 0) {
-    // With an input, name the command a user most likely wants: tune, which
-    // without a GPU applies the default pipeline and says it measured nothing.
-    std::string Suggestion;
-    if (InputFiles.size() == 1 && StringRef(InputFiles[0]).ends_with(".cu"))
-      Suggestion = "; to rewrite it with what tune finds fastest (on a GPU) "
-                   "or its default pipeline (without one), run: cuda-opt "
-                   "tune " +
-                   InputFiles[0] + " -o " +
-                   (OutputPath.empty() || OutputPath == "-"
-                        ? sys::path::stem(InputFiles[0]).str() + ".opt.cu"
-                        : OutputPath.getValue());
-    return error(
-        "nothing to do: give one of tune, --list-kernels, --analyze, "
-        "--passes=PIPELINE, --instrument-capture, --compile-cubin, "
-        "--fp64-shadow, --lower-sparse-matmul or --list-passes (see --help)" +
-        Suggestion);
+    if (Passes.getNumOccurrences())
+      return error("nothing to do: --passes is empty; give a pipeline, e.g. "
+                   "--passes='restrict-const,unroll{factor=4}' (see "
+                   "--list-passes)");
+    if (InputFiles.empty())
+      return error(
+          "nothing to do: give one of tune, --list-kernels, --analyze, "
+          "--passes=PIPELINE, --instrument-capture, --compile-cubin, "
+          "--fp64-shadow, --lower-sparse-matmul or --list-passes (see "
+          "--help), and the input files");
+    // No mode: what tune does without a GPU, whatever the machine has. The
+    // options that only steer measuring would be ignored; say so instead.
+    // (std::addressof: cl::list's operator& gives its vector of values.)
+    const cl::Option *MeasuringOptions[] = {
+        &SpecPath,       &Budget,      &DryRun,        &TimeBudget,
+        &RunCommand,     &GemmLibrary, &MeasureWorker, &WorkDir,
+        &RunArgs,        &LaunchIndex, &RelTol,        std::addressof(Gpus),
+        &ProgramTimeout, &Candidates,  &PolicyName};
+    for (const cl::Option *O : MeasuringOptions)
+      if (O->getNumOccurrences())
+        return error("--" + O->ArgStr +
+                     " steers measuring; give it with tune (cuda-opt tune "
+                     "FILE ...). Without a mode, cuda-opt applies its default "
+                     "pipeline and measures nothing");
+    return Mode::Predict;
   }
   if (Modes > 1)
     return error("tune, --list-kernels, --analyze, --passes, "

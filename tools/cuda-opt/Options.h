@@ -88,6 +88,8 @@ void parseCommandLine(int Argc, const char *const *Argv);
 
 /// The one mode the command line selects.
 enum class Mode {
+  /// No mode given: rewrite as tune does without a GPU, measuring nothing.
+  Predict,
   ListKernels,
   Analyze,
   Tune,

@@ -2,8 +2,10 @@
 //
 // Part of cuda-opt. Measures candidate rewrites and keeps the fastest
 // verified one; without a GPU (or inputs to run on) rewrites with the default
-// pipeline and says that nothing was measured. Writes the source to -o and,
-// beside it, the report as OUT.report.md and OUT.report.json.
+// pipeline and says that nothing was measured, in a note and in the output's
+// first line. cuda-opt without a mode does the latter on any machine. Writes
+// the source to -o and, beside it, the report as OUT.report.md and
+// OUT.report.json.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -88,8 +90,32 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
   return Opts;
 }
 
+/// The first line of the output of a rewrite that was not measured: which
+/// pipeline, that it is a prediction, and why nothing was measured.
+static std::string notMeasuredHeader(const TuneResult &R, unsigned Applied,
+                                     StringRef MeasureCommand) {
+  std::string Why = StringRef(R.NotMeasuredReason).take_front(300).str();
+  for (char &C : Why)
+    if (C == '\n')
+      C = ' ';
+  std::string Header =
+      MeasureCommand.empty() ? "// cuda-opt tune: " : "// cuda-opt: ";
+  if (Applied == 0)
+    Header += "nothing rewritten: no pass of '" + R.ChosenPipeline +
+              "' applies to this file; not measured";
+  else
+    Header += "'" + R.ChosenPipeline +
+              "' applied where legal; predicted, not measured";
+  if (MeasureCommand.empty())
+    Header += " (" + Why + ")";
+  Header += ".\n";
+  if (!MeasureCommand.empty())
+    Header += "// To measure it: " + MeasureCommand.str() + "\n";
+  return Header;
+}
+
 Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
-               StringRef ExecutablePath) {
+               StringRef ExecutablePath, StringRef MeasureCommand) {
   if (!cli::RunCommand.empty() && !cli::RunArgs.empty())
     return makeError("--run-args passes arguments to the program cuda-opt "
                      "builds from FILE; with --run, put them in the command");
@@ -99,9 +125,15 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
   Expected<TuneOptions> Opts = tuneOptions(ExecutablePath);
   if (!Opts)
     return Opts.takeError();
+  Opts->MeasureNothing = !MeasureCommand.empty();
   Expected<TuneResult> R = tune(TC, In, *Opts);
   if (!R)
     return R.takeError();
+  unsigned Applied = 0;
+  for (const CandidateRecord &C : R->Candidates)
+    Applied += C.Status == "applied";
+  if (!R->Measured && !cli::DryRun)
+    R->Text = notMeasuredHeader(*R, Applied, MeasureCommand) + R->Text;
   if (Error E = writeFileAtomically(Output, R->Text))
     return E;
   std::string Json;
@@ -127,10 +159,17 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
         << ReportNote << "\n";
     return Error::success();
   }
+  if (!MeasureCommand.empty()) {
+    WithColor::note(errs(), ToolName)
+        << "predicted, not measured: applied " << Applied << " of "
+        << R->Candidates.size() << " pass/kernel steps of '"
+        << R->ChosenPipeline
+        << "' (the default pipeline, each pass where legal); to measure "
+           "the variants on a GPU and keep the fastest verified one, run: "
+        << MeasureCommand << ReportNote << "\n";
+    return Error::success();
+  }
   if (!R->Measured) {
-    unsigned Applied = 0;
-    for (const CandidateRecord &C : R->Candidates)
-      Applied += C.Status == "applied";
     WithColor::note(errs(), ToolName)
         << "not measured (" << R->NotMeasuredReason << "); applied " << Applied
         << " of " << R->Candidates.size() << " pass/kernel steps of '"

@@ -2,9 +2,10 @@
 //
 // Part of cuda-opt. Registers the transforms, parses the command line
 // (Options.h) and hands every input to the one mode it selects (Commands.h):
-// tune, --list-kernels, --analyze, --passes, --instrument-capture,
-// --compile-cubin or the MLIR mode --lower-sparse-matmul; --list-passes
-// and `cuda-opt sparse-encode` need no input to parse.
+// none (tune's rewrite without measuring), tune, --list-kernels, --analyze,
+// --passes, --instrument-capture, --compile-cubin or the MLIR mode
+// --lower-sparse-matmul; --list-passes and `cuda-opt sparse-encode` need no
+// input to parse.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -14,6 +15,7 @@
 #include "cuda-opt/Transforms/InitAllTransforms.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
@@ -48,6 +50,28 @@ static std::string outputFor(StringRef File) {
   SmallString<256> P(cli::OutputPath);
   sys::path::append(P, sys::path::filename(File));
   return std::string(P);
+}
+
+/// \p Argv as a shell command with `tune` after the tool's name: what
+/// measures the rewrite that cuda-opt without a mode predicts.
+static std::string tuneCommandLine(int Argc, const char *const *Argv) {
+  std::string Cmd = "cuda-opt tune";
+  for (int I = 1; I < Argc; ++I) {
+    StringRef A = Argv[I];
+    bool Plain = !A.empty() && llvm::all_of(A, [](char C) {
+      return isAlnum(C) || StringRef("_-./=:,+@%").contains(C);
+    });
+    Cmd += " ";
+    if (Plain) {
+      Cmd += A;
+      continue;
+    }
+    Cmd += "'";
+    for (char C : A)
+      Cmd += C == '\'' ? std::string("'\\''") : std::string(1, C);
+    Cmd += "'";
+  }
+  return Cmd;
 }
 
 int main(int argc, const char **argv) {
@@ -96,8 +120,9 @@ int main(int argc, const char **argv) {
   if (!TC)
     return reportError(TC.takeError());
 
-  if ((*M == cli::Mode::Passes || *M == cli::Mode::Tune) &&
-      cli::InputFiles.size() > 1 && cli::OutputPath != "-" &&
+  const bool Rewriting = *M == cli::Mode::Passes || *M == cli::Mode::Tune ||
+                         *M == cli::Mode::Predict;
+  if (Rewriting && cli::InputFiles.size() > 1 && cli::OutputPath != "-" &&
       !sys::fs::is_directory(cli::OutputPath))
     return reportError(
         makeError("with several inputs, -o must name an existing directory"));
@@ -126,6 +151,9 @@ int main(int argc, const char **argv) {
         return runPasses(*TC, *In, *Pipeline, outputFor(File));
       case cli::Mode::Tune:
         return tuneFile(*TC, *In, outputFor(File), TO.ExecutablePath);
+      case cli::Mode::Predict:
+        return tuneFile(*TC, *In, outputFor(File), TO.ExecutablePath,
+                        tuneCommandLine(argc, argv));
       case cli::Mode::LowerSparseMatmul:
         break;
       }

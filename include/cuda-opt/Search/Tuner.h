@@ -55,6 +55,10 @@ struct TuneOptions {
   /// --dry-run: generate and rewrite the candidates, report them, and stop
   /// (no GPU, nothing compiled or run).
   bool DryRun = false;
+  /// cuda-opt without a mode: rewrite as tune does without a GPU (the given
+  /// or the default pipeline, each pass where legal) and measure nothing,
+  /// GPU or not.
+  bool MeasureNothing = false;
   /// --policy: order the candidates by the learned policy (TuningPolicy.h)
   /// before the budget cuts them; false: the round-robin order.
   bool LearnedPolicy = true;
