@@ -354,8 +354,9 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
   H.scan(K.Decl);
   if (!Y) {
     if (!H.RowBuiltin.isValid())
-      return refuse(Name + " maps threads in 1-D (it never reads threadIdx.y "
-                           "or blockIdx.y); " +
+      return refuse(Name +
+                    " maps threads in 1-D (it never reads threadIdx.y "
+                    "or blockIdx.y); " +
                     Pass +
                     "{axis=y} needs a row index 'int y = blockIdx.y * "
                     "blockDim.y + threadIdx.y;' (axis=x coarsens 1-D "
@@ -371,8 +372,7 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
                   where(Ctx, H.Shared->getLocation()) +
                   "), so its threads do not work independently");
   if (H.Sync.isValid())
-    return refuse(Name + " calls " + H.SyncName + " at " +
-                  where(Ctx, H.Sync) +
+    return refuse(Name + " calls " + H.SyncName + " at " + where(Ctx, H.Sync) +
                   ", so its threads do not work independently");
   if (H.Asm.isValid())
     return refuse(Name + " has inline assembly at " + where(Ctx, H.Asm) +
@@ -428,8 +428,10 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
                         ", so it would run once per thread instead of once "
                         "per row");
       if (!isNeverModifiedAfterInit(VD, Body, Ctx))
-        return refuse("'" + VD->getNameAsString() + "' is declared before "
-                      "the row index '" + Y->getNameAsString() +
+        return refuse("'" + VD->getNameAsString() +
+                      "' is declared before "
+                      "the row index '" +
+                      Y->getNameAsString() +
                       "' and modified later, so with several rows per thread "
                       "its value would carry from one row to the next");
     }
@@ -526,12 +528,11 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
                     "that the new grid adds");
   }
   if (!Found)
-    return refuse("the guard at " + where(Ctx, If->getBeginLoc()) +
-                  " does not test the row index '" + Y->getNameAsString() +
-                  "' against a bound ('" + Y->getNameAsString() +
-                  " < h' among its " +
-                  (M.EarlyReturn ? "'||' alternatives" : "'&&' conditions") +
-                  ")");
+    return refuse(
+        "the guard at " + where(Ctx, If->getBeginLoc()) +
+        " does not test the row index '" + Y->getNameAsString() +
+        "' against a bound ('" + Y->getNameAsString() + " < h' among its " +
+        (M.EarlyReturn ? "'||' alternatives" : "'&&' conditions") + ")");
   M.Guard = If;
 
   // Which declarations and conditions are the same for all of a thread's
@@ -570,16 +571,17 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
 
   // The bound stays the same for the whole kernel.
   std::string BoundText = sourceText(Ctx, M.Y.Bound->getSourceRange());
-  if (!effectOf(Ctx, M.Y.Bound, WritesState | CallsOut | ReadsMemory)
-           .empty())
+  if (!effectOf(Ctx, M.Y.Bound, WritesState | CallsOut | ReadsMemory).empty())
     return refuse("the row bound '" + BoundText +
                   "' of the guard is not a plain value");
   VarCollector C;
   C.TraverseStmt(const_cast<Expr *>(M.Y.Bound));
   for (const VarDecl *V : C.Vars)
     if (V->hasLocalStorage() && !isa<ParmVarDecl>(V))
-      return refuse("the row bound '" + BoundText + "' of the guard uses the "
-                    "local '" + V->getNameAsString() +
+      return refuse("the row bound '" + BoundText +
+                    "' of the guard uses the "
+                    "local '" +
+                    V->getNameAsString() +
                     "'; it must be a parameter or a constant");
     else if (V->hasLocalStorage() && !isNeverModifiedAfterInit(V, Body, Ctx))
       return refuse("the row bound '" + BoundText + "' of the guard uses '" +
@@ -620,8 +622,9 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
   ThreadMapping Rows;
   Rows.Dims.push_back(M.Y);
   if (Error E = analyzeLaunches(Ctx, K, Rows, UnmappedAxes::Any).takeError())
-    return refuse(Pass + "{axis=y} needs grid.y of every launch to be a "
-                         "ceil-div of the row bound '" +
+    return refuse(Pass +
+                  "{axis=y} needs grid.y of every launch to be a "
+                  "ceil-div of the row bound '" +
                   BoundText + "' by block.y: " + toString(std::move(E)));
 
   SourceLocation RegionEnd =

@@ -231,11 +231,11 @@ private:
                             : std::string("blockIdx.y");
     std::string FirstDecl = "const " + Type + " " + First + " = (" + Block +
                             " * blockDim.y + threadIdx.y) * " + F + ";\n";
-    std::string LoopHead =
-        "#pragma unroll\nfor (int " + Counter + " = 0; " + Counter + " < " +
-        F + "; ++" + Counter + ") {\n" +
-        (Y->getType().isConstQualified() ? "const " : "") + Type + " " +
-        YName + " = " + First + " + " + Counter + ";\n";
+    std::string LoopHead = "#pragma unroll\nfor (int " + Counter + " = 0; " +
+                           Counter + " < " + F + "; ++" + Counter + ") {\n" +
+                           (Y->getType().isConstQualified() ? "const " : "") +
+                           Type + " " + YName + " = " + First + " + " +
+                           Counter + ";\n";
 
     // What follows the row index moves into the loops; the guard's and the
     // work's returns become continues.
@@ -259,8 +259,8 @@ private:
     // before the rows when they are the same for all, else in each row.
     std::string Hoisted, PerRow;
     for (unsigned I = 0; I < M.Between.size(); ++I) {
-      Expected<std::string> DeclText = Text(SourceRange(
-          M.Between[I]->getBeginLoc(), stmtEnd(Ctx, M.Between[I])));
+      Expected<std::string> DeclText = Text(
+          SourceRange(M.Between[I]->getBeginLoc(), stmtEnd(Ctx, M.Between[I])));
       if (!DeclText)
         return DeclText.takeError();
       (M.BetweenInvariant[I] ? Hoisted : PerRow) += *DeclText + "\n";
@@ -288,8 +288,8 @@ private:
       if (!M.RowInvariant[I])
         Left.push_back(Leaf);
       else
-        Check += " && " +
-                 (M.EarlyReturn ? negatedText(Ctx, M.Leaves[I]) : Leaf);
+        Check +=
+            " && " + (M.EarlyReturn ? negatedText(Ctx, M.Leaves[I]) : Leaf);
     }
     std::string Fast = LoopHead + PerRow;
     if (M.EarlyReturn) {
@@ -326,8 +326,8 @@ private:
       return std::move(E);
     for (const LaunchSite &L : T.Kernel.Launches)
       if (Error E = rewriteGridY(
-              Ctx, L,
-              [&](StringRef G) { return ceilDivText(G, Plan.Factor); }, R))
+              Ctx, L, [&](StringRef G) { return ceilDivText(G, Plan.Factor); },
+              R))
         return std::move(E);
     return R;
   }
