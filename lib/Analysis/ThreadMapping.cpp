@@ -723,7 +723,8 @@ static const Expr *boundAtLaunch(const Expr *Bound, const LaunchSite &L) {
 }
 
 Expected<SmallVector<LaunchShape, 4>>
-analyzeLaunches(ASTContext &Ctx, const KernelInfo &K, const ThreadMapping &M) {
+analyzeLaunches(ASTContext &Ctx, const KernelInfo &K, const ThreadMapping &M,
+                UnmappedAxes Others) {
   if (K.Launches.empty())
     return fail("kernel '" + K.name() +
                 "' is not launched in this file, so cuda-opt cannot check "
@@ -747,7 +748,8 @@ analyzeLaunches(ASTContext &Ctx, const KernelInfo &K, const ThreadMapping &M) {
       return fail("the grid or block of the launch at " + At +
                   " is not written in the calling function, so the work "
                   "size it covers cannot be recovered");
-    for (unsigned D = M.rank(); D < 3; ++D)
+    for (unsigned D = M.rank(); D < 3 && Others == UnmappedAxes::MustBeOne;
+         ++D)
       if (!isOne((*GridX)[D], L.Caller, Ctx) ||
           !isOne((*BlockX)[D], L.Caller, Ctx))
         return fail("the launch at " + At + " uses a " + Twine(D + 1).str() +

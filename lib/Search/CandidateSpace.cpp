@@ -46,6 +46,15 @@ static std::vector<std::string> paramGrid(ArrayRef<ParamSpec> Params) {
   return Out;
 }
 
+/// Settings of text parameters, which paramGrid leaves at their defaults:
+/// a few chosen values, added after the transform's integer grid. Kept
+/// small; each is also tried after restrict-const.
+static const std::pair<StringRef, StringRef> TextSettings[] = {
+    // Coarsening the rows of 2-D kernels (1-D kernels refuse it at once).
+    {"coarsen", "{factor=2,axis=y}"},
+    {"coarsen", "{factor=4,axis=y}"},
+};
+
 std::vector<std::string> candidatePipelines(unsigned Budget) {
   // Round-robin over the transforms (each one's parameter grid in order,
   // each setting alone and after restrict-const), so that a small budget
@@ -55,6 +64,9 @@ std::vector<std::string> candidatePipelines(unsigned Budget) {
     std::vector<std::string> Settings;
     for (const std::string &Params : paramGrid(T->getParams()))
       Settings.push_back(T->getName().str() + Params);
+    for (const auto &[Name, Params] : TextSettings)
+      if (Name == T->getName())
+        Settings.push_back((Name + Params).str());
     PerTransform.push_back(std::move(Settings));
   }
   std::vector<std::string> Out;

@@ -80,13 +80,23 @@ struct LaunchShape {
   llvm::SmallVector<std::optional<int64_t>, 2> BlockValue;
 };
 
+/// What analyzeLaunches asks of the grid and block axes \p M does not map.
+enum class UnmappedAxes {
+  /// They must be 1 (the kernel maps exactly M's axes).
+  MustBeOne,
+  /// Anything: the caller rewrites only M's axes and keeps the others as
+  /// they are (coarsen{axis=y} passes just the y index, whatever x and z do).
+  Any
+};
+
 /// Check that every launch of \p K is outside macros, has a recoverable
 /// ceil-div grid over the mapped dimensions, and that the grid covers the
 /// bound the kernel is passed. Fails with the reason (also when the kernel
 /// is not launched in this file).
 llvm::Expected<llvm::SmallVector<LaunchShape, 4>>
 analyzeLaunches(clang::ASTContext &Ctx, const KernelInfo &K,
-                const ThreadMapping &M);
+                const ThreadMapping &M,
+                UnmappedAxes Others = UnmappedAxes::MustBeOne);
 
 /// The top-level `return;` statements of \p Stmts, which can become
 /// `continue` when the statements sit in a loop. Fails when a return sits
