@@ -4,7 +4,7 @@
 # print each measured candidate (median, GB/s, check). One argument per
 # program, NAME=PIPELINE;PIPELINE...:
 #   utils/gpu-candidates.sh 'spmv_csr=cooperative-rows{lanes=8};cooperative-rows{lanes=4}'
-# Logs and reports go to $OUT/candidates/.
+# Logs and reports go to $OUT/candidates/candidates.tgz.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/utils/gpu-setup.sh" || exit 1
@@ -16,13 +16,13 @@ for spec in "$@"; do
   rm -rf "$work" && mkdir -p "$work"
   OUT="$work" RESULTS="$work/results" TUNE_ARGS="--candidates=${spec#*=}" \
     timeout "${CANDIDATES_CAP:-400}" "$root/bench/run.sh" "$name" \
-    > "$dest/$name.log" 2>&1 &
+    > "$work.log" 2>&1 &
 done
 wait
 for spec in "$@"; do
   name=${spec%%=*}
-  cp /tmp/candidates-"$name"/*.report.{json,md} "$dest"/ 2>/dev/null
-  python3 - "$dest/$name.report.json" "$name" <<'PY'
+  report=$(ls /tmp/candidates-"$name"/*.report.json 2>/dev/null | head -1)
+  python3 - "$report" "$name" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
@@ -37,3 +37,5 @@ for c in r.get("candidates", []):
         print(f"  {'':>8}    {'':>6}      {c['status']:<9} {c['pipeline']} {c.get('detail', '')[:120]}")
 PY
 done
+# One archive: the device returns a limited number of files.
+tar -C /tmp -czf "$dest/candidates.tgz" $(cd /tmp && ls -d candidates-*) 2>/dev/null

@@ -176,6 +176,9 @@ def main():
         elif a.startswith("--plant="):
             args.plant = a.split("=", 1)[1]
             rest.remove(a)
+        elif a.startswith("--orig-runs="):
+            args.orig_runs = int(a.split("=", 1)[1])
+            rest.remove(a)
     src = [a for a in rest if a.endswith(".cu")]
     if len(src) != 1:
         ap.error("give exactly one .cu file after --")
