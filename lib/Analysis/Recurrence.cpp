@@ -330,14 +330,19 @@ std::string at(const ASTContext &Ctx, const Stmt *S) {
 }
 
 /// The term e of an inclusive scan: \p Site is `V += e` or `V = V + e`,
-/// a statement of its own at the top of the loop's body, and every other
+/// the first statement of the loop's body, and every other
 /// reference to V in \p Refs lies in a later top-level statement of the body
 /// (so it reads the sum including this iteration's term). Null otherwise.
 const Expr *scanTerm(ASTContext &Ctx, const ForStmt *Loop, const VarDecl *V,
                      const Stmt *Site, ArrayRef<const DeclRefExpr *> Refs,
                      const DenseSet<const DeclRefExpr *> &Own) {
+  // The update opens the body (so every statement that runs for a column
+  // runs after its term is known), and something else reads the sum:
+  // otherwise it is an ordinary reduction.
   const auto *Body = dyn_cast<CompoundStmt>(Loop->getBody());
-  if (!Body || !llvm::is_contained(Body->body(), Site))
+  if (!Body || Body->body_empty() || Body->body_front() != Site)
+    return nullptr;
+  if (llvm::all_of(Refs, [&](const DeclRefExpr *R) { return Own.contains(R); }))
     return nullptr;
   const Expr *Term = nullptr;
   auto IsV = [&](const Expr *E) {

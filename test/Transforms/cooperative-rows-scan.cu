@@ -5,6 +5,8 @@
 // RUN: FileCheck %s --check-prefix=OFF < %t2.cu
 // RUN: %cuda_compile %t2.cu
 // RUN: cuda-opt --passes='cooperative-rows{lanes=8,vec=1}' --emit=report --kernel=rowCumsum %s 2>&1 | FileCheck %s --check-prefix=VEC
+// RUN: cuda-opt --passes='cooperative-rows{lanes=32}' --kernel=sumOfSquares %s | FileCheck %s --check-prefix=PLAIN
+// RUN: not cuda-opt --passes='cooperative-rows{lanes=8}' --kernel=scanAfterDecl %s 2>&1 | FileCheck %s --check-prefix=AFTERDECL
 // RUN: not cuda-opt --passes='cooperative-rows{lanes=8}' --kernel=twoCarried %s 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not cuda-opt --passes='cooperative-rows{lanes=8}' --kernel=scanContinue %s 2>&1 | FileCheck %s --check-prefix=CONT
 // RUN: not cuda-opt --passes='cooperative-rows{lanes=8}' --kernel=selfTerm %s 2>&1 | FileCheck %s --check-prefix=SELF
@@ -67,6 +69,39 @@ __global__ void offsets(long *pos, long *mid, long *total, const int *counts,
     mid[r * (cols + 1) + j] = s / 2 + s % 2;
   }
   total[r] = s;
+}
+
+// A sum that nothing else in the loop reads is a plain reduction, even when
+// its update is a statement of a braced body (a scan would also run the
+// statements before the update for columns past the row's end).
+// PLAIN-LABEL: {{^}}__global__ void sumOfSquares(
+// PLAIN: {{^}}    for (int j = lane; j < cols; j += 32) {
+// PLAIN-NOT: ssPrefix
+// PLAIN: {{^}}    ss = cudaOptRowSum(ss, rowMask, 32);
+__global__ void sumOfSquares(float *out, const float *in, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float ss = 0.0f;
+    for (int j = 0; j < cols; ++j) {
+      float v = in[r * cols + j];
+      ss += v * v;
+    }
+    out[r] = ss;
+  }
+}
+
+// A scan whose update is not the body's first statement is refused.
+// AFTERDECL: kernel 'scanAfterDecl': the loop at {{.*}} reads 's' at {{.*}} outside its sum update, so each iteration depends on the running value (like a prefix sum)
+__global__ void scanAfterDecl(float *out, const float *in, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.0f;
+    for (int j = 0; j < cols; ++j) {
+      float v = in[r * cols + j];
+      s += v;
+      out[r * cols + j] = s;
+    }
+  }
 }
 
 // VEC: the loop at {{.*}} keeps scalar accesses only: it is a prefix sum (its lanes take one column per step)
@@ -144,4 +179,8 @@ void run(int rows, int cols) {
   scanContinue<<<(rows + 255) / 256, 256>>>(out, in, rows, cols);
   selfTerm<<<(rows + 255) / 256, 256>>>(out, in, rows, cols);
   cachedScan<<<(rows + 255) / 256, 256>>>(out, in, rows, cols);
+  float *sq;
+  cudaMalloc(&sq, rows * sizeof(float));
+  sumOfSquares<<<(rows + 255) / 256, 256>>>(sq, in, rows, cols);
+  scanAfterDecl<<<(rows + 255) / 256, 256>>>(out, in, rows, cols);
 }
