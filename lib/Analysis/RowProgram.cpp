@@ -736,7 +736,8 @@ Error RowAnalysis::checkAccesses(RowLoop &L, const AccessScan &A,
       }
       if (std::optional<std::string> Why =
               rowPointersMayOverlap(Ctx, K, W.Root, O.Root))
-        return refuse(LoopAt + " writes " + What + " and reads " + Other +
+        return refuseMayAlias(LoopAt + " writes " + What + " and reads " +
+                              Other +
                       ", and " + *Why);
     }
   }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "TunerInternal.h"
 
+#include "cuda-opt/Support/Refusal.h"
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Search/TuningPolicy.h"
@@ -109,6 +110,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     bool ChangesLaunch = false, NeedsProgramMode = false;
     bool LibraryCall = false;
     std::optional<json::Object> Library;
+    bool AfterRestrict = false; // restrict-const ran earlier in the pipeline
     for (const PassInvocation &PI : *Pipeline) {
       if (PI.Pass->replacesLaunch(PI.Params)) {
         if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
@@ -140,9 +142,16 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
         }
       }
       if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
+        // Possible aliasing that restrict-const may remove: the pipeline's
+        // own check after the re-parse decides.
+        if (AfterRestrict && E.isA<AliasRefusal>()) {
+          consumeError(std::move(E));
+          continue;
+        }
         Why = PI.str() + ": " + toString(std::move(E));
         break;
       }
+      AfterRestrict |= PI.Pass->getName() == "restrict-const";
     }
     if (Why.empty()) {
       const bool NeedsLaunch = ChangesLaunch && !Library;

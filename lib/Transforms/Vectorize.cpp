@@ -341,7 +341,7 @@ Error checkBroadcasts(const KernelTarget &T, const VectorizePlan &P) {
       if (Q == Ptr || !Q->getType()->isPointerType() ||
           Q->getType().isRestrictQualified() || !Uses->param(I).Write)
         continue;
-      return refuse(Read + " and may alias '" + Q->getNameAsString() +
+      return refuseMayAlias(Read + " and may alias '" + Q->getNameAsString() +
                     "', which the kernel writes through; vectorize needs "
                     "one of them __restrict__ (restrict-const adds it when "
                     "every launch passes distinct allocations)");
