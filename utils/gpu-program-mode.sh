@@ -25,7 +25,8 @@ if [ "$filter" != none ]; then
 fi
 if [ $# -gt 0 ]; then
   export OUT_BENCH=${OUT_BENCH:-/tmp/bench-out}
-  export TUNE_ARGS=${TUNE_ARGS:---budget=12}
+  # Unset: budget 12; set but empty (TUNE_ARGS=): tune's own default budget.
+  export TUNE_ARGS=${TUNE_ARGS---budget=12}
   export JOBS=${JOBS:-4}
   timeout "${BENCH_CAP:-300}" "$root/utils/gpu-bench.sh" "$@" \
     > "$OUT/bench.log" 2>&1
