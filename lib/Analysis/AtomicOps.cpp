@@ -633,65 +633,72 @@ static std::optional<ValueRange> meet(std::optional<ValueRange> A,
 static std::optional<ValueRange> rangeRec(ASTContext &Ctx, const Expr *E,
                                           const Stmt *Scope, unsigned Depth);
 
-/// What the conditions of the `if`s around \p E (inside \p Scope) say about
-/// variable \p V: `if (v < K)`, `if (v >= 0 && v < K)`, `if (v > K) return;`
-/// is not followed.
-static std::optional<ValueRange> rangeFromGuards(ASTContext &Ctx,
-                                                 const Expr *Use,
-                                                 const VarDecl *V,
-                                                 const Stmt *Scope) {
-  std::optional<ValueRange> R;
+/// Calls \p Visit on each comparison among the `&&`-joined conditions of
+/// the `if`s whose then-branch holds \p Use, innermost first, up to \p Scope.
+static void
+forEachGuardComparison(ASTContext &Ctx, const Expr *Use, const Stmt *Scope,
+                       function_ref<void(const BinaryOperator *)> Visit) {
   DynTypedNode Node = DynTypedNode::create(*Use);
   for (unsigned Steps = 0; Steps < 64; ++Steps) {
     DynTypedNodeList Parents = Ctx.getParents(Node);
     if (Parents.empty())
       break;
     DynTypedNode P = Parents[0];
-    if (const auto *If = P.get<IfStmt>()) {
-      const Stmt *Child = Node.get<Stmt>();
-      if (Child && Child == If->getThen()) {
-        SmallVector<const Expr *, 4> Leaves{If->getCond()};
-        for (size_t I = 0; I < Leaves.size(); ++I) {
-          const auto *BO = dyn_cast<BinaryOperator>(strip(Leaves[I]));
-          if (!BO)
-            continue;
-          if (BO->getOpcode() == BO_LAnd) {
-            Leaves.push_back(BO->getLHS());
-            Leaves.push_back(BO->getRHS());
-            continue;
-          }
-          if (!BO->isRelationalOp())
-            continue;
-          BinaryOperatorKind Op = BO->getOpcode();
-          const Expr *Other;
-          if (varOf(BO->getLHS()) == V) {
-            Other = BO->getRHS();
-          } else if (varOf(BO->getRHS()) == V) {
-            Other = BO->getLHS();
-            Op = BinaryOperator::reverseComparisonOp(Op);
-          } else {
-            continue;
-          }
-          std::optional<int64_t> K = constInt(Ctx, Other);
-          if (!K)
-            continue;
-          ValueRange Add{INT64_MIN, INT64_MAX};
-          if (Op == BO_LT)
-            Add.Hi = *K - 1;
-          else if (Op == BO_LE)
-            Add.Hi = *K;
-          else if (Op == BO_GT)
-            Add.Lo = *K + 1;
-          else if (Op == BO_GE)
-            Add.Lo = *K;
-          R = meet(R, Add);
+    if (const auto *If = P.get<IfStmt>();
+        If && Node.get<Stmt>() == If->getThen()) {
+      SmallVector<const Expr *, 4> Leaves{If->getCond()};
+      for (size_t I = 0; I < Leaves.size(); ++I) {
+        const auto *BO = dyn_cast<BinaryOperator>(strip(Leaves[I]));
+        if (!BO)
+          continue;
+        if (BO->getOpcode() == BO_LAnd) {
+          Leaves.push_back(BO->getLHS());
+          Leaves.push_back(BO->getRHS());
+          continue;
         }
+        if (BO->isRelationalOp())
+          Visit(BO);
       }
     }
     if (P.get<Stmt>() == Scope || P.get<Decl>())
       break;
     Node = P;
   }
+}
+
+/// What the conditions of the `if`s around \p Use (inside \p Scope) say
+/// about variable \p V: `if (v < K)`, `if (v >= 0 && v < K)`; `if (v > K)
+/// return;` is not followed.
+static std::optional<ValueRange> rangeFromGuards(ASTContext &Ctx,
+                                                 const Expr *Use,
+                                                 const VarDecl *V,
+                                                 const Stmt *Scope) {
+  std::optional<ValueRange> R;
+  forEachGuardComparison(Ctx, Use, Scope, [&](const BinaryOperator *BO) {
+    BinaryOperatorKind Op = BO->getOpcode();
+    const Expr *Other;
+    if (varOf(BO->getLHS()) == V) {
+      Other = BO->getRHS();
+    } else if (varOf(BO->getRHS()) == V) {
+      Other = BO->getLHS();
+      Op = BinaryOperator::reverseComparisonOp(Op);
+    } else {
+      return;
+    }
+    std::optional<int64_t> K = constInt(Ctx, Other);
+    if (!K)
+      return;
+    ValueRange Add{INT64_MIN, INT64_MAX};
+    if (Op == BO_LT)
+      Add.Hi = *K - 1;
+    else if (Op == BO_LE)
+      Add.Hi = *K;
+    else if (Op == BO_GT)
+      Add.Lo = *K + 1;
+    else if (Op == BO_GE)
+      Add.Lo = *K;
+    R = meet(R, Add);
+  });
   return R;
 }
 
@@ -821,40 +828,21 @@ std::optional<ValueRange> valueRangeOf(ASTContext &Ctx, const Expr *E,
 /// The parameter P of the `if (V < P)` / `if (P > V)` around \p Use.
 static const ParmVarDecl *guardParam(ASTContext &Ctx, const Expr *Use,
                                      const VarDecl *V, const Stmt *Scope) {
-  DynTypedNode Node = DynTypedNode::create(*Use);
-  for (unsigned Steps = 0; Steps < 64; ++Steps) {
-    DynTypedNodeList Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      break;
-    DynTypedNode P = Parents[0];
-    if (const auto *If = P.get<IfStmt>();
-        If && Node.get<Stmt>() == If->getThen()) {
-      SmallVector<const Expr *, 4> Leaves{If->getCond()};
-      for (size_t I = 0; I < Leaves.size(); ++I) {
-        const auto *BO = dyn_cast<BinaryOperator>(strip(Leaves[I]));
-        if (!BO)
-          continue;
-        if (BO->getOpcode() == BO_LAnd) {
-          Leaves.push_back(BO->getLHS());
-          Leaves.push_back(BO->getRHS());
-          continue;
-        }
-        const Expr *Other = nullptr;
-        if (BO->getOpcode() == BO_LT && varOf(BO->getLHS()) == V)
-          Other = BO->getRHS();
-        else if (BO->getOpcode() == BO_GT && varOf(BO->getRHS()) == V)
-          Other = BO->getLHS();
-        const auto *Param = dyn_cast_or_null<ParmVarDecl>(varOf(Other));
-        if (Param && Param->getType()->isIntegerType() &&
-            isNeverModifiedAfterInit(Param, Scope, Ctx))
-          return Param;
-      }
-    }
-    if (P.get<Stmt>() == Scope || P.get<Decl>())
-      break;
-    Node = P;
-  }
-  return nullptr;
+  const ParmVarDecl *Found = nullptr;
+  forEachGuardComparison(Ctx, Use, Scope, [&](const BinaryOperator *BO) {
+    if (Found)
+      return;
+    const Expr *Other = nullptr;
+    if (BO->getOpcode() == BO_LT && varOf(BO->getLHS()) == V)
+      Other = BO->getRHS();
+    else if (BO->getOpcode() == BO_GT && varOf(BO->getRHS()) == V)
+      Other = BO->getLHS();
+    const auto *Param = dyn_cast_or_null<ParmVarDecl>(varOf(Other));
+    if (Param && Param->getType()->isIntegerType() &&
+        isNeverModifiedAfterInit(Param, Scope, Ctx))
+      Found = Param;
+  });
+  return Found;
 }
 
 std::optional<ParamBound> paramBoundOf(ASTContext &Ctx, const Expr *E,

@@ -197,11 +197,15 @@ public:
     std::vector<std::pair<SourceRange, std::string>> Edits;
     if (Error E = guardReturnsToContinue(T.Ctx, M, Edits))
       return std::move(E);
-    // The original per-element work, for launches over the capacity.
-    Expected<std::string> GlobalWork = textWithEdits(
-        T.Ctx, SourceRange(M.Guard->getBeginLoc(), M.Region.getEnd()), Edits);
-    if (!GlobalWork)
-      return GlobalWork.takeError();
+    // The original per-element work, for launches over a run-time capacity.
+    std::string GlobalWork;
+    if (B.BinsParam) {
+      Expected<std::string> Text = textWithEdits(
+          T.Ctx, SourceRange(M.Guard->getBeginLoc(), M.Region.getEnd()), Edits);
+      if (!Text)
+        return Text.takeError();
+      GlobalWork = std::move(*Text);
+    }
     for (size_t K = 0; K < B.Updates.size(); ++K)
       Edits.emplace_back(
           B.Updates[K].Address->getSourceRange(),
@@ -243,7 +247,7 @@ public:
     std::string Text = Head + Loop + Flush;
     if (B.BinsParam)
       Text = "if (" + NB + " <= " + std::to_string(Plan.Bins) + ") {\n" +
-             Text + "\n} else {\n" + ElementLoop(*GlobalWork) + "}";
+             Text + "\n} else {\n" + ElementLoop(GlobalWork) + "}";
     tooling::Replacements Out;
     if (Error E = Out.add(tooling::Replacement(
             SM, CharSourceRange::getTokenRange(M.Region), Text, LO)))
