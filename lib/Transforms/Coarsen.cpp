@@ -55,52 +55,6 @@ using namespace llvm;
 namespace cuda_opt {
 namespace {
 
-static std::string where(const ASTContext &Ctx, SourceLocation Loc) {
-  return describeLocation(Ctx.getSourceManager(), Loc);
-}
-
-/// Replace the y extent `g` of the grid of \p L with \p Wrap(g): the second
-/// argument of a `dim3(...)` written in the launch, or `dim3(v.x,
-/// Wrap(v.y), v.z)` for a dim3 variable. analyzeLaunches has shown that the
-/// grid has a y extent (a ceil-div), so an integer grid does not come here.
-static Error rewriteGridY(const ASTContext &Ctx, const LaunchSite &L,
-                          function_ref<std::string(StringRef)> Wrap,
-                          tooling::Replacements &Out) {
-  const Expr *Grid = launchGridExpr(L);
-  if (!Grid)
-    return refuse("the launch at " + where(Ctx, L.Call->getBeginLoc()) +
-                  " has no grid");
-  const Expr *E = stripLaunchArgImplicit(Grid);
-  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
-    E = stripLaunchArgImplicit(FC->getSubExpr());
-  const Expr *Target = nullptr;
-  std::string NewText;
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
-      CE && CE->getNumArgs() >= 2 &&
-      CE->getArg(1)->getType()->isIntegerType() &&
-      !isa<CXXDefaultArgExpr>(CE->getArg(1))) {
-    Target = CE->getArg(1);
-    NewText = Wrap(sourceText(Ctx, Target->getSourceRange()));
-  } else if (isa<DeclRefExpr>(E->IgnoreParenImpCasts()) ||
-             (isa<CXXConstructExpr>(E) && !E->getType()->isIntegerType())) {
-    Target = E;
-    std::string V = parenthesizedText(Ctx, E);
-    NewText = "dim3(" + V + ".x, " + Wrap(V + ".y") + ", " + V + ".z)";
-  } else {
-    return refuse("the grid of the launch at " +
-                  where(Ctx, L.Call->getBeginLoc()) +
-                  " cannot be rewritten along y");
-  }
-  if (inMacro(Target->getSourceRange()))
-    return refuse("the grid of the launch at " +
-                  where(Ctx, L.Call->getBeginLoc()) +
-                  " is written inside a macro");
-  return Out.add(tooling::Replacement(
-      Ctx.getSourceManager(),
-      CharSourceRange::getTokenRange(Target->getSourceRange()), NewText,
-      Ctx.getLangOpts()));
-}
-
 /// `a < b` for the condition `a >= b`, `!(c)` for other conditions; the
 /// text joins an `&&` chain without parentheses.
 static std::string negatedText(const ASTContext &Ctx, const Expr *E) {

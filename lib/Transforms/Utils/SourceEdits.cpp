@@ -46,44 +46,61 @@ std::string ceilDivText(StringRef G, int64_t F) {
          std::to_string(F);
 }
 
-Error rewriteGridX(ASTContext &Ctx, const LaunchSite &L,
-                   function_ref<std::string(StringRef)> Wrap,
-                   tooling::Replacements &Out) {
-  const SourceManager &SM = Ctx.getSourceManager();
+/// rewriteGridX (Axis 0) and rewriteGridY (Axis 1).
+static Error rewriteGridAxis(const ASTContext &Ctx, const LaunchSite &L,
+                             unsigned Axis,
+                             function_ref<std::string(StringRef)> Wrap,
+                             tooling::Replacements &Out) {
   const Expr *Grid = launchGridExpr(L);
   if (!Grid)
     return refuse("the launch at " + where(Ctx, L.Call->getBeginLoc()) +
-                " has no grid");
+                  " has no grid");
   const Expr *E = stripLaunchArgImplicit(Grid);
   if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
     E = stripLaunchArgImplicit(FC->getSubExpr());
   const Expr *Target = nullptr;
   std::string NewText;
-  if (E->getType()->isIntegerType()) {
+  if (Axis == 0 && E->getType()->isIntegerType()) {
     Target = E;
     NewText = Wrap(sourceText(Ctx, E->getSourceRange()));
   } else if (const auto *CE = dyn_cast<CXXConstructExpr>(E);
-             CE && CE->getNumArgs() >= 1 &&
-             CE->getArg(0)->getType()->isIntegerType() &&
-             !isa<CXXDefaultArgExpr>(CE->getArg(0))) {
-    Target = CE->getArg(0);
+             CE && CE->getNumArgs() > Axis &&
+             CE->getArg(Axis)->getType()->isIntegerType() &&
+             !isa<CXXDefaultArgExpr>(CE->getArg(Axis))) {
+    Target = CE->getArg(Axis);
     NewText = Wrap(sourceText(Ctx, Target->getSourceRange()));
   } else if (isa<DeclRefExpr>(E->IgnoreParenImpCasts()) ||
-             isa<CXXConstructExpr>(E)) {
+             (isa<CXXConstructExpr>(E) && !E->getType()->isIntegerType())) {
     Target = E;
     std::string V = parenthesizedText(Ctx, E);
-    NewText = "dim3(" + Wrap(V + ".x") + ", " + V + ".y, " + V + ".z)";
+    std::string C[3] = {V + ".x", V + ".y", V + ".z"};
+    C[Axis] = Wrap(C[Axis]);
+    NewText = "dim3(" + C[0] + ", " + C[1] + ", " + C[2] + ")";
   } else {
     return refuse("the grid of the launch at " +
-                where(Ctx, L.Call->getBeginLoc()) + " cannot be rewritten");
+                  where(Ctx, L.Call->getBeginLoc()) + " cannot be rewritten" +
+                  (Axis == 1 ? " along y" : ""));
   }
   if (inMacro(Target->getSourceRange()))
     return refuse("the grid of the launch at " +
-                where(Ctx, L.Call->getBeginLoc()) +
-                " is written inside a macro");
+                  where(Ctx, L.Call->getBeginLoc()) +
+                  " is written inside a macro");
   return Out.add(tooling::Replacement(
-      SM, CharSourceRange::getTokenRange(Target->getSourceRange()), NewText,
+      Ctx.getSourceManager(),
+      CharSourceRange::getTokenRange(Target->getSourceRange()), NewText,
       Ctx.getLangOpts()));
+}
+
+Error rewriteGridX(ASTContext &Ctx, const LaunchSite &L,
+                   function_ref<std::string(StringRef)> Wrap,
+                   tooling::Replacements &Out) {
+  return rewriteGridAxis(Ctx, L, 0, Wrap, Out);
+}
+
+Error rewriteGridY(const ASTContext &Ctx, const LaunchSite &L,
+                   function_ref<std::string(StringRef)> Wrap,
+                   tooling::Replacements &Out) {
+  return rewriteGridAxis(Ctx, L, 1, Wrap, Out);
 }
 
 namespace {

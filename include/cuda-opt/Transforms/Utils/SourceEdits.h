@@ -22,6 +22,13 @@ llvm::Error rewriteGridX(clang::ASTContext &Ctx, const LaunchSite &L,
                          llvm::function_ref<std::string(llvm::StringRef)> Wrap,
                          clang::tooling::Replacements &Out);
 
+/// The same along y (for 2-D grids): the second argument of a `dim3(...)`
+/// written in the launch, or `dim3(v.x, Wrap(v.y), v.z)` for a dim3
+/// variable; an integer grid has no y extent to rewrite.
+llvm::Error rewriteGridY(const clang::ASTContext &Ctx, const LaunchSite &L,
+                         llvm::function_ref<std::string(llvm::StringRef)> Wrap,
+                         clang::tooling::Replacements &Out);
+
 /// `(G + F - 1) / F`, parenthesising \p G when needed.
 std::string ceilDivText(llvm::StringRef G, int64_t F);
 
