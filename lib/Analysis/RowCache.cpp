@@ -10,7 +10,10 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 
@@ -87,15 +90,15 @@ std::optional<IndexExpr> rowBase(const RowProgram &P, const RowAccess &A) {
   return A.Base;
 }
 
-/// Whether \p A is evaluated in every iteration of \p L: not under a
+/// Whether \p E is evaluated in every iteration of \p L: not under a
 /// condition, a short-circuit operator or a nested loop, and the body has no
 /// `continue` that could skip it.
-bool isUnconditional(ASTContext &Ctx, const RowLoop &L, const RowAccess &A) {
+bool isUnconditional(ASTContext &Ctx, const RowLoop &L, const Expr *E) {
   if (L.ContainsContinue)
     return false;
-  // Walk up from the access to the loop; every step must evaluate the
+  // Walk up from the expression to the loop; every step must evaluate the
   // child it came from unconditionally.
-  const Stmt *Child = A.Expr;
+  const Stmt *Child = E;
   for (unsigned Depth = 0; Depth < 64; ++Depth) {
     if (Child == L.Loop->getBody())
       return true;
@@ -145,6 +148,336 @@ bool addressTaken(ASTContext &Ctx, const RowAccess &A) {
     return false;
   }
   return true;
+}
+
+/// Math functions whose result depends on their arguments only (CUDA's
+/// float and double math library, its intrinsics and 16-bit conversions).
+bool isPureMathFunction(const FunctionDecl *F) {
+  static const StringSet<> Names = [] {
+    StringSet<> S;
+    for (StringRef N :
+         {"acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt",
+          "ceil", "copysign", "cos", "cosh", "cospi", "erf", "erfc", "exp",
+          "exp10", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax",
+          "fmin", "fmod", "hypot", "log", "log10", "log1p", "log2", "pow",
+          "rcbrt", "rhypot", "rint", "round", "rsqrt", "sin", "sinh", "sinpi",
+          "sqrt", "tan", "tanh", "trunc"}) {
+      S.insert(N);
+      S.insert((N + "f").str());
+    }
+    for (StringRef N :
+         {"__expf", "__exp10f", "__logf", "__log2f", "__log10f", "__sinf",
+          "__cosf", "__tanf", "__powf", "__tanhf", "__fdividef", "__frcp_rn",
+          "__fsqrt_rn", "__frsqrt_rn", "__half2float", "__float2half",
+          "__float2half_rn", "__bfloat162float", "__float2bfloat16",
+          "__float2bfloat16_rn", "__int2float_rn", "__float2int_rn"})
+      S.insert(N);
+    return S;
+  }();
+  const IdentifierInfo *Id = F ? F->getIdentifier() : nullptr;
+  return Id && Names.contains(Id->getName()) &&
+         !F->getASTContext().getSourceManager().isWrittenInMainFile(
+             F->getLocation());
+}
+
+/// Whether \p E computes a value from its operands only: arithmetic, casts,
+/// literals, pure math calls, scalar variables and the held reads \p Held.
+/// \p Varies: it reads a held column or \p Column; \p Costly: it calls a
+/// function or divides (worth a register).
+bool isPureRowValue(const Expr *E, const SmallPtrSetImpl<const Expr *> &Held,
+                    const VarDecl *Column, bool &Varies, bool &Costly) {
+  E = E->IgnoreParens();
+  if (Held.contains(E)) {
+    Varies = true;
+    return true;
+  }
+  if (const auto *D = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(D->getDecl());
+    if (!V || !V->getType()->isScalarType() || V->getType()->isPointerType())
+      return false;
+    Varies |= V == Column;
+    return true;
+  }
+  if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr>(E))
+    return true;
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->isAssignmentOp() || BO->isCommaOp() || BO->isLogicalOp())
+      return false;
+    Costly |= BO->getOpcode() == BO_Div || BO->getOpcode() == BO_Rem;
+  } else if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_Deref ||
+        UO->getOpcode() == UO_AddrOf)
+      return false;
+  } else if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    if (!isPureMathFunction(CE->getDirectCallee()))
+      return false;
+    Costly = true;
+    for (const Expr *A : CE->arguments())
+      if (!isPureRowValue(A, Held, Column, Varies, Costly))
+        return false;
+    return true;
+  } else if (const auto *C = dyn_cast<CastExpr>(E)) {
+    if (C->getCastKind() != CK_LValueToRValue &&
+        C->getCastKind() != CK_NoOp && !C->getType()->isArithmeticType())
+      return false;
+  } else if (!isa<CXXConstructExpr, MaterializeTemporaryExpr,
+                  CXXBindTemporaryExpr, ExprWithCleanups>(E)) {
+    return false;
+  }
+  if (const auto *CC = dyn_cast<CXXConstructExpr>(E))
+    if (!CC->getConstructor()->isCopyOrMoveConstructor() ||
+        !CC->getConstructor()->isTrivial())
+      return false;
+  for (const Stmt *Child : E->children())
+    if (!Child || !isa<Expr>(Child) ||
+        !isPureRowValue(cast<Expr>(Child), Held, Column, Varies, Costly))
+      return false;
+  return true;
+}
+
+/// Whether \p A and \p B compute the same value, \p VA in A standing for \p VB
+/// in B (each loop's column variable).
+bool sameValue(const Stmt *A, const Stmt *B, const VarDecl *VA,
+               const VarDecl *VB) {
+  if (const auto *EA = dyn_cast<Expr>(A))
+    A = EA->IgnoreParens();
+  if (const auto *EB = dyn_cast<Expr>(B))
+    B = EB->IgnoreParens();
+  if (A->getStmtClass() != B->getStmtClass())
+    return false;
+  if (const auto *EA = dyn_cast<Expr>(A))
+    if (EA->getType().getCanonicalType() !=
+        cast<Expr>(B)->getType().getCanonicalType())
+      return false;
+  if (const auto *DA = dyn_cast<DeclRefExpr>(A)) {
+    const ValueDecl *X = DA->getDecl(), *Y = cast<DeclRefExpr>(B)->getDecl();
+    return X == Y ? X != VA : (X == VA && Y == VB);
+  }
+  if (const auto *IA = dyn_cast<IntegerLiteral>(A))
+    return IA->getValue() == cast<IntegerLiteral>(B)->getValue();
+  if (const auto *FA = dyn_cast<FloatingLiteral>(A))
+    return FA->getValue().bitwiseIsEqual(cast<FloatingLiteral>(B)->getValue());
+  if (const auto *BA = dyn_cast<BinaryOperator>(A))
+    if (BA->getOpcode() != cast<BinaryOperator>(B)->getOpcode())
+      return false;
+  if (const auto *UA = dyn_cast<UnaryOperator>(A))
+    if (UA->getOpcode() != cast<UnaryOperator>(B)->getOpcode())
+      return false;
+  if (const auto *CA = dyn_cast<CastExpr>(A))
+    if (CA->getCastKind() != cast<CastExpr>(B)->getCastKind())
+      return false;
+  if (const auto *CA = dyn_cast<CallExpr>(A))
+    if (!CA->getDirectCallee() ||
+        CA->getDirectCallee() != cast<CallExpr>(B)->getDirectCallee())
+      return false;
+  auto IA = A->child_begin(), IB = B->child_begin();
+  for (; IA != A->child_end() && IB != B->child_end(); ++IA, ++IB) {
+    if (!*IA || !*IB) {
+      if (*IA != *IB)
+        return false;
+      continue;
+    }
+    if (!sameValue(*IA, *IB, VA, VB))
+      return false;
+  }
+  return IA == A->child_end() && IB == B->child_end();
+}
+
+/// The variables \p E reads.
+void collectVars(const Stmt *E, SmallPtrSetImpl<const VarDecl *> &Vars) {
+  if (const auto *D = dyn_cast<DeclRefExpr>(E))
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+      Vars.insert(V);
+  for (const Stmt *Child : E->children())
+    if (Child)
+      collectVars(Child, Vars);
+}
+
+/// Every expression under \p S, outermost first.
+void collectExprs(const Stmt *S, std::vector<const Expr *> &Out) {
+  if (const auto *E = dyn_cast<Expr>(S))
+    Out.push_back(E);
+  for (const Stmt *Child : S->children())
+    if (Child)
+      collectExprs(Child, Out);
+}
+
+bool overlaps(const SourceManager &SM, SourceRange A, SourceRange B) {
+  return !SM.isBeforeInTranslationUnit(A.getEnd(), B.getBegin()) &&
+         !SM.isBeforeInTranslationUnit(B.getEnd(), A.getBegin());
+}
+
+/// The call converting a 16-bit element to float around \p Use
+/// (`__half2float(in[...])`), if any.
+const CallExpr *conversionAround(ASTContext &Ctx, const Expr *Use) {
+  DynTypedNode N = DynTypedNode::create(*Use);
+  for (unsigned Depth = 0; Depth < 8; ++Depth) {
+    auto Parents = Ctx.getParents(N);
+    if (Parents.size() != 1)
+      return nullptr;
+    const Stmt *S = Parents[0].get<Stmt>();
+    if (!S)
+      return nullptr;
+    if (const auto *Call = dyn_cast<CallExpr>(S)) {
+      const FunctionDecl *F = Call->getDirectCallee();
+      if (Call->getNumArgs() == 1 && isPureMathFunction(F) &&
+          F->getReturnType()->isSpecificBuiltinType(BuiltinType::Float) &&
+          Ctx.getTypeSize(Use->getType()) == 16)
+        return Call;
+      return nullptr;
+    }
+    if (!isa<ParenExpr, ImplicitCastExpr, CXXConstructExpr,
+             MaterializeTemporaryExpr>(S))
+      return nullptr;
+    N = Parents[0];
+  }
+  return nullptr;
+}
+
+/// Sets the stream's Sites, and holds converted values when every use
+/// converts the element to float with the same function.
+void holdConverted(ASTContext &Ctx, RowCacheStream &S) {
+  S.Held = S.Element;
+  std::vector<const Expr *> Calls;
+  const FunctionDecl *Convert = nullptr;
+  for (const RowAccess *U : S.Uses) {
+    const CallExpr *Call = conversionAround(Ctx, U->Expr);
+    if (!Call || (Convert && Call->getDirectCallee() != Convert)) {
+      Calls.clear();
+      break;
+    }
+    Convert = Call->getDirectCallee();
+    Calls.push_back(Call);
+  }
+  if (Calls.empty()) {
+    for (const RowAccess *U : S.Uses)
+      S.Sites.push_back(U->Expr);
+    return;
+  }
+  S.Sites = std::move(Calls);
+  S.Convert = Convert;
+  S.Held = Ctx.FloatTy;
+}
+
+/// For each held value, a stream whose registers can take it in place: the
+/// same type, read by the value's producer, and not read in the producer's
+/// loop or later other than inside the value's producer and readers.
+void placeValuesInStreams(const SourceManager &SM, const RowProgram &P,
+                          const RowCache &C,
+                          std::vector<RowCacheValue> &Values) {
+  std::vector<bool> Taken(C.Streams.size(), false);
+  auto Inside = [&](SourceRange Outer, const Expr *Site) {
+    return SM.isPointWithin(Site->getBeginLoc(), Outer.getBegin(),
+                            Outer.getEnd());
+  };
+  for (RowCacheValue &V : Values)
+    for (size_t I = 0; I < C.Streams.size() && V.InStream < 0; ++I) {
+      const RowCacheStream &S = C.Streams[I];
+      if (Taken[I] || S.Held.getCanonicalType() !=
+                          V.Type.getUnqualifiedType().getCanonicalType())
+        continue;
+      SourceLocation ProducerLoop = P.Loops[V.ProducerLoop].Loop->getBeginLoc();
+      bool ReadByProducer = false, ReadAfter = false;
+      for (const Expr *Site : S.Sites) {
+        if (Inside(V.Producer->getSourceRange(), Site)) {
+          ReadByProducer = true;
+          continue;
+        }
+        // Reads in earlier loops are done before the value replaces the
+        // column; any other read must be one of the value's readers.
+        if (SM.isBeforeInTranslationUnit(Site->getBeginLoc(), ProducerLoop))
+          continue;
+        ReadAfter |= llvm::none_of(V.Readers, [&](const auto &R) {
+          return Inside(R.second->getSourceRange(), Site);
+        });
+      }
+      if (!ReadByProducer || ReadAfter)
+        continue;
+      V.InStream = I;
+      Taken[I] = true;
+    }
+}
+
+/// The values the cached loops of \p C compute more than once (RowCacheValue).
+void findHeldValues(ASTContext &Ctx, const RowProgram &P, RowCache &C) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SmallPtrSet<const Expr *, 16> Held;
+  for (const RowCacheStream &S : C.Streams)
+    for (const RowAccess *U : S.Uses)
+      Held.insert(U->Expr);
+  std::map<unsigned, size_t> StepOf;
+  for (size_t S = 0; S < P.Steps.size(); ++S)
+    if (P.Steps[S].Kind == RowStep::Loop)
+      StepOf[P.Steps[S].LoopIndex] = S;
+  // Expressions already producing or reading a kept value.
+  std::vector<const Expr *> Claimed;
+  auto Free = [&](const Expr *E) {
+    return llvm::none_of(Claimed, [&](const Expr *X) {
+      return overlaps(SM, X->getSourceRange(), E->getSourceRange());
+    });
+  };
+  // Whether no step from \p First to \p Last writes a variable \p E reads.
+  auto Unchanged = [&](const Expr *E, const VarDecl *Column, unsigned First,
+                       unsigned Last) {
+    SmallPtrSet<const VarDecl *, 8> Vars;
+    collectVars(E, Vars);
+    for (const VarDecl *V : Vars) {
+      if (V == Column)
+        continue;
+      for (size_t S = StepOf[First]; S <= StepOf[Last]; ++S)
+        if (!isNeverModifiedAfterInit(V, P.Steps[S].S, Ctx))
+          return false;
+    }
+    return true;
+  };
+
+  for (size_t B = 1; B < C.Loops.size(); ++B) {
+    const RowLoop &Reader = P.Loops[C.Loops[B]];
+    std::vector<const Expr *> Exprs;
+    collectExprs(Reader.Loop->getBody(), Exprs);
+    for (const Expr *E2 : Exprs) {
+      if (!Free(E2) || isa<ParenExpr>(E2))
+        continue;
+      bool Varies = false, Costly = false;
+      if (!E2->getType()->isArithmeticType() ||
+          !isPureRowValue(E2, Held, Reader.Var, Varies, Costly) || !Varies ||
+          !Costly)
+        continue;
+      // The earliest cached loop that computes it in every iteration.
+      for (size_t A = 0; A < B; ++A) {
+        const RowLoop &Producer = P.Loops[C.Loops[A]];
+        if (*Producer.ConstStart > *Reader.ConstStart)
+          continue;
+        std::vector<const Expr *> Candidates;
+        collectExprs(Producer.Loop->getBody(), Candidates);
+        const Expr *E1 = nullptr;
+        for (const Expr *X : Candidates)
+          if (!isa<ParenExpr>(X) &&
+              sameValue(X, E2, Producer.Var, Reader.Var) &&
+              isUnconditional(Ctx, Producer, X)) {
+            E1 = X;
+            break;
+          }
+        if (!E1 || !Unchanged(E2, Reader.Var, C.Loops[A], C.Loops[B]))
+          continue;
+        RowCacheValue *V = nullptr;
+        for (RowCacheValue &X : C.Values)
+          if (X.Producer == E1)
+            V = &X;
+        if (!V) {
+          if (!Free(E1))
+            continue;
+          C.Values.push_back({C.Loops[A], E1, {}, E1->getType()});
+          V = &C.Values.back();
+          Claimed.push_back(E1);
+        }
+        V->Readers.push_back({C.Loops[B], E2});
+        Claimed.push_back(E2);
+        break;
+      }
+    }
+  }
+  placeValuesInStreams(SM, P, C, C.Values);
 }
 
 struct Candidate {
@@ -273,7 +606,7 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
       unsigned FillLoop = 0;
       for (const auto &[I, A] : C.Reads)
         if (!Fill && *P.Loops[I].ConstStart == A0 &&
-            isUnconditional(Ctx, P.Loops[I], *A))
+            isUnconditional(Ctx, P.Loops[I], A->Expr))
           Fill = A, FillLoop = I;
       std::string Name = "'" + C.Root->getNameAsString() + "'";
       if (!Fill) {
@@ -314,6 +647,7 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
         if (!Cache.isCachedLoop(I))
           Cache.Loops.push_back(I);
       }
+      holdConverted(Ctx, S);
       Cache.Streams.push_back(std::move(S));
     }
     if (Cache.Streams.empty())
@@ -325,6 +659,7 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
       Score += S.Uses.size();
     if (Score > BestScore) {
       BestScore = Score;
+      findHeldValues(Ctx, P, Cache);
       Best = std::move(Cache);
     }
   }

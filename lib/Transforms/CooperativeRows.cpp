@@ -773,10 +773,15 @@ CooperativeRows::cacheFill(const KernelTarget &T,
   if (!Load)
     return Load.takeError();
   std::string First = C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
-  std::string Elem = S.Element.getAsString(Ctx.getPrintingPolicy());
+  std::string Elem = S.Held.getAsString(Ctx.getPrintingPolicy());
+  if (S.Convert)
+    *Load = S.Convert->getNameAsString() + "(" + *Load + ")";
   return "// cuda-opt cache: this thread's columns of the row of '" +
          S.Root->getNameAsString() + "' (" + First + Lane.str() + " + " +
-         std::to_string(Plan.Lanes) + " * " + Slot + "), loaded once\n" +
+         std::to_string(Plan.Lanes) + " * " + Slot + "), loaded once" +
+         (S.Convert ? " and converted with " + S.Convert->getNameAsString()
+                    : std::string()) +
+         "\n" +
          Elem + " " + Name.str() + "[" + std::to_string(Plan.Slots) +
          "];\n#pragma unroll\n" + slotLoopHead(Slot, Plan.Slots) + " {\n" +
          slotColumnText(indexTypeText(Ctx, FillLoop.Var), Col, C.FirstColumn,
@@ -885,6 +890,19 @@ Expected<std::string> CooperativeRows::renderRowBody(
           T.Kernel.Decl, S.Root->getNameAsString() + "Row", Taken));
       Taken.push_back(CacheNames.back());
     }
+  // The register arrays of the held values, named after the function that
+  // computes them (`expfVal`).
+  std::vector<std::string> ValueNames;
+  if (Cached)
+    for (const RowCacheValue &V : Plan.Cache->Values) {
+      std::string Base = "rowVal";
+      if (const auto *Call = dyn_cast<CallExpr>(V.Producer->IgnoreParenImpCasts()))
+        if (const FunctionDecl *F = Call->getDirectCallee())
+          if (F->getIdentifier())
+            Base = F->getName().ltrim('_').str() + "Val";
+      ValueNames.push_back(freshName(T.Kernel.Decl, Base, Taken));
+      Taken.push_back(ValueNames.back());
+    }
 
   // Which steps are followed by a read of memory (for __syncwarp).
   std::vector<bool> ReadLater(RP.Steps.size() + 1, false);
@@ -947,7 +965,6 @@ Expected<std::string> CooperativeRows::renderRowBody(
       // L * slot; if (j >= C) break; [if (j < a) continue;] body }
       std::string Slot = freshName(T.Kernel.Decl, "slot", Taken);
       std::string J = RL.Var->getNameAsString();
-      Before += "#pragma unroll\n";
       if (Error Err = E.replace(
               SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()),
               slotLoopHead(Slot, Plan.Slots)))
@@ -972,10 +989,62 @@ Expected<std::string> CooperativeRows::renderRowBody(
         if (Error Err = E.insertAfter(BodyRange, "\n}"))
           return std::move(Err);
       }
+      // Held values: the producer keeps each slot's value, the readers
+      // read it; the held reads inside them are rewritten with them.
+      std::vector<SourceRange> Replaced;
+      auto HeldText = [&](const Expr *X) -> Expected<std::string> {
+        TextEdits Inner(Ctx);
+        for (size_t I = 0; I < C.Streams.size(); ++I)
+          for (const Expr *Site : C.Streams[I].Sites)
+            if (X->getSourceRange().fullyContains(Site->getSourceRange()))
+              if (Error Err = Inner.replace(Site->getSourceRange(),
+                                            CacheNames[I] + "[" + Slot + "]"))
+                return std::move(Err);
+        return Inner.render(X->getSourceRange());
+      };
+      for (size_t I = 0; I < C.Values.size(); ++I) {
+        const RowCacheValue &V = C.Values[I];
+        std::string Cell =
+            (V.InStream >= 0 ? CacheNames[V.InStream] : ValueNames[I]) + "[" +
+            Slot + "]";
+        if (V.ProducerLoop == (unsigned)S.LoopIndex) {
+          Expected<std::string> Text = HeldText(V.Producer);
+          if (!Text)
+            return Text.takeError();
+          PrintingPolicy PP = Ctx.getPrintingPolicy();
+          PP.SuppressTagKeyword = true;
+          if (V.InStream >= 0)
+            Before += "// cuda-opt cache: the loop below replaces each held "
+                      "column with '" +
+                      *Text + "', which the later loops read from there\n";
+          else
+            Before += "// cuda-opt cache: '" + *Text +
+                    "' of this thread's columns, kept for " +
+                    (V.Readers.size() > 1 ? "the loops below, which compute"
+                                          : "the loop below, which computes") +
+                    " it again\n" +
+                    V.Type.getUnqualifiedType().getAsString(PP) + " " +
+                    ValueNames[I] + "[" + std::to_string(Plan.Slots) + "];\n";
+          if (Error Err = E.replace(V.Producer->getSourceRange(),
+                                    "(" + Cell + " = " + *Text + ")"))
+            return std::move(Err);
+          Replaced.push_back(V.Producer->getSourceRange());
+        }
+        for (const auto &[Loop, X] : V.Readers)
+          if (Loop == (unsigned)S.LoopIndex) {
+            if (Error Err = E.replace(X->getSourceRange(), Cell))
+              return std::move(Err);
+            Replaced.push_back(X->getSourceRange());
+          }
+      }
+      Before += "#pragma unroll\n";
       for (size_t I = 0; I < C.Streams.size(); ++I)
-        for (const RowAccess *U : C.Streams[I].Uses)
-          if (RL.Loop->getSourceRange().fullyContains(U->Expr->getSourceRange()))
-            if (Error Err = E.replace(U->Expr->getSourceRange(),
+        for (const Expr *Site : C.Streams[I].Sites)
+          if (RL.Loop->getSourceRange().fullyContains(Site->getSourceRange()) &&
+              llvm::none_of(Replaced, [&](SourceRange R) {
+                return R.fullyContains(Site->getSourceRange());
+              }))
+            if (Error Err = E.replace(Site->getSourceRange(),
                                       CacheNames[I] + "[" + Slot + "]"))
               return std::move(Err);
     } else {
@@ -1056,19 +1125,13 @@ CooperativeRows::applyPlan(const KernelTarget &T,
       renderRowBody(T, Plan, /*Cached=*/false, Lane, Mask, Taken);
   if (!Body)
     return Body.takeError();
+  std::string Cached;
   if (Plan.Cache) {
     Expected<std::string> CachedBody =
         renderRowBody(T, Plan, /*Cached=*/true, Lane, Mask, Taken);
     if (!CachedBody)
       return CachedBody.takeError();
-    int64_t Capacity = Plan.Cache->FirstColumn + Lanes * Plan.Slots;
-    *Body = "{\n// Rows of up to " + std::to_string(Capacity) +
-            " columns are held in registers (cache=" +
-            std::to_string(Plan.Slots) + "); longer\n// rows are read from "
-            "memory in every loop.\nif (" +
-            parenthesizedText(Ctx, Plan.Cache->Bound) +
-            " <= " + std::to_string(Capacity) + ") " + *CachedBody +
-            " else " + *Body + "\n}";
+    Cached = std::move(*CachedBody);
   }
 
   // The row loop replaces the index declaration and the guard.
@@ -1092,14 +1155,28 @@ CooperativeRows::applyPlan(const KernelTarget &T,
       "): the loops over the row are\n// lane-strided, their results "
       "combined with shuffles, and the\n// groups stride over the rows.\n" +
       "const int " + Lane + " = threadIdx.x % " + L + ";\n" +
-      "const unsigned " + Mask + " = " + MaskHelper.str() + "(" + L + ");\n" +
-      "for (" + Type + " " + Row + " = (" +
-      sourceText(Ctx, I.Var->getInit()->getSourceRange()) + ") / " + L +
-      "; " + Cond + "; " + Row + " += " + Stride + ") ";
+      "const unsigned " + Mask + " = " + MaskHelper.str() + "(" + L + ");\n";
+  std::string RowLoop = "for (" + Type + " " + Row + " = (" +
+                        sourceText(Ctx, I.Var->getInit()->getSourceRange()) +
+                        ") / " + L + "; " + Cond + "; " + Row + " += " +
+                        Stride + ") ";
+  std::string Text = Head + RowLoop + *Body;
+  if (Plan.Cache) {
+    // The bound is the same for the whole kernel (RowCache.h), so the choice
+    // is made once, outside the row loops: each loop then gets registers for
+    // its own form only.
+    int64_t Capacity = Plan.Cache->FirstColumn + Lanes * Plan.Slots;
+    Text = Head + "if (" + parenthesizedText(Ctx, Plan.Cache->Bound) +
+           " <= " + std::to_string(Capacity) + ") {\n// Rows of up to " +
+           std::to_string(Capacity) + " columns are held in registers (cache=" +
+           std::to_string(Plan.Slots) + ").\n" + RowLoop + Cached +
+           "\n} else {\n// Longer rows are read from memory in every loop.\n" +
+           RowLoop + *Body + "\n}";
+  }
 
   tooling::Replacements R;
   if (Error Err = R.add(tooling::Replacement(
-          SM, CharSourceRange::getTokenRange(M.Region), Head + *Body,
+          SM, CharSourceRange::getTokenRange(M.Region), Text,
           Ctx.getLangOpts())))
     return std::move(Err);
   if (Plan.ScaleGrid)

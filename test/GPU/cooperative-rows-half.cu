@@ -7,7 +7,8 @@
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=32,vec=1,scale-grid=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='cooperative-rows{lanes=8,vec=1,cache=32}' %s
 // Planted bug: the cached sum of exponentials without the row's last column.
-// RUN: %gpu_equiv --fp-model=reassoc --plant='sum += expf(__half2float(inRow[slot]) - m);=>sum += j + 1 < cols ? expf(__half2float(inRow[slot]) - m) : 0.0f;' --passes='cooperative-rows{lanes=32,cache=32}' %s
+// The cached rows are held as floats and the exponentials replace them.
+// RUN: %gpu_equiv --fp-model=reassoc --plant='sum += (inRow[slot] = expf(inRow[slot] - m));=>inRow[slot] = expf(inRow[slot] - m); sum += j + 1 < cols ? inRow[slot] : 0.0f;' --passes='cooperative-rows{lanes=32,cache=32}' %s
 
 // Row kernels over __half and __nv_bfloat16 written one thread per row
 // (CUDA's conversion intrinsics, float accumulators) give the same outputs

@@ -23,30 +23,39 @@
 // SOFTMAX-LABEL: {{^}}__global__ void softmax(
 // SOFTMAX:      // cuda-opt cooperative-rows{lanes=16,cache=8,scale-grid=1}
 // SOFTMAX:      if (cols <= 128) {
-// SOFTMAX-NEXT:   float m = in[r * cols];
-// SOFTMAX:        float inRow[8];
+// SOFTMAX-NEXT:   // Rows of up to 128 columns are held in registers (cache=8).
+// SOFTMAX-NEXT:   for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 16; r < rows;
+// SOFTMAX-NEXT:        r += blockDim.x / 16 * gridDim.x) {
+// SOFTMAX-NEXT:     float m = in[r * cols];
+// SOFTMAX:          float inRow[8];
 // SOFTMAX-NEXT: #pragma unroll
-// SOFTMAX-NEXT:   for (int slot = 0; slot < 8; ++slot) {
-// SOFTMAX-NEXT:     const int col = lane + 16 * slot;
-// SOFTMAX-NEXT:     if (col >= cols)
-// SOFTMAX-NEXT:       break;
-// SOFTMAX-NEXT:     inRow[slot] = in[r * cols + col];
-// SOFTMAX-NEXT:   }
+// SOFTMAX-NEXT:     for (int slot = 0; slot < 8; ++slot) {
+// SOFTMAX-NEXT:       const int col = lane + 16 * slot;
+// SOFTMAX-NEXT:       if (col >= cols)
+// SOFTMAX-NEXT:         break;
+// SOFTMAX-NEXT:       inRow[slot] = in[r * cols + col];
+// SOFTMAX-NEXT:     }
 // SOFTMAX-NEXT: #pragma unroll
-// SOFTMAX-NEXT:   for (int slot = 0; slot < 8; ++slot) {
-// SOFTMAX-NEXT:     const int j = lane + 16 * slot;
-// SOFTMAX-NEXT:     if (j >= cols)
-// SOFTMAX-NEXT:       break;
-// SOFTMAX-NEXT:     if (j < 1)
-// SOFTMAX-NEXT:       continue;
-// SOFTMAX-NEXT:     m = fmaxf(m, inRow[slot]);
-// SOFTMAX-NEXT:   }
-// SOFTMAX-NEXT:   m = cudaOptRowFmax(m, rowMask, 16);
-// SOFTMAX:          sum += expf(inRow[slot] - m);
-// SOFTMAX:          out[r * cols + j] = expf(inRow[slot] - m) / sum;
-// SOFTMAX:      } else {
-// SOFTMAX-NEXT:   float m = in[r * cols];
-// SOFTMAX-NEXT:   for (int j = 1 + lane; j < cols; j += 16)
+// SOFTMAX-NEXT:     for (int slot = 0; slot < 8; ++slot) {
+// SOFTMAX-NEXT:       const int j = lane + 16 * slot;
+// SOFTMAX-NEXT:       if (j >= cols)
+// SOFTMAX-NEXT:         break;
+// SOFTMAX-NEXT:       if (j < 1)
+// SOFTMAX-NEXT:         continue;
+// SOFTMAX-NEXT:       m = fmaxf(m, inRow[slot]);
+// SOFTMAX-NEXT:     }
+// SOFTMAX-NEXT:     m = cudaOptRowFmax(m, rowMask, 16);
+// The exponentials are computed once, into the registers of 'in' (nothing
+// reads 'in' after them).
+// SOFTMAX:          // cuda-opt cache: the loop below replaces each held column with
+// SOFTMAX-NEXT:     // 'expf(inRow[slot] - m)', which the later loops read from there
+// SOFTMAX:            sum += (inRow[slot] = expf(inRow[slot] - m));
+// SOFTMAX:            out[r * cols + j] = inRow[slot] / sum;
+// SOFTMAX:        } else {
+// SOFTMAX-NEXT:   // Longer rows are read from memory in every loop.
+// SOFTMAX-NEXT:   for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 16; r < rows;
+// SOFTMAX:          float m = in[r * cols];
+// SOFTMAX-NEXT:     for (int j = 1 + lane; j < cols; j += 16)
 // SOFTMAX:      softmax<<<cudaOptRowGroupGrid((64 + 255) / 256, 16), 256>>>(
 __global__ void softmax(float *out, const float *in, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
@@ -62,12 +71,13 @@ __global__ void softmax(float *out, const float *in, int rows, int cols) {
   }
 }
 
+// 16-bit rows whose every read converts to float are held as floats.
 // BF16-LABEL: {{^}}__global__ void rmsnorm_bf16(
 // BF16:      if (cols <= 512) {
-// BF16:        __nv_bfloat16 inRow[16];
-// BF16:          inRow[slot] = in[r * cols + col];
-// BF16:          float v = __bfloat162float(inRow[slot]);
-// BF16:          out[r * cols + j] = __float2bfloat16(__bfloat162float(inRow[slot]) *
+// BF16:        float inRow[16];
+// BF16:          inRow[slot] = __bfloat162float(in[r * cols + col]);
+// BF16:          float v = inRow[slot];
+// BF16:          __float2bfloat16(inRow[slot] * inv * __bfloat162float(w[j]));
 // BF16:      } else {
 // BF16:        for (int j = lane; j < cols; j += 32) {
 // BF16-NEXT:     float v = __bfloat162float(in[r * cols + j]);

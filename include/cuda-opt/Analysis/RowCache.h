@@ -42,6 +42,36 @@ struct RowCacheStream {
   clang::QualType Element;
   /// Every read served from the registers.
   std::vector<const RowAccess *> Uses;
+  /// The expression each use's register replaces (parallel to Uses): the
+  /// access, or the conversion around it when Convert is set.
+  std::vector<const clang::Expr *> Sites;
+  /// When every use converts the element to float the same way
+  /// (`__half2float(in[...])`), the registers hold the converted values:
+  /// the conversion, done once when they are loaded.
+  const clang::FunctionDecl *Convert = nullptr;
+  /// The registers' type: Element, or the conversion's result.
+  clang::QualType Held;
+};
+
+/// A value that a later cached loop computes exactly as an earlier one did
+/// (softmax's `expf(in[r * cols + j] - m)`, needed for the sum and again for
+/// the output): the earlier loop keeps it in a register per slot and the
+/// later loops read the register instead of computing it again. Legal when
+/// the expression is pure (arithmetic, casts, math functions, held streams,
+/// the column and scalars), the scalars it reads are not written from the
+/// producing loop to the last reading loop, the producer evaluates it in
+/// every iteration, and the producer's loop starts no later than the readers'.
+struct RowCacheValue {
+  /// The loop (index into RowProgram::Loops) that computes and keeps it.
+  unsigned ProducerLoop = 0;
+  const clang::Expr *Producer = nullptr;
+  /// (loop, expression) for every later occurrence read from the register.
+  std::vector<std::pair<unsigned, const clang::Expr *>> Readers;
+  clang::QualType Type;
+  /// The stream (index into RowCache::Streams) whose registers hold the
+  /// value in place, when nothing reads the stream's columns after the
+  /// value replaces them; -1 when the value has registers of its own.
+  int InStream = -1;
 };
 
 struct RowCache {
@@ -52,6 +82,8 @@ struct RowCache {
   /// columns; they iterate over the registers instead of the row.
   std::vector<unsigned> Loops;
   std::vector<RowCacheStream> Streams;
+  /// Values computed once from the held streams and reused.
+  std::vector<RowCacheValue> Values;
   /// Remarks: streams that were considered and not held, and why.
   std::vector<std::string> Notes;
 
