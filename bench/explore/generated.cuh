@@ -258,11 +258,10 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
-       r += blockDim.x / 32 * gridDim.x) {
-    // Rows of up to 512 columns are held in registers (cache=16); longer
-    // rows are read from memory in every loop.
-    if (cols <= 512) {
+  if (cols <= 512) {
+    // Rows of up to 512 columns are held in registers (cache=16).
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = in[r * cols];
       // cuda-opt cache: this thread's columns of the row of 'in' (lane + 32 *
       // slot), loaded once
@@ -285,15 +284,14 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
       }
       m = cudaOptRowFmax(m, rowMask, 32);
       float sum = 0.0f;
-      // cuda-opt cache: 'expf(inRow[slot] - m)' of this thread's columns, kept
-      // for the loop below, which computes it again
-      float expfVal[16];
+      // cuda-opt cache: the loop below replaces each held column with
+      // 'expf(inRow[slot] - m)', which the later loops read from there
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        sum += (expfVal[slot] = expf(inRow[slot] - m));
+        sum += (inRow[slot] = expf(inRow[slot] - m));
       }
       sum = cudaOptRowSum(sum, rowMask, 32);
     #pragma unroll
@@ -301,9 +299,13 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        out[r * cols + j] = expfVal[slot] / sum;
+        out[r * cols + j] = inRow[slot] / sum;
       }
-    } else {
+    }
+  } else {
+    // Longer rows are read from memory in every loop.
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = in[r * cols];
       // cuda-opt: 16-byte vectors from the row's first 16-byte boundary ('head'
       // columns before it), over 4 * quads columns when every array is aligned
@@ -380,11 +382,10 @@ __global__ void sm_gen_c16v0(float *__restrict__ out,
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
-       r += blockDim.x / 32 * gridDim.x) {
-    // Rows of up to 512 columns are held in registers (cache=16); longer
-    // rows are read from memory in every loop.
-    if (cols <= 512) {
+  if (cols <= 512) {
+    // Rows of up to 512 columns are held in registers (cache=16).
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = in[r * cols];
       // cuda-opt cache: this thread's columns of the row of 'in' (lane + 32 *
       // slot), loaded once
@@ -407,15 +408,14 @@ __global__ void sm_gen_c16v0(float *__restrict__ out,
       }
       m = cudaOptRowFmax(m, rowMask, 32);
       float sum = 0.0f;
-      // cuda-opt cache: 'expf(inRow[slot] - m)' of this thread's columns, kept
-      // for the loop below, which computes it again
-      float expfVal[16];
+      // cuda-opt cache: the loop below replaces each held column with
+      // 'expf(inRow[slot] - m)', which the later loops read from there
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        sum += (expfVal[slot] = expf(inRow[slot] - m));
+        sum += (inRow[slot] = expf(inRow[slot] - m));
       }
       sum = cudaOptRowSum(sum, rowMask, 32);
     #pragma unroll
@@ -423,9 +423,13 @@ __global__ void sm_gen_c16v0(float *__restrict__ out,
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        out[r * cols + j] = expfVal[slot] / sum;
+        out[r * cols + j] = inRow[slot] / sum;
       }
-    } else {
+    }
+  } else {
+    // Longer rows are read from memory in every loop.
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = in[r * cols];
       for (int j = 1 + lane; j < cols; j += 32)
         m = fmaxf(m, in[r * cols + j]);
@@ -537,21 +541,18 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
-       r += blockDim.x / 32 * gridDim.x) {
-    // Rows of up to 512 columns are held in registers (cache=16); longer
-    // rows are read from memory in every loop.
-    if (cols <= 512) {
+  if (cols <= 512) {
+    // Rows of up to 512 columns are held in registers (cache=16).
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = __half2float(in[r * cols]);
       // cuda-opt cache: this thread's columns of the row of 'in' (lane + 32 * slot),
-      // loaded once
-      __half inRow[16];
+      // loaded once and converted with __half2float
+      float inRow[16];
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
         const int col = lane + 32 * slot;
-        if (col >= cols)
-          break;
-        inRow[slot] = in[r * cols + col];
+        inRow[slot] = col < cols ? __half2float(in[r * cols + col]) : 0.0f;
       }
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
@@ -560,19 +561,18 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
           break;
         if (j < 1)
           continue;
-        m = fmaxf(m, __half2float(inRow[slot]));
+        m = fmaxf(m, inRow[slot]);
       }
       m = cudaOptRowFmax(m, rowMask, 32);
       float sum = 0.0f;
-      // cuda-opt cache: 'expf(__half2float(inRow[slot]) - m)' of this thread's
-      // columns, kept for the loop below, which computes it again
-      float expfVal[16];
+      // cuda-opt cache: the loop below replaces each held column with
+      // 'expf(inRow[slot] - m)', which the later loops read from there
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        sum += (expfVal[slot] = expf(__half2float(inRow[slot]) - m));
+        sum += (inRow[slot] = expf(inRow[slot] - m));
       }
       sum = cudaOptRowSum(sum, rowMask, 32);
     #pragma unroll
@@ -580,9 +580,13 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        out[r * cols + j] = __float2half(expfVal[slot] / sum);
+        out[r * cols + j] = __float2half(inRow[slot] / sum);
       }
-    } else {
+    }
+  } else {
+    // Longer rows are read from memory in every loop.
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = __half2float(in[r * cols]);
       // cuda-opt: 16-byte vectors from the row's first 16-byte boundary ('head'
       // columns before it), over 8 * octs columns when every array is aligned there;
@@ -675,21 +679,18 @@ __global__ void smh_gen_c16v0(__half *__restrict__ out, const __half *__restrict
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
-       r += blockDim.x / 32 * gridDim.x) {
-    // Rows of up to 512 columns are held in registers (cache=16); longer
-    // rows are read from memory in every loop.
-    if (cols <= 512) {
+  if (cols <= 512) {
+    // Rows of up to 512 columns are held in registers (cache=16).
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = __half2float(in[r * cols]);
       // cuda-opt cache: this thread's columns of the row of 'in' (lane + 32 * slot),
-      // loaded once
-      __half inRow[16];
+      // loaded once and converted with __half2float
+      float inRow[16];
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
         const int col = lane + 32 * slot;
-        if (col >= cols)
-          break;
-        inRow[slot] = in[r * cols + col];
+        inRow[slot] = col < cols ? __half2float(in[r * cols + col]) : 0.0f;
       }
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
@@ -698,19 +699,18 @@ __global__ void smh_gen_c16v0(__half *__restrict__ out, const __half *__restrict
           break;
         if (j < 1)
           continue;
-        m = fmaxf(m, __half2float(inRow[slot]));
+        m = fmaxf(m, inRow[slot]);
       }
       m = cudaOptRowFmax(m, rowMask, 32);
       float sum = 0.0f;
-      // cuda-opt cache: 'expf(__half2float(inRow[slot]) - m)' of this thread's
-      // columns, kept for the loop below, which computes it again
-      float expfVal[16];
+      // cuda-opt cache: the loop below replaces each held column with
+      // 'expf(inRow[slot] - m)', which the later loops read from there
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        sum += (expfVal[slot] = expf(__half2float(inRow[slot]) - m));
+        sum += (inRow[slot] = expf(inRow[slot] - m));
       }
       sum = cudaOptRowSum(sum, rowMask, 32);
     #pragma unroll
@@ -718,9 +718,13 @@ __global__ void smh_gen_c16v0(__half *__restrict__ out, const __half *__restrict
         const int j = lane + 32 * slot;
         if (j >= cols)
           break;
-        out[r * cols + j] = __float2half(expfVal[slot] / sum);
+        out[r * cols + j] = __float2half(inRow[slot] / sum);
       }
-    } else {
+    }
+  } else {
+    // Longer rows are read from memory in every loop.
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
+         r += blockDim.x / 32 * gridDim.x) {
       float m = __half2float(in[r * cols]);
       for (int j = 1 + lane; j < cols; j += 32)
         m = fmaxf(m, __half2float(in[r * cols + j]));

@@ -774,8 +774,24 @@ CooperativeRows::cacheFill(const KernelTarget &T,
     return Load.takeError();
   std::string First = C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
   std::string Elem = S.Held.getAsString(Ctx.getPrintingPolicy());
-  if (S.Convert)
-    *Load = S.Convert->getNameAsString() + "(" + *Load + ")";
+  std::string Bound = parenthesizedText(Ctx, C.Bound);
+  std::string Fill;
+  if (S.Convert) {
+    // No `break` here: a conversion right after each load would wait for
+    // it before the next slot's branch, one DRAM latency per slot. With a
+    // condition instead, the loads are issued together.
+    std::string First =
+        C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
+    Fill = "const " + indexTypeText(Ctx, FillLoop.Var) + " " + Col + " = " +
+           First + Lane.str() + " + " + std::to_string(Plan.Lanes) + " * " +
+           Slot + ";\n" + Name.str() + "[" + Slot + "] = " + Col + " < " +
+           Bound + " ? " + S.Convert->getNameAsString() + "(" + *Load +
+           ") : 0.0f;\n";
+  } else {
+    Fill = slotColumnText(indexTypeText(Ctx, FillLoop.Var), Col, C.FirstColumn,
+                          Lane, Plan.Lanes, Slot, Bound) +
+           Name.str() + "[" + Slot + "] = " + *Load + ";\n";
+  }
   return "// cuda-opt cache: this thread's columns of the row of '" +
          S.Root->getNameAsString() + "' (" + First + Lane.str() + " + " +
          std::to_string(Plan.Lanes) + " * " + Slot + "), loaded once" +
@@ -784,10 +800,7 @@ CooperativeRows::cacheFill(const KernelTarget &T,
          "\n" +
          Elem + " " + Name.str() + "[" + std::to_string(Plan.Slots) +
          "];\n#pragma unroll\n" + slotLoopHead(Slot, Plan.Slots) + " {\n" +
-         slotColumnText(indexTypeText(Ctx, FillLoop.Var), Col, C.FirstColumn,
-                        Lane, Plan.Lanes, Slot,
-                        parenthesizedText(Ctx, C.Bound)) +
-         Name.str() + "[" + Slot + "] = " + *Load + ";\n}\n";
+         Fill + "}\n";
 }
 
 /// A scan loop `for (j = a; j < b; ++j) { v += e; rest }` shared by the

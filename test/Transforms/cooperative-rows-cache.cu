@@ -75,7 +75,7 @@ __global__ void softmax(float *out, const float *in, int rows, int cols) {
 // BF16-LABEL: {{^}}__global__ void rmsnorm_bf16(
 // BF16:      if (cols <= 512) {
 // BF16:        float inRow[16];
-// BF16:          inRow[slot] = __bfloat162float(in[r * cols + col]);
+// BF16:          inRow[slot] = col < cols ? __bfloat162float(in[r * cols + col]) : 0.0f;
 // BF16:          float v = inRow[slot];
 // BF16:          __float2bfloat16(inRow[slot] * inv * __bfloat162float(w[j]));
 // BF16:      } else {

@@ -101,7 +101,7 @@ __global__ void starts_later(float *out, const float *in, int rows, int cols) {
 // exponentials fit their registers.
 // CHECK-LABEL: {{^}}__global__ void softmax_half(
 // CHECK:        float inRow[8];
-// CHECK:          inRow[slot] = __half2float(in[r * cols + col]);
+// CHECK:          inRow[slot] = col < cols ? __half2float(in[r * cols + col]) : 0.0f;
 // CHECK:          sum += (inRow[slot] = expf(inRow[slot] - m));
 // CHECK:          out[r * cols + j] = __float2half(inRow[slot] / sum);
 // CHECK:      } else {
