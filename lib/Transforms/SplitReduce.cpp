@@ -173,9 +173,11 @@ std::string typeText(const ASTContext &Ctx, QualType T) {
   return T.getUnqualifiedType().getAsString(PP);
 }
 
-bool isIdentifierOrNumber(StringRef S) {
-  return !S.empty() &&
-         llvm::all_of(S, [](char C) { return isAlnum(C) || C == '_'; });
+/// A name, a number or a member `v.x`: no parentheses needed before `*`.
+bool isSimpleOperand(StringRef S) {
+  return !S.empty() && llvm::all_of(S, [](char C) {
+    return isAlnum(C) || C == '_' || C == '.';
+  });
 }
 
 /// The first call in the kernel to a CUDA atomic or warp-level intrinsic
@@ -691,9 +693,10 @@ SplitReduce::applyPlan(const KernelTarget &T,
   // The chunk of the loop this thread row runs.
   std::string First =
       L.ConstStart == 0 ? "" : parenthesizedText(Ctx, L.Init);
-  std::string Setup =
-      "// This thread row's chunk of the loop: " + W + " chunks of " + Chunk +
-      " iterations, in order.\n";
+  std::string Setup = "// Thread row '" + Way + "' runs iterations [" + Lo +
+                      ", " + Hi + "): chunk '" + Way + "' of " + W +
+                      " contiguous\n// chunks of ceil(trip / " + W +
+                      ") iterations.\n";
   if (!Begin.empty())
     Setup += "const " + IType + " " + Begin + " = " +
              sourceText(Ctx, L.Init->getSourceRange()) + ";\n";
@@ -776,7 +779,7 @@ SplitReduce::applyPlan(const KernelTarget &T,
       if (Error Err = rewriteGridX(
               T.Ctx, Site,
               [&](StringRef G) {
-                std::string Text = isIdentifierOrNumber(G) ? G.str()
+                std::string Text = isSimpleOperand(G) ? G.str()
                                                            : "(" + G.str() + ")";
                 return Text + " * " + std::to_string(Factor);
               },
