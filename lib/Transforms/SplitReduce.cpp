@@ -260,6 +260,24 @@ bool startsAtIdentity(const ASTContext &Ctx, const RowProgram &P,
   return true;
 }
 
+/// A refusal of analyzeRowProgram with the pass it names (cooperative-rows,
+/// the model's first user) replaced by this one; alias refusals stay alias
+/// refusals.
+Error asSplitReduceRefusal(Error E) {
+  return handleErrors(
+      std::move(E),
+      [](std::unique_ptr<AliasRefusal> A) -> Error {
+        return Error(std::move(A));
+      },
+      [](const ErrorInfoBase &EI) -> Error {
+        std::string M = EI.message();
+        for (size_t At = M.find("cooperative-rows"); At != std::string::npos;
+             At = M.find("cooperative-rows", At))
+          M.replace(At, strlen("cooperative-rows"), "split-reduce");
+        return refuse(M);
+      });
+}
+
 struct SplitReducePlan : TransformPlan {
   RowProgram Program;
   int64_t Ways = 16;
@@ -284,12 +302,18 @@ public:
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
         // Tuned in the order of what usually wins on long loops.
-        {"ways", 16, 4, 32,
+        {"ways",
+         16,
+         4,
+         32,
          "threads (threadIdx.y) that split each column's loop into "
          "contiguous chunks",
          /*PowerOfTwo=*/true,
          {16, 32, 8, 4}},
-        {"block-x", 32, 32, 64,
+        {"block-x",
+         32,
+         32,
+         64,
          "threads per block along x (columns per block); the grid grows by "
          "the old block size / block-x",
          /*PowerOfTwo=*/true,
@@ -404,10 +428,10 @@ Error SplitReduce::checkLaunches(const KernelTarget &T,
                     " is not a constant 1-D size, so split-reduce cannot "
                     "scale its grid to keep every column");
     if (*Threads % Plan.BlockX)
-      return refuse("the launch at " + At + " uses blocks of " +
-                    Twine(*Threads) + " threads, not a multiple of block-x=" +
-                    Twine(Plan.BlockX) +
-                    ", so no whole number of new blocks covers an old one");
+      return refuse(
+          "the launch at " + At + " uses blocks of " + Twine(*Threads) +
+          " threads, not a multiple of block-x=" + Twine(Plan.BlockX) +
+          ", so no whole number of new blocks covers an old one");
     if (inMacro(Block->getSourceRange()))
       return refuse("the block of the launch at " + At +
                     " is written in a macro; cuda-opt does not edit macro "
@@ -453,6 +477,16 @@ Error SplitReduce::planHoisting(const KernelTarget &T,
       for (const Decl *D : DS->decls())
         if (const auto *V = dyn_cast<VarDecl>(D))
           Outer.push_back(V);
+  // And the names the kernel refers to (globals, functions, ...), which a
+  // variable of the same name declared earlier would hide.
+  struct Referenced : RecursiveASTVisitor<Referenced> {
+    SmallVector<const ValueDecl *, 16> Decls;
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      Decls.push_back(D->getDecl());
+      return true;
+    }
+  } Refs;
+  Refs.TraverseStmt(F->getBody());
 
   for (const VarDecl *V : Needed) {
     const DeclStmt *Home = nullptr;
@@ -474,28 +508,34 @@ Error SplitReduce::planHoisting(const KernelTarget &T,
                       " declares more than variables");
       std::string HName = "'" + HV->getNameAsString() + "'";
       QualType Ty = HV->getType();
-      if (!Ty->isScalarType() || Ty->isReferenceType() ||
-          HV->isStaticLocal() || Ty.isVolatileQualified())
+      if (!Ty->isScalarType() || Ty->isReferenceType() || HV->isStaticLocal() ||
+          Ty.isVolatileQualified())
         return refuse(HName + " (declared at " + at(Ctx, Home) +
                       ") is read after the barrier and has type '" +
                       typeText(Ctx, Ty) +
                       "'; split-reduce declares such variables before the "
                       "guard and assigns them, which it does only for "
                       "scalars");
-      for (const VarDecl *O : Outer)
-        if (O != HV && O->getName() == HV->getName())
-          return refuse(HName + " (declared at " + at(Ctx, Home) +
-                        ") is read after the barrier, and moving its "
-                        "declaration before the guard would clash with "
-                        "another " + HName + " of the kernel");
+      bool Clash = llvm::any_of(Outer, [&](const VarDecl *O) {
+        return O != HV && O->getName() == HV->getName();
+      });
+      Clash |= llvm::any_of(Refs.Decls, [&](const ValueDecl *O) {
+        return O != HV && O->getDeclName() == HV->getDeclName();
+      });
+      if (Clash)
+        return refuse(HName + " (declared at " + at(Ctx, Home) +
+                      ") is read after the barrier, and moving its "
+                      "declaration before the guard would clash with "
+                      "another " +
+                      HName + " of the kernel");
     }
     Plan.Hoisted.push_back(Home);
   }
   return Error::success();
 }
 
-Expected<SplitReducePlan>
-SplitReduce::makePlan(const KernelTarget &T, const ParamValues &P) const {
+Expected<SplitReducePlan> SplitReduce::makePlan(const KernelTarget &T,
+                                                const ParamValues &P) const {
   ASTContext &Ctx = T.Ctx;
   const KernelInfo &K = T.Kernel;
   std::string Kernel = "kernel '" + K.name() + "'";
@@ -511,7 +551,7 @@ SplitReduce::makePlan(const KernelTarget &T, const ParamValues &P) const {
 
   Expected<RowProgram> RP = analyzeRowProgram(Ctx, K);
   if (!RP)
-    return RP.takeError();
+    return asSplitReduceRefusal(RP.takeError());
   Plan.Program = std::move(*RP);
   const RowProgram &Prog = Plan.Program;
   const ThreadMapping &M = Prog.Mapping;
@@ -587,8 +627,8 @@ std::string combineText(const ASTContext &Ctx, const Recurrence &R,
     std::string I = R.Index->getNameAsString();
     const char *Op = R.Kind == RecurrenceKind::ArgMax ? " > " : " < ";
     return "if (" + P + Op + V + ") { // an earlier chunk wins ties\n" + V +
-           " = " + P + ";\n" + I + " = " + IndexParts.str() + "[" +
-           Part.str() + "][threadIdx.x];\n}\n";
+           " = " + P + ";\n" + I + " = " + IndexParts.str() + "[" + Part.str() +
+           "][threadIdx.x];\n}\n";
   }
   }
   return "";
@@ -628,8 +668,9 @@ SplitReduce::applyPlan(const KernelTarget &T,
                 parenthesizedText(Ctx, I.Bound)
           : sourceText(Ctx, M.Guard->getCond()->getSourceRange());
   const auto *CondOp =
-      M.EarlyReturn ? nullptr
-                    : dyn_cast<BinaryOperator>(M.Guard->getCond()->IgnoreImpCasts());
+      M.EarlyReturn
+          ? nullptr
+          : dyn_cast<BinaryOperator>(M.Guard->getCond()->IgnoreImpCasts());
   std::string Row0Cond = Way + " == 0 && " +
                          (M.EarlyReturn || (CondOp && CondOp->isRelationalOp())
                               ? Cond
@@ -644,8 +685,8 @@ SplitReduce::applyPlan(const KernelTarget &T,
   std::string Shared;
   for (const Recurrence &R : L.Recurrences) {
     Parts Ps{&R, Fresh(R.Var->getNameAsString() + "Parts"), ""};
-    Shared += "__shared__ " + typeText(Ctx, R.Var->getType()) + " " +
-              Ps.Value + "[" + W + "][" + X + "];\n";
+    Shared += "__shared__ " + typeText(Ctx, R.Var->getType()) + " " + Ps.Value +
+              "[" + W + "][" + X + "];\n";
     if (R.Index) {
       Ps.Index = Fresh(R.Index->getNameAsString() + "Parts");
       Shared += "__shared__ " + typeText(Ctx, R.Index->getType()) + " " +
@@ -661,9 +702,11 @@ SplitReduce::applyPlan(const KernelTarget &T,
   std::string Head =
       "// cuda-opt split-reduce{" + Params + "}: the " + W +
       " thread rows of a block\n// (threadIdx.y) split the loop over '" + J +
-      "' into " + W + " contiguous chunks;\n// the partial results meet in "
+      "' into " + W +
+      " contiguous chunks;\n// the partial results meet in "
       "shared memory, and thread row 0 combines\n// them in chunk order and "
-      "does the rest.\nconst int " + Way + " = threadIdx.y;\n" + Shared;
+      "does the rest.\nconst int " +
+      Way + " = threadIdx.y;\n" + Shared;
   for (const DeclStmt *DS : Plan.Hoisted) {
     std::string Assign;
     for (const Decl *D : DS->decls()) {
@@ -676,12 +719,13 @@ SplitReduce::applyPlan(const KernelTarget &T,
     }
     if (!Assign.empty())
       Assign.pop_back();
-    if (Error Err = E.replace(SourceRange(DS->getBeginLoc(), stmtEnd(Ctx, DS)),
-                              Assign))
+    if (Error Err =
+            E.replace(SourceRange(DS->getBeginLoc(), stmtEnd(Ctx, DS)), Assign))
       return std::move(Err);
   }
-  Head += IType + " " + Chunks + " = 0; // chunks with at least one iteration\n" +
-          "if (" + Cond + ") {";
+  Head += IType + " " + Chunks +
+          " = 0; // chunks with at least one iteration\n" + "if (" + Cond +
+          ") {";
   SourceRange GuardHead =
       M.EarlyReturn
           ? SourceRange(M.Guard->getBeginLoc(), stmtEnd(Ctx, M.Guard))
@@ -691,8 +735,7 @@ SplitReduce::applyPlan(const KernelTarget &T,
     return std::move(Err);
 
   // The chunk of the loop this thread row runs.
-  std::string First =
-      L.ConstStart == 0 ? "" : parenthesizedText(Ctx, L.Init);
+  std::string First = L.ConstStart == 0 ? "" : parenthesizedText(Ctx, L.Init);
   std::string Setup = "// Thread row '" + Way + "' runs iterations [" + Lo +
                       ", " + Hi + "): chunk '" + Way + "' of " + W +
                       " contiguous\n// chunks of ceil(trip / " + W +
@@ -703,9 +746,9 @@ SplitReduce::applyPlan(const KernelTarget &T,
   Setup += "const " + IType + " " + End + " = " +
            sourceText(Ctx, L.Bound->getSourceRange()) + ";\n";
   Setup += "const " + IType + " " + Trip + " = " +
-           (Begin.empty() ? End + " > 0 ? " + End + " : 0"
-                          : End + " > " + Begin + " ? " + End + " - " + Begin +
-                                " : 0") +
+           (Begin.empty()
+                ? End + " > 0 ? " + End + " : 0"
+                : End + " > " + Begin + " ? " + End + " - " + Begin + " : 0") +
            ";\n";
   Setup += "const " + IType + " " + Chunk + " = (" + Trip + " + " +
            std::to_string(Plan.Ways - 1) + ") / " + W + ";\n";
@@ -717,7 +760,8 @@ SplitReduce::applyPlan(const KernelTarget &T,
            End + " ? " + Lo + " + " + Chunk + " : " + End + ";\n";
   for (const Recurrence &R : L.Recurrences)
     if (!R.isIdempotent() && !startsAtIdentity(Ctx, RP, R, L.Loop))
-      Setup += "if (" + Way + " != 0) // the initial value stays with chunk 0\n" +
+      Setup += "if (" + Way +
+               " != 0) // the initial value stays with chunk 0\n" +
                R.Var->getNameAsString() + " = " +
                (R.Kind == RecurrenceKind::Sum ? "0" : "1") + ";\n";
   SourceRange LoopRange(L.Loop->getBeginLoc(), stmtEnd(Ctx, L.Loop));
@@ -732,16 +776,17 @@ SplitReduce::applyPlan(const KernelTarget &T,
   // or not), and let thread row 0 fold the non-empty chunks in order.
   std::string After = "\n";
   for (const Parts &Ps : AllParts) {
-    After += Ps.Value + "[" + Way + "][threadIdx.x] = " +
-             Ps.R->Var->getNameAsString() + ";\n";
+    After += Ps.Value + "[" + Way +
+             "][threadIdx.x] = " + Ps.R->Var->getNameAsString() + ";\n";
     if (Ps.R->Index)
-      After += Ps.Index + "[" + Way + "][threadIdx.x] = " +
-               Ps.R->Index->getNameAsString() + ";\n";
+      After += Ps.Index + "[" + Way +
+               "][threadIdx.x] = " + Ps.R->Index->getNameAsString() + ";\n";
   }
   After += "}\n__syncthreads(); // every thread of the block, in range or "
-           "not\nif (" + Row0Cond + ") {\n#pragma unroll\nfor (int " + Part +
-           " = 1; " + Part + " < " + W + "; ++" + Part + ")\nif (" + Part +
-           " < " + Chunks + ")";
+           "not\nif (" +
+           Row0Cond + ") {\n#pragma unroll\nfor (int " + Part + " = 1; " +
+           Part + " < " + W + "; ++" + Part + ")\nif (" + Part + " < " +
+           Chunks + ")";
   std::string Combine;
   for (const Parts &Ps : AllParts)
     Combine += combineText(Ctx, *Ps.R, Part, Ps.Value, Ps.Index);
@@ -779,8 +824,8 @@ SplitReduce::applyPlan(const KernelTarget &T,
       if (Error Err = rewriteGridX(
               T.Ctx, Site,
               [&](StringRef G) {
-                std::string Text = isSimpleOperand(G) ? G.str()
-                                                           : "(" + G.str() + ")";
+                std::string Text =
+                    isSimpleOperand(G) ? G.str() : "(" + G.str() + ")";
                 return Text + " * " + std::to_string(Factor);
               },
               R))
