@@ -70,6 +70,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace clang;
 using namespace llvm;
@@ -193,24 +194,44 @@ public:
       return true;
     const SourceManager &SM = FD->getASTContext().getSourceManager();
     if (!FD->getBuiltinID() &&
-        !SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+        !SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()))) {
+      // A __device__ function of this file: look inside (the call site is
+      // the one reported).
+      const FunctionDecl *Def = FD->getDefinition();
+      if (Def && Def->getBody() && Visited.insert(Def).second) {
+        const CallExpr *Outer = Site ? Site : CE;
+        const CallExpr *Saved = Site;
+        Site = Outer;
+        TraverseStmt(Def->getBody());
+        Site = Saved;
+      }
       return true;
+    }
     StringRef N = FD->getName();
+    const CallExpr *At = Site ? Site : CE;
+    std::string Via =
+        Site ? " through '" + Site->getDirectCallee()->getNameAsString() + "'"
+             : "";
     if (N.starts_with("atomic") || N.starts_with("__atomic")) {
-      Found = CE;
-      What = "the atomic '" + N.str() + "'";
+      Found = At;
+      What = "the atomic '" + N.str() + "'" + Via;
     } else if (N.contains("shfl") || N.contains("ballot") ||
                N.contains("syncwarp") || N.contains("activemask") ||
                N.starts_with("__any") || N.starts_with("__all") ||
                N.starts_with("__match") || N.starts_with("__reduce") ||
                N.starts_with("__uni")) {
-      Found = CE;
-      What = "the warp-level intrinsic '" + N.str() + "'";
+      Found = At;
+      What = "the warp-level intrinsic '" + N.str() + "'" + Via;
     }
     return true;
   }
   const CallExpr *Found = nullptr;
   std::string What;
+
+private:
+  /// The kernel's call being looked into, when inside a callee.
+  const CallExpr *Site = nullptr;
+  llvm::SmallPtrSet<const FunctionDecl *, 4> Visited;
 };
 
 /// Whether \p S refers to \p V.

@@ -1,6 +1,7 @@
 // RUN: not cuda-opt --passes='split-reduce{ways=16,block-x=64}' --kernel=shared %s 2>&1 | FileCheck %s --check-prefix=SHARED
 // RUN: not cuda-opt --passes='split-reduce{ways=16,block-x=64}' --kernel=sync %s 2>&1 | FileCheck %s --check-prefix=SYNC
 // RUN: not cuda-opt --passes='split-reduce{ways=16,block-x=64}' --kernel=atomic %s 2>&1 | FileCheck %s --check-prefix=ATOMIC
+// RUN: not cuda-opt --passes='split-reduce{ways=16,block-x=64}' --kernel=viahelper %s 2>&1 | FileCheck %s --check-prefix=VIAHELPER
 // RUN: not cuda-opt --passes='split-reduce{ways=16,block-x=64}' --kernel=warp %s 2>&1 | FileCheck %s --check-prefix=WARP
 // RUN: not cuda-opt --passes='split-reduce{ways=16,block-x=64}' --kernel=twoloops %s 2>&1 | FileCheck %s --check-prefix=TWOLOOPS
 // RUN: not cuda-opt --passes='split-reduce{ways=16,block-x=64}' --kernel=writes %s 2>&1 | FileCheck %s --check-prefix=WRITES
@@ -62,6 +63,20 @@ __global__ void atomic(float *y, float *total, const float *A, int rows,
     for (int r = 0; r < rows; ++r)
       s += A[r * cols + c];
     atomicAdd(total, s);
+  }
+}
+
+// An atomic inside a __device__ function the kernel calls.
+// VIAHELPER: kernel 'viahelper': kernel 'viahelper' calls the atomic 'atomicAdd' through 'addTo' at {{.*}}; split-reduce changes which threads run together, so it leaves kernels whose threads communicate alone
+__device__ void addTo(float *t, float v) { atomicAdd(t, v); }
+__global__ void viahelper(float *y, float *total, const float *A, int rows,
+                          int cols) {
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c < cols) {
+    float s = 0.0f;
+    for (int r = 0; r < rows; ++r)
+      s += A[r * cols + c];
+    addTo(total, s);
   }
 }
 
@@ -332,6 +347,7 @@ void run(float *y, float *B, float *total, int *flag, const float *A,
   shared<<<(cols + 255) / 256, 256>>>(y, A, rows, cols);
   sync<<<(cols + 255) / 256, 256>>>(y, A, rows, cols);
   atomic<<<(cols + 255) / 256, 256>>>(y, total, A, rows, cols);
+  viahelper<<<(cols + 255) / 256, 256>>>(y, total, A, rows, cols);
   warp<<<(cols + 255) / 256, 256>>>(y, A, rows, cols);
   twoloops<<<(cols + 255) / 256, 256>>>(y, A, rows, cols);
   writes<<<(cols + 255) / 256, 256>>>(y, B, A, rows, cols);
