@@ -297,11 +297,14 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
     if (const json::Object *Sh = RO->getObject(worker::result::Shadow)) {
       namespace SR = worker::shadow_result;
       if (Sh->getBoolean(SR::Used).value_or(false)) {
+        const int64_t Runs = Sh->getInteger(SR::OriginalRuns).value_or(1);
         ShadowNote = formatv("fp64 reference used; the original's largest "
-                             "error against it: {0:e2} (largest of {1} runs "
-                             "per seed)",
+                             "error against it: {0:e2} ({1})",
                              Sh->getNumber(SR::OriginalError).value_or(0),
-                             Sh->getInteger(SR::OriginalRuns).value_or(1));
+                             Runs > 1 ? formatv("largest of {0} runs per seed",
+                                                Runs)
+                                            .str()
+                                      : std::string("one run per seed"));
         if (const json::Array *Rows = Sh->getArray(SR::RowChecks);
             Rows && !Rows->empty()) {
           ShadowNote += "; outputs with rows:";
