@@ -202,13 +202,18 @@ bool scalarInteger(const Arg &A, long long &Out) {
 }
 
 /// The rows of each output whose row length the job gives: from the
-/// length, or from the scalar argument holding it. Outputs whose rows do
-/// not fit keep the per-buffer check, with the reason in RowNote.
+/// length, or from the scalar argument holding it. Only float outputs the
+/// shadow mirrors are checked per row; those whose rows do not fit keep the
+/// per-buffer check, with the reason in RowNote.
 void resolveRows(Job &Jb) {
   for (size_t I = 0; I < Jb.Args.size(); ++I) {
     Arg &A = Jb.Args[I];
-    if (!A.IsBuffer || !A.Output || (!A.RowLength && A.RowLengthArg < 0))
+    const bool Mirrored = I < Jb.Shadow.Promote.size() && Jb.Shadow.Promote[I];
+    if (!A.IsBuffer || !A.Output || A.Type != DType::F32 || !Mirrored ||
+        (!A.RowLength && A.RowLengthArg < 0)) {
+      A.RowLength = 0;
       continue;
+    }
     size_t Len = A.RowLength;
     std::string From = std::to_string(Len);
     if (A.RowLengthArg >= 0) {
@@ -255,7 +260,6 @@ bool parseJob(const Json &J, Job &Jb, std::string &Error) {
   for (const Json &A : J[P::Args].items())
     if (!parseArg(A, Jb, Error))
       return false;
-  resolveRows(Jb);
   if (!J[P::Seeds].isNull()) {
     Jb.Seeds.clear();
     for (const Json &S : J[P::Seeds].items())
@@ -295,6 +299,7 @@ bool parseJob(const Json &J, Job &Jb, std::string &Error) {
     for (const Json &P : Sh[S::Promote].items())
       Jb.Shadow.Promote.push_back(P.boolean(false));
   }
+  resolveRows(Jb);
   Jb.LockDir = J[P::GpuLock][proto::gpu_lock::Dir].string();
   Jb.LockWaitFlag = J[P::GpuLock][proto::gpu_lock::WaitFlag].string();
   return parseReference(J[P::Reference], Jb, Error);
