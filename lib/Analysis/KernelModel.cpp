@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Analysis/IndexExprBuilder.h"
+#include "cuda-opt/Analysis/RowOutputs.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Stmt.h"
@@ -503,6 +504,10 @@ json::Value analyzeKernelToJSON(ASTContext &Ctx, const KernelInfo &K) {
   KernelModel M = buildKernelModel(Ctx, K);
   for (auto &Entry : M.toJSON())
     Out[Entry.first] = std::move(Entry.second);
+  // Outputs written in rows (checked row by row against the fp64 reference).
+  if (std::map<unsigned, RowLength> Rows = rowStructuredOutputs(Ctx, K);
+      !Rows.empty())
+    Out["row_outputs"] = rowOutputsToJSON(K, Rows);
   return Inventory;
 }
 

@@ -122,9 +122,21 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
     json::Array Seeds;
     for (unsigned S : Opts.Seeds)
       Seeds.push_back(S);
+    json::Array JobArgs(Args);
+    for (const auto &[Index, Rows] : Opts.RowOutputs) {
+      json::Object *A =
+          Index < JobArgs.size() ? JobArgs[Index].getAsObject() : nullptr;
+      if (!A || A->getString(worker::arg::Kind) != worker::arg::KindBuffer ||
+          !A->getBoolean(worker::arg::Output).value_or(false))
+        continue;
+      if (Rows.Length > 0)
+        (*A)[worker::arg::RowLength] = Rows.Length;
+      else if (Rows.LengthArg >= 0)
+        (*A)[worker::arg::RowLengthArg] = Rows.LengthArg;
+    }
     json::Object Job{{worker::job::Device, Opts.Device},
                      {worker::job::Variants, std::move(Variants)},
-                     {worker::job::Args, json::Array(Args)},
+                     {worker::job::Args, std::move(JobArgs)},
                      {worker::job::Seeds, std::move(Seeds)},
                      {worker::job::Timing,
                       json::Object{{worker::timing::Runs, Opts.Runs},
@@ -144,6 +156,7 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
                        {worker::shadow::Entry, Shadow->Entry},
                        {worker::shadow::Shmem, Shadow->Shmem},
                        {worker::shadow::Promote, std::move(Promote)}};
+      Job[worker::job::OrigRuns] = Opts.OrigRuns;
     }
     if (Opts.Race)
       Job[worker::job::Race] = true;
@@ -282,14 +295,28 @@ measureOnOneDevice(const std::vector<VariantSource> &Vs,
       }
     }
     if (const json::Object *Sh = RO->getObject(worker::result::Shadow)) {
-      if (Sh->getBoolean("used").value_or(false))
+      namespace SR = worker::shadow_result;
+      if (Sh->getBoolean(SR::Used).value_or(false)) {
+        const int64_t Runs = Sh->getInteger(SR::OriginalRuns).value_or(1);
         ShadowNote = formatv("fp64 reference used; the original's largest "
-                             "error against it: {0:e2}",
-                             Sh->getNumber("original_error").value_or(0));
-      else
+                             "error against it: {0:e2} ({1})",
+                             Sh->getNumber(SR::OriginalError).value_or(0),
+                             Runs > 1 ? formatv("largest of {0} runs per seed",
+                                                Runs)
+                                            .str()
+                                      : std::string("one run per seed"));
+        if (const json::Array *Rows = Sh->getArray(SR::RowChecks);
+            Rows && !Rows->empty()) {
+          ShadowNote += "; outputs with rows:";
+          for (const json::Value &R : *Rows)
+            ShadowNote += " " + R.getAsString().value_or("").str() + ";";
+          ShadowNote.pop_back();
+        }
+      } else {
         ShadowNote = "no fp64 reference: " +
-                     Sh->getString("error").value_or("").str() +
+                     Sh->getString(SR::Error).value_or("").str() +
                      "; compared with the original at the fp32 tolerance";
+      }
     }
     std::string ReplayWarning;
     if (const json::Array *W = RO->getArray(worker::result::ReplayWarnings))

@@ -334,9 +334,11 @@ std::string TuneResult::toMarkdown(StringRef File) const {
         "outputs and guard bands, its outputs "
      << (Model == FpModel::Strict ? "bitwise equal to the original's"
          : Model == FpModel::Reassoc
-             ? "within twice the original's error against an fp64 reference "
-               "of the original (where there is one; else the fp32 "
-               "tolerance against the original)"
+             ? "within twice the original's error (the largest of its "
+               "runs per seed) against an fp64 reference of the original, "
+               "per output and per row where the rows are known (where "
+               "there is a reference; else the fp32 tolerance against the "
+               "original)"
              : "within --rtol of the original's")
      << "  \n";
   if (!PhaseSeconds.empty()) {

@@ -12,6 +12,7 @@
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/GpuLock.h"
 #include "cuda-opt/Frontend/ParsePreamble.h"
+#include "cuda-opt/Analysis/RowOutputs.h"
 #include "cuda-opt/Measure/Fp64Shadow.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Capture/Capture.h"
@@ -192,6 +193,18 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
                    "; compared with the original at the fp32 tolerance";
     }
   }
+  MO.OrigRuns = Opts.OrigRuns;
+  if (MO.Shadow)
+    // Outputs the analysis proves are written in rows are also checked row
+    // by row against the shadow.
+    for (const auto &[Index, L] : rowStructuredOutputs(Ctx, K)) {
+      MeasureOptions::RowLayout Layout;
+      if (L.Value)
+        Layout.Length = *L.Value;
+      else if (L.Param)
+        Layout.LengthArg = static_cast<int>(*L.Param);
+      MO.RowOutputs[Index] = Layout;
+    }
   MO.Worker = Opts.WorkerPath;
   MO.Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
   MO.Runs = H.Runs;

@@ -44,6 +44,10 @@ inline constexpr char GpuLock[] = "gpu_lock";    // gpu_lock::*
 /// absent: the tolerance check against the baseline.
 inline constexpr char FpModel[] = "fp_model";
 inline constexpr char Shadow[] = "shadow"; // shadow::*
+/// With a shadow: how many times the baseline runs per seed on the same
+/// inputs (1..16); its largest error against the shadow over those runs is
+/// the original's error (float atomics sum in a different order each run).
+inline constexpr char OrigRuns[] = "orig_runs";
 } // namespace job
 
 /// "shadow" of the job: the baseline kernel promoted to double (the
@@ -92,6 +96,12 @@ inline constexpr char Perturb[] = "perturb";         // redraw after seed 1
 inline constexpr char ExpectFile[] = "expect_file"; // contents after the launch
 inline constexpr char Offset[] = "offset";          // bytes into the buffer
 inline constexpr char SameAs[] = "same_as";         // an earlier buffer
+/// An output written in rows of contiguous elements (the analysis proved
+/// it; lib/Analysis/RowOutputs.h): the row length, as a number of elements
+/// or as the index of the scalar argument that holds it. Against the fp64
+/// shadow the error bound then also holds row by row.
+inline constexpr char RowLength[] = "row_length";
+inline constexpr char RowLengthArg[] = "row_length_arg";
 // Scalars.
 inline constexpr char Value[] = "value";
 inline constexpr char Raw[] = "raw"; // the bytes, hex
@@ -170,10 +180,21 @@ inline constexpr char L2FlushBytes[] = "l2_flush_bytes";
 inline constexpr char Complete[] = "complete";
 inline constexpr char Variants[] = "variants"; // [variant_result::*]
 inline constexpr char Reference[] = "reference";
-/// {"used": bool, "error": why not, "original_error": the baseline's
-/// largest |output - shadow|}.
+/// shadow_result::*.
 inline constexpr char Shadow[] = "shadow";
 } // namespace result
+
+/// The result's "shadow".
+namespace shadow_result {
+inline constexpr char Used[] = "used";   // bool
+inline constexpr char Error[] = "error"; // why it was not used
+/// The baseline's largest |output - shadow| over buffers, seeds and runs.
+inline constexpr char OriginalError[] = "original_error";
+inline constexpr char OriginalRuns[] = "original_runs"; // runs per seed
+/// [string]: per output with rows, how it was checked ("out: per row, 16384
+/// rows of 4096"), or why per buffer only.
+inline constexpr char RowChecks[] = "row_checks";
+} // namespace shadow_result
 
 /// The phases of "phase_seconds".
 namespace phase {
@@ -222,6 +243,9 @@ struct Defaults {
   /// slower than RaceFactor x the baseline's median stops being timed.
   static constexpr int RaceRounds = 5;
   static constexpr double RaceFactor = 1.25;
+  /// Baseline runs per seed against the fp64 shadow (job "orig_runs").
+  static constexpr int OrigRuns = 3;
+  static constexpr int MaxOrigRuns = 16;
 };
 
 } // namespace worker

@@ -69,7 +69,9 @@ bool DeviceChecks::load(CUdevice Dev, std::string &Error) {
   } Entries[] = {{&Compare, "co_compare"},         {&AbsMax, "co_absmax"},
                  {&BytesDiffer, "co_bytes_differ"}, {&MinMax, "co_minmax"},
                  {&Redraw, "co_redraw"},           {&Spin, "co_spin"},
-                 {&Widen, "co_widen"},             {&MaxAbsDiff, "co_maxabsdiff"}};
+                 {&Widen, "co_widen"},             {&MaxAbsDiff, "co_maxabsdiff"},
+                 {&RowMaxAbsDiff, "co_row_maxabsdiff"},
+                 {&RowCheck, "co_row_check"}};
   for (const auto &E : Entries)
     if (C == CUDA_SUCCESS)
       C = cuModuleGetFunction(E.Fn, Mod, E.Name);
@@ -179,6 +181,33 @@ CUresult DeviceChecks::maxAbsDiff(CUdeviceptr A, CUdeviceptr Ref, size_t Count,
   if (CUresult R = launch(MaxAbsDiff, Count, Params))
     return R;
   return readDoubleSlot(Out);
+}
+
+CUresult DeviceChecks::rowMaxAbsDiff(CUdeviceptr A, CUdeviceptr Ref,
+                                     size_t Rows, size_t RowLength,
+                                     CUdeviceptr Out) {
+  unsigned long long R = Rows, Len = RowLength;
+  void *Params[] = {&A, &Ref, &R, &Len, &Out};
+  // Threads: one per short row, else a warp per chunk of 2048 elements.
+  size_t Work = RowLength <= 16 ? Rows : Rows * ((RowLength + 2047) / 2048) * 32;
+  return launch(RowMaxAbsDiff, Work, Params);
+}
+
+CUresult DeviceChecks::rowCheck(CUdeviceptr Err, CUdeviceptr Base,
+                                CUdeviceptr Scale, size_t Rows,
+                                uint64_t &Failing, uint64_t &First) {
+  if (CUresult R = resetSlots(Scratch, {1}))
+    return R;
+  unsigned long long N = Rows;
+  void *Params[] = {&Err, &Base, &Scale, &N, &Scratch};
+  if (CUresult R = launch(RowCheck, Rows, Params))
+    return R;
+  uint64_t Slots[2];
+  if (CUresult R = cuMemcpyDtoH(Slots, Scratch, sizeof(Slots)))
+    return R;
+  Failing = Slots[0];
+  First = Slots[1];
+  return CUDA_SUCCESS;
 }
 
 CUresult DeviceChecks::bytesDiffer(CUdeviceptr A, CUdeviceptr B, size_t Bytes,

@@ -37,6 +37,15 @@ public:
   /// doubles (the fp64 shadow's output).
   CUresult maxAbsDiff(CUdeviceptr A, CUdeviceptr Ref, size_t Count,
                       double &Out);
+  /// Per row of RowLength contiguous elements: Out[r] = max(Out[r], the
+  /// largest |A[i] - Ref[i]| of the row where both are finite), Out holding
+  /// Rows doubles on the device (zero them to start). A == 0: |Ref[i]|.
+  CUresult rowMaxAbsDiff(CUdeviceptr A, CUdeviceptr Ref, size_t Rows,
+                         size_t RowLength, CUdeviceptr Out);
+  /// Rows r where Err[r] > 2 Base[r] + 2 ulp(Scale[r]) (doubles on the
+  /// device): how many, and the first.
+  CUresult rowCheck(CUdeviceptr Err, CUdeviceptr Base, CUdeviceptr Scale,
+                    size_t Rows, uint64_t &Failing, uint64_t &First);
   /// Bytes where A differs from B.
   CUresult bytesDiffer(CUdeviceptr A, CUdeviceptr B, size_t Bytes,
                        uint64_t &Out);
@@ -59,7 +68,8 @@ private:
   CUmodule Mod = nullptr;
   CUfunction Compare = nullptr, AbsMax = nullptr, BytesDiffer = nullptr,
              MinMax = nullptr, Redraw = nullptr, Spin = nullptr,
-             Widen = nullptr, MaxAbsDiff = nullptr;
+             Widen = nullptr, MaxAbsDiff = nullptr, RowMaxAbsDiff = nullptr,
+             RowCheck = nullptr;
   CUdeviceptr Scratch = 0; // Three 64-bit result slots.
   int Blocks = 0;
 };

@@ -138,6 +138,82 @@ extern "C" __global__ void co_maxabsdiff(const float *A, const double *R,
     co_max_double(Out, M);
 }
 
+// Per row of Len contiguous elements: Out[r] = max(Out[r], the largest
+// |A[i] - R[i]| over the row's elements where both are finite) as double
+// bits, so that Out can gather a maximum over several runs (it starts at
+// 0). A == 0: |R[i]| (the fp64 shadow's scale per row). Short rows go a
+// thread each; longer ones in chunks of 2048 elements, a warp each.
+extern "C" __global__ void co_row_maxabsdiff(const float *A, const double *R,
+                                             u64 Rows, u64 Len, u64 *Out) {
+  const u64 Tid = blockIdx.x * (u64)blockDim.x + threadIdx.x;
+  const u64 Threads = (u64)gridDim.x * blockDim.x;
+  if (Len <= 16) {
+    for (u64 Row = Tid; Row < Rows; Row += Threads) {
+      double M = __longlong_as_double((long long)Out[Row]);
+      for (u64 I = Row * Len; I < (Row + 1) * Len; ++I) {
+        double X = A ? (double)A[I] : 0.0, Y = R[I];
+        if (co_finite(X) && co_finite(Y))
+          M = fmax(M, fabs(X - Y));
+      }
+      Out[Row] = (u64)__double_as_longlong(M);
+    }
+    return;
+  }
+  const u64 Chunk = 2048, Chunks = (Len + Chunk - 1) / Chunk;
+  const u64 Items = Rows * Chunks;
+  const unsigned Lane = threadIdx.x & 31;
+  for (u64 It = Tid >> 5; It < Items; It += Threads >> 5) {
+    const u64 Row = It / Chunks;
+    const u64 Begin = Row * Len + (It % Chunks) * Chunk;
+    const u64 End = Begin + Chunk < (Row + 1) * Len ? Begin + Chunk
+                                                     : (Row + 1) * Len;
+    double M = 0;
+    for (u64 I = Begin + Lane; I < End; I += 32) {
+      double X = A ? (double)A[I] : 0.0, Y = R[I];
+      if (co_finite(X) && co_finite(Y))
+        M = fmax(M, fabs(X - Y));
+    }
+    for (int O = 16; O; O >>= 1)
+      M = fmax(M, __shfl_xor_sync(0xffffffffu, M, O));
+    if (Lane == 0 && M > 0)
+      co_max_double(&Out[Row], M);
+  }
+}
+
+// The spacing of floats at |X| (Compare.cpp's ulpF32).
+__device__ __forceinline__ double co_ulp_f32(double X) {
+  X = fabs(X);
+  if (!(X > 0) || !co_finite(X))
+    return ldexp(1.0, -149);
+  int E = 0;
+  frexp(X, &E);
+  return ldexp(1.0, E - 24 > -149 ? E - 24 : -149);
+}
+
+// The per-row bound of --fp-model=reassoc: rows r where
+// Err[r] > 2 Base[r] + 2 ulp(Scale[r]). Out[0] += their number, Out[1] =
+// the first (starts at ~0).
+extern "C" __global__ void co_row_check(const double *Err, const double *Base,
+                                        const double *Scale, u64 Rows,
+                                        u64 *Out) {
+  u64 Bad = 0, First = ~0ull;
+  for (u64 R = blockIdx.x * (u64)blockDim.x + threadIdx.x; R < Rows;
+       R += (u64)gridDim.x * blockDim.x)
+    if (Err[R] > 2 * Base[R] + 2 * co_ulp_f32(Scale[R])) {
+      ++Bad;
+      First = First < R ? First : R;
+    }
+  for (int O = 16; O; O >>= 1) {
+    Bad += __shfl_xor_sync(0xffffffffu, Bad, O);
+    u64 F = __shfl_xor_sync(0xffffffffu, First, O);
+    First = First < F ? First : F;
+  }
+  if ((threadIdx.x & 31) == 0 && Bad) {
+    atomicAdd(&Out[0], Bad);
+    atomicMin(&Out[1], First);
+  }
+}
+
 // Out[0] += the number of bytes where A and B differ (B == 0: where A is
 // not Value).
 extern "C" __global__ void co_bytes_differ(const unsigned char *A,

@@ -7,6 +7,7 @@
 
 #include "WorkerContext.h"
 
+#include <cstdint>
 #include <cstring>
 
 namespace co_runtime {
@@ -124,6 +125,11 @@ bool parseArg(const Json &A, Job &Jb, std::string &Error) {
     Ar.Perturb = A[P::Perturb].boolean(false);
     Ar.ExpectFile = A[P::ExpectFile].string();
     Ar.Offset = static_cast<size_t>(A[P::Offset].integer(0));
+    if (Ar.Output) {
+      long long Len = A[P::RowLength].integer(0);
+      Ar.RowLength = Len > 0 ? static_cast<size_t>(Len) : 0;
+      Ar.RowLengthArg = static_cast<int>(A[P::RowLengthArg].integer(-1));
+    }
     if (Ar.Count == 0) {
       Error = "buffer '" + Ar.Name + "' has no element count";
       return false;
@@ -158,6 +164,92 @@ bool parseReference(const Json &Ref, Job &Jb, std::string &Error) {
   return true;
 }
 
+/// The value of an integer scalar argument (a typed one, or raw bytes of
+/// 1, 2, 4 or 8 bytes read as a signed integer of that size).
+bool scalarInteger(const Arg &A, long long &Out) {
+  if (A.IsBuffer)
+    return false;
+  size_t Bytes = A.Type == DType::U8 ? A.Scalar.size() : dtypeSize(A.Type);
+  if (A.Type != DType::U8 && isFloating(A.Type))
+    return false;
+  const bool Unsigned = A.Type == DType::U8 && Bytes == 1;
+  const unsigned char *P = A.Scalar.data();
+  switch (Bytes) {
+  case 1:
+    Out = Unsigned ? static_cast<long long>(P[0])
+                   : static_cast<long long>(static_cast<signed char>(P[0]));
+    return true;
+  case 2: {
+    int16_t V;
+    std::memcpy(&V, P, 2);
+    Out = V;
+    return true;
+  }
+  case 4: {
+    int32_t V;
+    std::memcpy(&V, P, 4);
+    Out = V;
+    return true;
+  }
+  case 8: {
+    int64_t V;
+    std::memcpy(&V, P, 8);
+    Out = V;
+    return true;
+  }
+  }
+  return false;
+}
+
+/// The rows of each output whose row length the job gives: from the
+/// length, or from the scalar argument holding it. Only float outputs the
+/// shadow mirrors are checked per row; those whose rows do not fit keep the
+/// per-buffer check, with the reason in RowNote.
+void resolveRows(Job &Jb) {
+  for (size_t I = 0; I < Jb.Args.size(); ++I) {
+    Arg &A = Jb.Args[I];
+    const bool Mirrored = I < Jb.Shadow.Promote.size() && Jb.Shadow.Promote[I];
+    if (!A.IsBuffer || !A.Output || A.Type != DType::F32 || !Mirrored ||
+        (!A.RowLength && A.RowLengthArg < 0)) {
+      A.RowLength = 0;
+      continue;
+    }
+    size_t Len = A.RowLength;
+    std::string From = std::to_string(Len);
+    if (A.RowLengthArg >= 0) {
+      long long V = 0;
+      if (A.RowLengthArg >= static_cast<int>(Jb.Args.size()) ||
+          !scalarInteger(Jb.Args[A.RowLengthArg], V)) {
+        A.RowNote = A.Name + ": per buffer (the row length argument is not "
+                             "an integer scalar)";
+        continue;
+      }
+      From = Jb.Args[A.RowLengthArg].Name + " = " + std::to_string(V);
+      if (V <= 0) {
+        A.RowNote = A.Name + ": per buffer (row length " + From + ")";
+        continue;
+      }
+      Len = static_cast<size_t>(V);
+    }
+    bool Shared = A.SameAs >= 0;
+    for (const Arg &O : Jb.Args)
+      Shared |= O.IsBuffer && O.SameAs == static_cast<int>(I);
+    if (Shared) {
+      A.RowNote = A.Name + ": per buffer (its memory is shared with another "
+                           "argument)";
+    } else if (A.Count % Len) {
+      A.RowNote = A.Name + ": per buffer (rows of " + From +
+                  " elements do not divide its " + std::to_string(A.Count) +
+                  " elements)";
+    } else if (A.Count / Len > 1) {
+      A.RowLength = Len;
+      A.Rows = A.Count / Len;
+      A.RowNote = A.Name + ": per row (" + std::to_string(A.Rows) +
+                  " rows of " + From + ")";
+    }
+  }
+}
+
 } // namespace
 
 bool parseJob(const Json &J, Job &Jb, std::string &Error) {
@@ -183,6 +275,14 @@ bool parseJob(const Json &J, Job &Jb, std::string &Error) {
   Jb.TimeLimit = J[P::TimeLimit].number(-1);
   Jb.Race = J[P::Race].boolean(false);
   Jb.FpModel = J[P::FpModel].string();
+  Jb.OrigRuns = static_cast<int>(
+      J[P::OrigRuns].integer(Job::Defaults::OrigRuns));
+  if (Jb.OrigRuns < 1 || Jb.OrigRuns > Job::Defaults::MaxOrigRuns) {
+    Error = "orig_runs must be 1 to " +
+            std::to_string(Job::Defaults::MaxOrigRuns) + ", not " +
+            std::to_string(Jb.OrigRuns);
+    return false;
+  }
   if (!Jb.FpModel.empty() && Jb.FpModel != "strict" &&
       Jb.FpModel != "reassoc" && Jb.FpModel != "fast") {
     Error = "fp_model must be strict, reassoc or fast, not '" + Jb.FpModel +
@@ -199,6 +299,7 @@ bool parseJob(const Json &J, Job &Jb, std::string &Error) {
     for (const Json &P : Sh[S::Promote].items())
       Jb.Shadow.Promote.push_back(P.boolean(false));
   }
+  resolveRows(Jb);
   Jb.LockDir = J[P::GpuLock][proto::gpu_lock::Dir].string();
   Jb.LockWaitFlag = J[P::GpuLock][proto::gpu_lock::WaitFlag].string();
   return parseReference(J[P::Reference], Jb, Error);

@@ -68,6 +68,18 @@ struct Arg {
   CUdeviceptr Shadow = 0;
   bool HasShadowRef = false;
   double BaselineShadowError = 0, ShadowScale = 0;
+  /// An output written in rows of contiguous elements (job "row_length",
+  /// or the scalar argument "row_length_arg" holds it; 0 / -1: none).
+  size_t RowLength = 0;
+  int RowLengthArg = -1;
+  /// The rows of the per-row check (0: per buffer only) and, when rows were
+  /// given, how the output is checked or why not per row (the report).
+  size_t Rows = 0;
+  std::string RowNote;
+  /// Per row, on the device (doubles): the baseline's largest error against
+  /// the shadow over its runs, the shadow's largest |value|, and a
+  /// variant's error (scratch).
+  CUdeviceptr RowBaselineError = 0, RowScale = 0, RowError = 0;
   /// The baseline's output on the captured inputs, on the host, for the
   /// replay-fidelity check (program mode, first seed only).
   std::vector<unsigned char> ExpectedHost;
@@ -126,6 +138,9 @@ struct Job {
   /// "strict", "reassoc", "fast", or "" (tolerance check).
   std::string FpModel;
   ShadowKernel Shadow;
+  /// Baseline runs per seed when outputs are checked against the shadow;
+  /// the largest error over them is the original's.
+  int OrigRuns = Defaults::OrigRuns;
   /// Seconds after the worker starts when verification stops taking new
   /// variants (<0: none); the ones verified by then are still timed.
   double TimeLimit = -1;

@@ -7,6 +7,7 @@
 
 #include "WorkerContext.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -125,19 +126,50 @@ void runShadow(WorkerContext &Ctx, Job &Jb) {
     Ctx.checkDevice(Ctx.Checks.absMax(A.Shadow, A.Count, DType::F64,
                                       A.ShadowScale),
                     "scale (fp64 shadow)");
+    if (!A.Rows)
+      continue;
+    const size_t RowBytes = A.Rows * sizeof(double);
+    for (CUdeviceptr *P : {&A.RowBaselineError, &A.RowScale, &A.RowError})
+      if (!*P)
+        Ctx.check(cuMemAlloc(P, RowBytes), "cuMemAlloc (per-row errors)");
+    Ctx.check(cuMemsetD8(A.RowScale, 0, RowBytes), "zero (per-row scale)");
+    Ctx.checkDevice(Ctx.Checks.rowMaxAbsDiff(0, A.Shadow, A.Rows, A.RowLength,
+                                             A.RowScale),
+                    "scale per row (fp64 shadow)");
   }
 }
 
-void measureBaselineAgainstShadow(WorkerContext &Ctx, Job &Jb) {
+void measureBaselineAgainstShadow(WorkerContext &Ctx, Job &Jb,
+                                  bool FirstRun) {
   for (Arg &A : Jb.Args) {
     if (!A.HasShadowRef)
       continue;
-    Ctx.checkDevice(Ctx.Checks.maxAbsDiff(A.data(), A.Shadow, A.Count,
-                                          A.BaselineShadowError),
+    double Err = 0;
+    Ctx.checkDevice(Ctx.Checks.maxAbsDiff(A.data(), A.Shadow, A.Count, Err),
                     "baseline error (fp64 shadow)");
+    A.BaselineShadowError =
+        FirstRun ? Err : std::max(A.BaselineShadowError, Err);
     Jb.Shadow.BaselineError =
         std::max(Jb.Shadow.BaselineError, A.BaselineShadowError);
+    if (!A.Rows)
+      continue;
+    if (FirstRun)
+      Ctx.check(cuMemsetD8(A.RowBaselineError, 0, A.Rows * sizeof(double)),
+                "zero (per-row baseline error)");
+    // Accumulates the largest error per row over the runs.
+    Ctx.checkDevice(Ctx.Checks.rowMaxAbsDiff(A.data(), A.Shadow, A.Rows,
+                                             A.RowLength, A.RowBaselineError),
+                    "baseline error per row (fp64 shadow)");
   }
+}
+
+bool checkedAgainstShadow(const Job &Jb) {
+  if (Jb.FpModel == "strict" || Jb.FpModel == "fast")
+    return false;
+  for (const Arg &A : Jb.Args)
+    if (A.HasShadowRef)
+      return true;
+  return false;
 }
 
 } // namespace co_runtime

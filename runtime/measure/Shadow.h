@@ -8,7 +8,10 @@
 //
 //   max|variant - shadow| <= 2 * max|baseline - shadow| + 2 ulp(max|shadow|)
 //
-// (docs/fp-model.md). A shadow that cannot run (no module, a non-float
+// per output, and per row of an output the analysis proved is written in
+// rows (the job's "row_length"), where the maxima are over the row. The
+// baseline's error is the largest over Job::OrigRuns runs on the same
+// inputs (docs/fp-model.md). A shadow that cannot run (no module, a non-float
 // buffer where a float one is promoted, a launch error) is dropped with the
 // reason in the result, and the tolerance check applies instead.
 //
@@ -31,8 +34,14 @@ void loadShadow(Job &Jb);
 /// buffer. Leaves the buffers to be reset before the baseline runs.
 void runShadow(WorkerContext &Ctx, Job &Jb);
 
-/// After the baseline's run: its error against the shadow, per output.
-void measureBaselineAgainstShadow(WorkerContext &Ctx, Job &Jb);
+/// After a run of the baseline: its error against the shadow, per output
+/// (and per row where the output has rows). The baseline runs several times
+/// per seed (Job::OrigRuns): the first run sets the errors, later ones raise
+/// them to the largest seen.
+void measureBaselineAgainstShadow(WorkerContext &Ctx, Job &Jb, bool FirstRun);
+
+/// Whether some output of this seed is checked against the shadow.
+bool checkedAgainstShadow(const Job &Jb);
 
 } // namespace co_runtime
 

@@ -165,12 +165,20 @@ void recordTimings(WorkerContext &Ctx, const Job &Jb) {
   }
   Ctx.Result.set(proto::result::Variants, Variants);
   if (Jb.Shadow.Present) {
+    namespace SR = proto::shadow_result;
     Json Sh = Json::object();
-    Sh.set("used", Jb.Shadow.Unusable.empty());
-    if (!Jb.Shadow.Unusable.empty())
-      Sh.set("error", Jb.Shadow.Unusable);
-    else
-      Sh.set("original_error", Jb.Shadow.BaselineError);
+    Sh.set(SR::Used, Jb.Shadow.Unusable.empty());
+    if (!Jb.Shadow.Unusable.empty()) {
+      Sh.set(SR::Error, Jb.Shadow.Unusable);
+    } else {
+      Sh.set(SR::OriginalError, Jb.Shadow.BaselineError);
+      Sh.set(SR::OriginalRuns, Jb.OrigRuns);
+      Json Rows = Json::array();
+      for (const Arg &A : Jb.Args)
+        if (!A.RowNote.empty())
+          Rows.push(A.RowNote);
+      Sh.set(SR::RowChecks, Rows);
+    }
     Ctx.Result.set(proto::result::Shadow, Sh);
   }
   if (!Jb.HasGemmRef)

@@ -131,6 +131,13 @@ cl::opt<double> RelTol(
              "with the original's (default: the spec's, else 1e-5 for fp32, "
              "1e-2 for fp16/bf16, exact for integers)"),
     cl::init(-1), cl::cat(Category), cl::sub(Driver));
+cl::opt<unsigned> OrigRuns(
+    "orig-runs",
+    cl::desc("tune, --fp-model=reassoc: runs of the original per seed on the "
+             "same inputs; its largest error against the fp64 reference is "
+             "the one variants are held to (1 to 16, default 3: an output "
+             "summed with float atomics has another error each run)"),
+    cl::value_desc("N"), cl::init(3), cl::cat(Category), cl::sub(Driver));
 cl::list<int>
     Gpus("gpus",
          cl::desc("tune: GPUs to measure on, one worker each (default: all)"),
@@ -281,7 +288,7 @@ Expected<Mode> selectMode() {
         &SpecPath,       &Budget,      &DryRun,        &TimeBudget,
         &RunCommand,     &GemmLibrary, &MeasureWorker, &WorkDir,
         &RunArgs,        &LaunchIndex, &RelTol,        std::addressof(Gpus),
-        &ProgramTimeout, &Candidates,  &PolicyName};
+        &ProgramTimeout, &Candidates,  &PolicyName,    &OrigRuns};
     for (const cl::Option *O : MeasuringOptions)
       if (O->getNumOccurrences())
         return error("--" + O->ArgStr +

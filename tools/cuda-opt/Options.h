@@ -70,6 +70,7 @@ extern llvm::cl::opt<std::string> WorkDir;
 extern llvm::cl::opt<std::string> RunArgs;
 extern llvm::cl::opt<int64_t> LaunchIndex;
 extern llvm::cl::opt<double> RelTol;
+extern llvm::cl::opt<unsigned> OrigRuns;
 extern llvm::cl::list<int> Gpus;
 extern llvm::cl::opt<unsigned> ProgramTimeout;
 

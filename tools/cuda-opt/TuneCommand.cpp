@@ -59,6 +59,10 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
     return makeError("--fp-model=fast lets variants use lower precision; "
                      "say how far their outputs may be from the original's "
                      "with --rtol=TOL (e.g. --rtol=1e-3)");
+  if (cli::OrigRuns < 1 || cli::OrigRuns > 16)
+    return makeError("--orig-runs=" + std::to_string(cli::OrigRuns) +
+                     ": give 1 to 16 runs of the original per seed");
+  Opts.OrigRuns = static_cast<int>(cli::OrigRuns);
   Opts.ProgramTimeoutSeconds = cli::ProgramTimeout;
   Opts.RunCommand = cli::RunCommand;
   if (!cli::GemmLibrary.empty()) {

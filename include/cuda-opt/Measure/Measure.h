@@ -110,6 +110,18 @@ struct MeasureOptions {
     std::vector<bool> Promote;
   };
   std::optional<ShadowJob> Shadow;
+  /// With a shadow: the original's runs per seed on the same inputs (job
+  /// "orig_runs", 1..16); its largest error against the shadow counts.
+  int OrigRuns = 3;
+  /// Outputs written in rows (lib/Analysis/RowOutputs.h), by argument
+  /// index: the row length in elements (Length > 0), or the index of the
+  /// scalar argument that holds it. Against the shadow they are also
+  /// checked row by row (job arg "row_length" / "row_length_arg").
+  struct RowLayout {
+    int64_t Length = 0;
+    int LengthArg = -1;
+  };
+  std::map<unsigned, RowLayout> RowOutputs;
   unsigned DeadlineSeconds = 120; ///< Per worker process.
   /// The tuning's time budget (--time): variants not verified by then are
   /// skipped (the worker still times those it verified).

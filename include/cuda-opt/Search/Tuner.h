@@ -43,6 +43,10 @@ struct TuneOptions {
   /// --fp-model: what variants may do to float results, and how they are
   /// verified (Support/FpModel.h; reassoc: against an fp64 shadow).
   FpModel Model = FpModel::Reassoc;
+  /// --orig-runs: under reassoc, how many times the original runs per seed
+  /// on the same inputs; its largest error against the fp64 reference is
+  /// the one variants are held to (1..16).
+  int OrigRuns = 3;
   /// GPUs to measure on (one worker each); empty: GPU 0.
   std::vector<int> Devices;
   unsigned ProgramTimeoutSeconds = 600;
