@@ -1,5 +1,5 @@
 // REQUIRES: cuda-device
-// RUN: %gpu_equiv --fp-model=reassoc --passes='block-reduce{items=1}' %s
+// RUN: %gpu_equiv --fp-model=reassoc --orig-runs=10 --passes='block-reduce{items=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --orig-runs=10 --passes='block-reduce{items=4}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --orig-runs=10 --passes='block-reduce{items=16}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='grid-stride{blocks-per-sm=4},block-reduce' %s
