@@ -323,7 +323,7 @@ def main():
     ap.add_argument("--out",
                     default=os.path.join(root, "lib/Search/TuningPolicyData.inc"))
     ap.add_argument("--eval", default=os.path.join(here, "evaluation.md"))
-    ap.add_argument("--version", default="h200-2026-11-30")
+    ap.add_argument("--version", default="h200-2026-12-02")
     args = ap.parse_args()
     if args.import_reports:
         import_reports(args.import_reports, args.training)
