@@ -46,6 +46,7 @@
 #include "cuda-opt/Transforms/Passes.h"
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
+#include "cuda-opt/Transforms/Utils/TextEdits.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RawCommentList.h"
@@ -66,97 +67,6 @@ constexpr llvm::StringLiteral RowGroupHelpers =
 #include "Snippets/RowGroup.cuh.inc"
     ;
 constexpr llvm::StringLiteral MaskHelper = "cudaOptRowGroupMask";
-
-/// Edits of one range of the file: replacements of token ranges and
-/// insertions, applied to the text of a range that contains them.
-class TextEdits {
-public:
-  explicit TextEdits(const ASTContext &Ctx) : Ctx(Ctx) {}
-
-  Error replace(SourceRange R, std::string Text) {
-    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
-    if (!O)
-      return O.takeError();
-    Pieces.push_back({O->first, O->second, Seq++, std::move(Text)});
-    return Error::success();
-  }
-  /// Insert before the first token of \p R.
-  Error insertBefore(SourceRange R, std::string Text) {
-    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
-    if (!O)
-      return O.takeError();
-    Pieces.push_back({O->first, O->first, Seq++, std::move(Text)});
-    return Error::success();
-  }
-  /// Insert after the last token of \p R.
-  Error insertAfter(SourceRange R, std::string Text) {
-    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
-    if (!O)
-      return O.takeError();
-    Pieces.push_back({O->second, O->second, Seq++, std::move(Text)});
-    return Error::success();
-  }
-
-  /// The text of token range \p R with the edits inside it applied.
-  Expected<std::string> render(SourceRange R) const {
-    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
-    if (!O)
-      return O.takeError();
-    auto [Begin, End] = *O;
-    const SourceManager &SM = Ctx.getSourceManager();
-    StringRef Buffer =
-        SM.getBufferData(SM.getFileID(SM.getFileLoc(R.getBegin())));
-    std::vector<Piece> In;
-    for (const Piece &P : Pieces)
-      if (P.Begin >= Begin && P.End <= End)
-        In.push_back(P);
-    llvm::sort(In, [](const Piece &A, const Piece &B) {
-      if (A.Begin != B.Begin)
-        return A.Begin < B.Begin;
-      bool AIns = A.Begin == A.End, BIns = B.Begin == B.End;
-      if (AIns != BIns)
-        return AIns;
-      return A.Seq < B.Seq;
-    });
-    std::string Out;
-    unsigned Pos = Begin;
-    for (const Piece &P : In) {
-      if (P.Begin < Pos)
-        return refuse("internal error: overlapping edits in cooperative-rows");
-      Out += Buffer.substr(Pos, P.Begin - Pos);
-      Out += P.Text;
-      Pos = P.End;
-    }
-    Out += Buffer.substr(Pos, End - Pos);
-    return Out;
-  }
-
-private:
-  struct Piece {
-    unsigned Begin, End, Seq;
-    std::string Text;
-  };
-
-  Expected<std::pair<unsigned, unsigned>> offsets(SourceRange R) const {
-    const SourceManager &SM = Ctx.getSourceManager();
-    if (inMacro(R))
-      return refuse("the code at " +
-                    describeLocation(SM, R.getBegin()) +
-                    " that needs rewriting is a macro expansion; cuda-opt "
-                    "does not edit macro expansions");
-    CharSourceRange C = Lexer::makeFileCharRange(
-        CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
-    if (C.isInvalid())
-      return refuse("the code at " + describeLocation(SM, R.getBegin()) +
-                    " has no contiguous source text");
-    return std::make_pair(SM.getFileOffset(C.getBegin()),
-                          SM.getFileOffset(C.getEnd()));
-  }
-
-  const ASTContext &Ctx;
-  std::vector<Piece> Pieces;
-  unsigned Seq = 0;
-};
 
 /// The references to a variable inside a statement.
 class RefFinder : public RecursiveASTVisitor<RefFinder> {

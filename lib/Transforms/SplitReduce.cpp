@@ -66,6 +66,7 @@
 #include "cuda-opt/Transforms/Passes.h"
 #include "cuda-opt/Transforms/Utils/BlockShape.h"
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
+#include "cuda-opt/Transforms/Utils/TextEdits.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -77,92 +78,6 @@ using namespace llvm;
 
 namespace cuda_opt {
 namespace {
-
-/// Replacements of token ranges and insertions before or after them,
-/// applied to the text of a range that contains them.
-class Edits {
-public:
-  explicit Edits(const ASTContext &Ctx) : Ctx(Ctx) {}
-
-  Error replace(SourceRange R, std::string Text) {
-    return add(R, /*AtBegin=*/false, /*AtEnd=*/false, std::move(Text));
-  }
-  Error insertBefore(SourceRange R, std::string Text) {
-    return add(R, /*AtBegin=*/true, /*AtEnd=*/false, std::move(Text));
-  }
-  Error insertAfter(SourceRange R, std::string Text) {
-    return add(R, /*AtBegin=*/false, /*AtEnd=*/true, std::move(Text));
-  }
-
-  /// The text of token range \p R with the edits inside it applied.
-  Expected<std::string> render(SourceRange R) const {
-    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
-    if (!O)
-      return O.takeError();
-    auto [Begin, End] = *O;
-    const SourceManager &SM = Ctx.getSourceManager();
-    StringRef Buffer =
-        SM.getBufferData(SM.getFileID(SM.getFileLoc(R.getBegin())));
-    std::vector<Piece> In;
-    for (const Piece &P : Pieces)
-      if (P.Begin >= Begin && P.End <= End)
-        In.push_back(P);
-    llvm::sort(In, [](const Piece &A, const Piece &B) {
-      if (A.Begin != B.Begin)
-        return A.Begin < B.Begin;
-      bool AIns = A.Begin == A.End, BIns = B.Begin == B.End;
-      if (AIns != BIns)
-        return AIns;
-      return A.Seq < B.Seq;
-    });
-    std::string Out;
-    unsigned Pos = Begin;
-    for (const Piece &P : In) {
-      if (P.Begin < Pos)
-        return refuse("internal error: overlapping edits in split-reduce");
-      Out += Buffer.substr(Pos, P.Begin - Pos);
-      Out += P.Text;
-      Pos = P.End;
-    }
-    Out += Buffer.substr(Pos, End - Pos);
-    return Out;
-  }
-
-private:
-  struct Piece {
-    unsigned Begin, End, Seq;
-    std::string Text;
-  };
-
-  Error add(SourceRange R, bool AtBegin, bool AtEnd, std::string Text) {
-    Expected<std::pair<unsigned, unsigned>> O = offsets(R);
-    if (!O)
-      return O.takeError();
-    unsigned B = AtEnd ? O->second : O->first;
-    unsigned E = AtBegin ? O->first : O->second;
-    Pieces.push_back({B, E, Seq++, std::move(Text)});
-    return Error::success();
-  }
-
-  Expected<std::pair<unsigned, unsigned>> offsets(SourceRange R) const {
-    const SourceManager &SM = Ctx.getSourceManager();
-    if (inMacro(R))
-      return refuse("the code at " + describeLocation(SM, R.getBegin()) +
-                    " that needs rewriting is a macro expansion; cuda-opt "
-                    "does not edit macro expansions");
-    CharSourceRange C = Lexer::makeFileCharRange(
-        CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
-    if (C.isInvalid())
-      return refuse("the code at " + describeLocation(SM, R.getBegin()) +
-                    " has no contiguous source text");
-    return std::make_pair(SM.getFileOffset(C.getBegin()),
-                          SM.getFileOffset(C.getEnd()));
-  }
-
-  const ASTContext &Ctx;
-  std::vector<Piece> Pieces;
-  unsigned Seq = 0;
-};
 
 std::string at(const ASTContext &Ctx, const Stmt *S) {
   return describeLocation(Ctx.getSourceManager(), S->getBeginLoc());
@@ -716,7 +631,7 @@ SplitReduce::applyPlan(const KernelTarget &T,
     AllParts.push_back(Ps);
   }
 
-  Edits E(Ctx);
+  TextEdits E(Ctx);
   // The head: the thread's row, the shared partials, the variables that
   // live across the barrier, and the guard around the partial's work.
   std::string Params = "ways=" + W + ",block-x=" + X;
