@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/RowMapping.h"
+#include "GuardShape.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Support/Refusal.h"
 
@@ -300,25 +301,6 @@ public:
 };
 } // namespace
 
-/// Split `a && b` (or `a || b`) into its leaves, in evaluation order.
-static void flatten(const Expr *E, BinaryOperatorKind Op,
-                    SmallVectorImpl<const Expr *> &Out) {
-  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
-  if (BO && BO->getOpcode() == Op) {
-    flatten(BO->getLHS(), Op, Out);
-    flatten(BO->getRHS(), Op, Out);
-    return;
-  }
-  Out.push_back(E);
-}
-
-static bool isBareReturn(const Stmt *S) {
-  if (const auto *CS = dyn_cast<CompoundStmt>(S))
-    return CS->size() == 1 && isBareReturn(CS->body_front());
-  const auto *RS = dyn_cast<ReturnStmt>(S);
-  return RS && !RS->getRetValue();
-}
-
 /// The integer local declared by \p S whose initialiser is the row index,
 /// or null.
 static const VarDecl *rowIndexDecl(const Stmt *S) {
@@ -492,7 +474,7 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
     return NotGuard();
   M.EarlyReturn = isBareReturn(If->getThen());
   SmallVector<const Expr *, 4> Leaves;
-  flatten(If->getCond(), M.EarlyReturn ? BO_LOr : BO_LAnd, Leaves);
+  flattenLogical(If->getCond(), M.EarlyReturn ? BO_LOr : BO_LAnd, Leaves);
   bool Found = false;
   for (const Expr *Leaf : Leaves) {
     M.Leaves.push_back(Leaf);

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/ThreadMapping.h"
+#include "GuardShape.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
 
 #include "clang/AST/Attr.h"
@@ -247,25 +248,6 @@ static std::optional<Comparison> matchComparison(const Expr *E,
   return std::nullopt;
 }
 
-/// Split `a && b` (or `a || b`) into its leaves.
-static void flatten(const Expr *E, BinaryOperatorKind Op,
-                    SmallVectorImpl<const Expr *> &Out) {
-  const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
-  if (BO && BO->getOpcode() == Op) {
-    flatten(BO->getLHS(), Op, Out);
-    flatten(BO->getRHS(), Op, Out);
-    return;
-  }
-  Out.push_back(E);
-}
-
-static bool isBareReturn(const Stmt *S) {
-  if (const auto *CS = dyn_cast<CompoundStmt>(S))
-    return CS->size() == 1 && isBareReturn(CS->body_front());
-  const auto *RS = dyn_cast<ReturnStmt>(S);
-  return RS && !RS->getRetValue();
-}
-
 SourceLocation stmtEnd(const ASTContext &Ctx, const Stmt *S) {
   SourceLocation End = S->getEndLoc();
   if (isa<CompoundStmt>(S) || End.isMacroID())
@@ -305,7 +287,7 @@ static Error matchGuard(const ASTContext &Ctx, const KernelInfo &K,
     return NotGuard();
   bool EarlyReturn = isBareReturn(If->getThen());
   SmallVector<const Expr *, 2> Leaves;
-  flatten(If->getCond(), EarlyReturn ? BO_LOr : BO_LAnd, Leaves);
+  flattenLogical(If->getCond(), EarlyReturn ? BO_LOr : BO_LAnd, Leaves);
   M.Conditions.clear();
   if (Extra == GuardConditions::Allow && !EarlyReturn && M.rank() == 1 &&
       Leaves.size() > 1) {
