@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GuardShape.h"
+#include "cuda-opt/Analysis/ThreadMapping.h"
 
 using namespace clang;
 using namespace llvm;
@@ -26,6 +27,28 @@ bool isBareReturn(const Stmt *S) {
     return CS->size() == 1 && isBareReturn(CS->body_front());
   const auto *RS = dyn_cast<ReturnStmt>(S);
   return RS && !RS->getRetValue();
+}
+
+const Stmt *collectGuardedWork(const IfStmt *If, bool EarlyReturn,
+                               ArrayRef<Stmt *> After,
+                               SmallVectorImpl<const Stmt *> &Work) {
+  if (!EarlyReturn)
+    Work.push_back(If->getThen());
+  for (const Stmt *S : After) {
+    if (isa<NullStmt>(S))
+      continue;
+    if (!EarlyReturn)
+      return S;
+    Work.push_back(S);
+  }
+  return nullptr;
+}
+
+const Stmt *firstMacroStatement(ArrayRef<const Stmt *> Work) {
+  for (const Stmt *S : Work)
+    if (inMacro(S->getSourceRange()))
+      return S;
+  return nullptr;
 }
 
 } // namespace cuda_opt

@@ -22,6 +22,18 @@ void flattenLogical(const clang::Expr *E, clang::BinaryOperatorKind Op,
 /// `return;`, alone or as the only statement of a block.
 bool isBareReturn(const clang::Stmt *S);
 
+/// The work the guard \p If covers, into \p Work: with an early return,
+/// the statements \p After it (null statements skipped); else the guard's
+/// then-branch. \returns the first statement after a guard that is not an
+/// early return (it would run once per thread, outside the guard), or null.
+const clang::Stmt *
+collectGuardedWork(const clang::IfStmt *If, bool EarlyReturn,
+                   llvm::ArrayRef<clang::Stmt *> After,
+                   llvm::SmallVectorImpl<const clang::Stmt *> &Work);
+
+/// The first statement of \p Work written in a macro expansion, or null.
+const clang::Stmt *firstMacroStatement(llvm::ArrayRef<const clang::Stmt *> Work);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_LIB_ANALYSIS_GUARDSHAPE_H

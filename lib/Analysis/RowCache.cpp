@@ -431,11 +431,14 @@ void findHeldValues(ASTContext &Ctx, const RowProgram &P, RowCache &C) {
     return true;
   };
 
+  // Every expression of each cached loop's body, outermost first.
+  std::vector<std::vector<const Expr *>> ExprsOf(C.Loops.size());
+  for (size_t L = 0; L < C.Loops.size(); ++L)
+    collectExprs(P.Loops[C.Loops[L]].Loop->getBody(), ExprsOf[L]);
+
   for (size_t B = 1; B < C.Loops.size(); ++B) {
     const RowLoop &Reader = P.Loops[C.Loops[B]];
-    std::vector<const Expr *> Exprs;
-    collectExprs(Reader.Loop->getBody(), Exprs);
-    for (const Expr *E2 : Exprs) {
+    for (const Expr *E2 : ExprsOf[B]) {
       if (!Free(E2) || isa<ParenExpr>(E2))
         continue;
       bool Varies = false, Costly = false;
@@ -448,10 +451,8 @@ void findHeldValues(ASTContext &Ctx, const RowProgram &P, RowCache &C) {
         const RowLoop &Producer = P.Loops[C.Loops[A]];
         if (*Producer.ConstStart > *Reader.ConstStart)
           continue;
-        std::vector<const Expr *> Candidates;
-        collectExprs(Producer.Loop->getBody(), Candidates);
         const Expr *E1 = nullptr;
-        for (const Expr *X : Candidates)
+        for (const Expr *X : ExprsOf[A])
           if (!isa<ParenExpr>(X) &&
               sameValue(X, E2, Producer.Var, Reader.Var) &&
               isUnconditional(Ctx, Producer, X)) {

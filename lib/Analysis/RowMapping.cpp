@@ -570,25 +570,17 @@ Expected<RowMapping> analyzeRowMapping(ASTContext &Ctx, const KernelInfo &K,
                     V->getNameAsString() + "', which the kernel modifies");
 
   ++It;
-  if (M.EarlyReturn) {
-    for (; It != End; ++It)
-      if (!isa<NullStmt>(*It))
-        M.Body.push_back(*It);
-    if (M.Body.empty())
-      return refuse(Name + " does nothing after its guard");
-  } else {
-    M.Body.push_back(If->getThen());
-    for (; It != End; ++It)
-      if (!isa<NullStmt>(*It))
-        return refuse("the statement at " + where(Ctx, (*It)->getBeginLoc()) +
-                      " after the bounds guard runs once per thread; with "
-                      "several rows per thread it would run once per row");
-  }
-  for (const Stmt *S : M.Body)
-    if (inMacro(S->getSourceRange()))
-      return refuse("the statement at " + where(Ctx, S->getBeginLoc()) +
-                    " is a macro expansion; cuda-opt does not edit macro "
-                    "expansions");
+  if (const Stmt *Stray =
+          collectGuardedWork(If, M.EarlyReturn, ArrayRef(It, End), M.Body))
+    return refuse("the statement at " + where(Ctx, Stray->getBeginLoc()) +
+                  " after the bounds guard runs once per thread; with "
+                  "several rows per thread it would run once per row");
+  if (M.Body.empty())
+    return refuse(Name + " does nothing after its guard");
+  if (const Stmt *S = firstMacroStatement(M.Body))
+    return refuse("the statement at " + where(Ctx, S->getBeginLoc()) +
+                  " is a macro expansion; cuda-opt does not edit macro "
+                  "expansions");
 
   // Returns become `continue` of the row loop: the guard's own, and those
   // in the work outside nested loops.

@@ -784,8 +784,9 @@ Error RowAnalysis::run() {
     }
     if (containsLoop(S))
       return refuse("the loop in the statement at " + at(Ctx, S) +
-                    " is nested in a condition or block; cooperative-rows "
-                    "shares only the loops at the top of the row's work");
+                    " is nested in a condition or block; only the loops at "
+                    "the top of the row's work can be shared between "
+                    "threads");
     EffectScan E;
     E.TraverseStmt(const_cast<Stmt *>(S));
     RowStep Step;
@@ -819,7 +820,7 @@ Expected<RowProgram> analyzeRowProgram(ASTContext &Ctx, const KernelInfo &K) {
     return M.takeError();
   if (M->rank() != 1)
     return refuse("kernel '" + K.name() +
-                  "' maps threads in 2-D; cooperative-rows needs one row per "
+                  "' maps threads in 2-D; a row program has one row per "
                   "thread along x");
   if (Error E = loopableReturns(Ctx, M->Body).takeError())
     return std::move(E);

@@ -465,25 +465,17 @@ Expected<ThreadMapping> analyzeThreadMapping(ASTContext &Ctx,
     return std::move(E);
   ++It;
 
-  if (M.EarlyReturn) {
-    for (; It != End; ++It)
-      if (!isa<NullStmt>(*It))
-        M.Body.push_back(*It);
-    if (M.Body.empty())
-      return fail("kernel '" + K.name() + "' does nothing after its guard");
-  } else {
-    M.Body.push_back(If->getThen());
-    for (; It != End; ++It)
-      if (!isa<NullStmt>(*It))
-        return fail("the statement at " + where(Ctx, (*It)->getBeginLoc()) +
-                    " after the bounds guard runs once per thread, so it "
-                    "would run a different number of times");
-  }
-  for (const Stmt *S : M.Body)
-    if (inMacro(S->getSourceRange()))
-      return fail("the statement at " + where(Ctx, S->getBeginLoc()) +
-                  " is a macro expansion; cuda-opt does not edit macro "
-                  "expansions");
+  if (const Stmt *Stray =
+          collectGuardedWork(If, M.EarlyReturn, ArrayRef(It, End), M.Body))
+    return fail("the statement at " + where(Ctx, Stray->getBeginLoc()) +
+                " after the bounds guard runs once per thread, so it "
+                "would run a different number of times");
+  if (M.Body.empty())
+    return fail("kernel '" + K.name() + "' does nothing after its guard");
+  if (const Stmt *S = firstMacroStatement(M.Body))
+    return fail("the statement at " + where(Ctx, S->getBeginLoc()) +
+                " is a macro expansion; cuda-opt does not edit macro "
+                "expansions");
 
   // The per-element work depends only on the index.
   for (const Stmt *S : M.Body) {

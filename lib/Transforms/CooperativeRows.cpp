@@ -657,15 +657,23 @@ std::string slotLoopHead(StringRef Slot, int64_t Slots) {
          "; ++" + Slot.str() + ")";
 }
 
-/// The column cache register \p Slot holds, and the end of the row:
-/// `const int j = a0 + lane + L * slot;\nif (j >= C)\nbreak;\n`.
-std::string slotColumnText(StringRef Type, StringRef Name, int64_t FirstColumn,
-                           StringRef Lane, int64_t Lanes, StringRef Slot,
-                           StringRef Bound) {
+/// The column cache register \p Slot holds:
+/// `const int j = a0 + lane + L * slot;\n`.
+std::string slotColumnDecl(StringRef Type, StringRef Name, int64_t FirstColumn,
+                           StringRef Lane, int64_t Lanes, StringRef Slot) {
   std::string First = FirstColumn ? std::to_string(FirstColumn) + " + " : "";
   return "const " + Type.str() + " " + Name.str() + " = " + First +
          Lane.str() + " + " + std::to_string(Lanes) + " * " + Slot.str() +
-         ";\nif (" + Name.str() + " >= " + Bound.str() + ")\nbreak;\n";
+         ";\n";
+}
+
+/// The column, and the end of the row: `const int j = ...;\nif (j >= C)\n
+/// break;\n`.
+std::string slotColumnText(StringRef Type, StringRef Name, int64_t FirstColumn,
+                           StringRef Lane, int64_t Lanes, StringRef Slot,
+                           StringRef Bound) {
+  return slotColumnDecl(Type, Name, FirstColumn, Lane, Lanes, Slot) + "if (" +
+         Name.str() + " >= " + Bound.str() + ")\nbreak;\n";
 }
 
 Expected<std::string>
@@ -690,13 +698,10 @@ CooperativeRows::cacheFill(const KernelTarget &T,
     // No `break` here: a conversion right after each load would wait for
     // it before the next slot's branch, one DRAM latency per slot. With a
     // condition instead, the loads are issued together.
-    std::string First =
-        C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
-    Fill = "const " + indexTypeText(Ctx, FillLoop.Var) + " " + Col + " = " +
-           First + Lane.str() + " + " + std::to_string(Plan.Lanes) + " * " +
-           Slot + ";\n" + Name.str() + "[" + Slot + "] = " + Col + " < " +
-           Bound + " ? " + S.Convert->getNameAsString() + "(" + *Load +
-           ") : 0.0f;\n";
+    Fill = slotColumnDecl(indexTypeText(Ctx, FillLoop.Var), Col,
+                          C.FirstColumn, Lane, Plan.Lanes, Slot) +
+           Name.str() + "[" + Slot + "] = " + Col + " < " + Bound + " ? " +
+           S.Convert->getNameAsString() + "(" + *Load + ") : 0.0f;\n";
   } else {
     Fill = slotColumnText(indexTypeText(Ctx, FillLoop.Var), Col, C.FirstColumn,
                           Lane, Plan.Lanes, Slot, Bound) +
@@ -813,11 +818,15 @@ Expected<std::string> CooperativeRows::renderRowBody(
           T.Kernel.Decl, S.Root->getNameAsString() + "Row", Taken));
       Taken.push_back(CacheNames.back());
     }
-  // The register arrays of the held values, named after the function that
-  // computes them (`expfVal`).
+  // The register arrays of the held values that do not go into a stream's
+  // registers, named after the function that computes them (`expfVal`).
   std::vector<std::string> ValueNames;
   if (Cached)
     for (const RowCacheValue &V : Plan.Cache->Values) {
+      if (V.InStream >= 0) {
+        ValueNames.emplace_back();
+        continue;
+      }
       std::string Base = "rowVal";
       if (const auto *Call = dyn_cast<CallExpr>(V.Producer->IgnoreParenImpCasts()))
         if (const FunctionDecl *F = Call->getDirectCallee())

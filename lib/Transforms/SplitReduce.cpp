@@ -196,24 +196,6 @@ bool startsAtIdentity(const ASTContext &Ctx, const RowProgram &P,
   return true;
 }
 
-/// A refusal of analyzeRowProgram with the pass it names (cooperative-rows,
-/// the model's first user) replaced by this one; alias refusals stay alias
-/// refusals.
-Error asSplitReduceRefusal(Error E) {
-  return handleErrors(
-      std::move(E),
-      [](std::unique_ptr<AliasRefusal> A) -> Error {
-        return Error(std::move(A));
-      },
-      [](const ErrorInfoBase &EI) -> Error {
-        std::string M = EI.message();
-        for (size_t At = M.find("cooperative-rows"); At != std::string::npos;
-             At = M.find("cooperative-rows", At))
-          M.replace(At, strlen("cooperative-rows"), "split-reduce");
-        return refuse(M);
-      });
-}
-
 struct SplitReducePlan : TransformPlan {
   RowProgram Program;
   int64_t Ways = 16;
@@ -487,7 +469,7 @@ Expected<SplitReducePlan> SplitReduce::makePlan(const KernelTarget &T,
 
   Expected<RowProgram> RP = analyzeRowProgram(Ctx, K);
   if (!RP)
-    return asSplitReduceRefusal(RP.takeError());
+    return RP.takeError();
   Plan.Program = std::move(*RP);
   const RowProgram &Prog = Plan.Program;
   const ThreadMapping &M = Prog.Mapping;
