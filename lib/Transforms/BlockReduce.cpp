@@ -201,11 +201,11 @@ public:
   }
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
-        {"items", 8, 1, 16,
+        {"items", 8, 1, 64,
          "elements each thread folds before the block combines (the grid "
          "shrinks by this factor)",
          /*PowerOfTwo=*/true,
-         {1, 4, 8, 16}},
+         {1, 4, 8, 16, 32, 64}},
     };
     return Specs;
   }

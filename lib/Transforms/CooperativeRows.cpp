@@ -144,6 +144,15 @@ struct CooperativeRowsPlan : TransformPlan {
   /// cache=S: the streams held in S registers per thread, when S > 0.
   std::optional<RowCache> Cache;
   int64_t Slots = 0;
+  /// vec=1 with cache=S: the columns each 16-byte vector of the cache holds
+  /// (4 or 8). A thread then holds CacheWidth consecutive columns per vector,
+  /// `a0 + W * (lane + L * v) + k`, loads them (and stores the cached loops'
+  /// outputs) as one vector where the row is aligned. 1 = the lane-strided
+  /// layout `a0 + lane + L * slot`.
+  int64_t CacheWidth = 1;
+  /// With CacheWidth > 1, per loop: the plain stores `p[base + j] = e` that
+  /// the loop collects in a vector and writes once per W columns.
+  std::vector<std::vector<const RowAccess *>> CacheStores;
   /// scale-grid=1: every launch's grid times Lanes.
   bool ScaleGrid = false;
 };
@@ -207,6 +216,12 @@ private:
                                   const RowCacheStream &S, StringRef Name,
                                   StringRef Lane,
                                   std::vector<std::string> &Taken) const;
+  void planCacheVectors(const KernelTarget &T, CooperativeRowsPlan &Plan) const;
+  Expected<std::string> cacheFillVector(const KernelTarget &T,
+                                        const CooperativeRowsPlan &Plan,
+                                        const RowCacheStream &S,
+                                        StringRef Name, StringRef Lane,
+                                        std::vector<std::string> &Taken) const;
   LoopPlan planVector(const KernelTarget &T, const RowLoop &L,
                       const std::vector<std::string> &BaseNames,
                       std::vector<std::string> &Notes) const;
@@ -366,6 +381,72 @@ LoopPlan CooperativeRows::planVector(const KernelTarget &T, const RowLoop &L,
   return LP;
 }
 
+void CooperativeRows::planCacheVectors(const KernelTarget &T,
+                                       CooperativeRowsPlan &Plan) const {
+  const RowCache &C = *Plan.Cache;
+  const RowProgram &RP = Plan.Program;
+  const SourceManager &SM = T.getSourceManager();
+  auto Keep = [&](const Twine &Why) {
+    Plan.Notes.push_back("cache=" + std::to_string(Plan.Slots) +
+                         " keeps the lane-strided layout, without 16-byte "
+                         "vectors: " +
+                         Why.str());
+  };
+  int W = 0;
+  for (const RowCacheStream &S : C.Streams) {
+    int SW = vectorTypeOf(T.Ctx, S.Element).second;
+    if (SW == 0)
+      return Keep("the row of '" + S.Root->getNameAsString() +
+                  "' has elements that no 16-byte vector holds");
+    if (W && SW != W)
+      return Keep("the held rows have both 4-byte and 2-byte elements");
+    W = SW;
+  }
+  if (W == 0)
+    return;
+  if (Plan.Slots % W)
+    return Keep("a 16-byte vector holds " + Twine(W) +
+                " columns and cache=" + Twine(Plan.Slots) +
+                " is not a multiple of it");
+  std::vector<std::vector<const RowAccess *>> Stores(RP.Loops.size());
+  for (unsigned LI : C.Loops) {
+    const RowLoop &L = RP.Loops[LI];
+    if (!L.WritesMemory)
+      continue;
+    std::string At =
+        "the loop at " + describeLocation(SM, L.Loop->getBeginLoc());
+    if (L.ContainsContinue || !L.ConstStart || *L.ConstStart != C.FirstColumn)
+      return Keep(At + " writes memory and skips some of the held columns");
+    auto Held = [&](const RowAccess &A) {
+      return llvm::any_of(C.Streams, [&](const RowCacheStream &S) {
+        return llvm::is_contained(S.Uses, &A);
+      });
+    };
+    for (const RowAccess &A : L.Accesses) {
+      std::string Text = sourceText(T.Ctx, A.Expr->getSourceRange());
+      if (A.Write) {
+        if (!A.Root || A.Stride != 1 || !A.PlainStore || A.Read ||
+            vectorTypeOf(T.Ctx, A.Expr->getType()).second != W)
+          return Keep(At + " writes '" + Text + "', which is not a plain "
+                      "store of consecutive elements as wide as the held "
+                      "ones");
+        for (const RowAccess &B : L.Accesses)
+          if (&B != &A && B.Root == A.Root)
+            return Keep(At + " accesses '" + A.Root->getNameAsString() +
+                        "' more than once");
+        Stores[LI].push_back(&A);
+      } else if (!Held(A)) {
+        // The stores are collected and written once per vector: a read of
+        // memory in the same loop could see them late.
+        return Keep(At + " writes memory and also reads '" + Text +
+                    "', which is not held");
+      }
+    }
+  }
+  Plan.CacheWidth = W;
+  Plan.CacheStores = std::move(Stores);
+}
+
 /// `sum = cudaOptRowSum(sum, rowMask, 8);` and friends.
 std::string combineText(const Recurrence &R, StringRef Mask, int64_t Lanes) {
   std::string V = R.Var->getNameAsString();
@@ -475,6 +556,8 @@ CooperativeRows::makePlan(const KernelTarget &T, const ParamValues &P) const {
                       " is a prefix sum, which cache=S does not hold in "
                       "registers; use cache=0");
     Plan.Cache = std::move(*C);
+    if (P.get("vec"))
+      planCacheVectors(T, Plan);
   }
   Plan.ScaleGrid = P.get("scale-grid") != 0;
   if (Plan.ScaleGrid)
@@ -658,12 +741,18 @@ std::string slotLoopHead(StringRef Slot, int64_t Slots) {
 }
 
 /// The column cache register \p Slot holds:
-/// `const int j = a0 + lane + L * slot;\n`.
+/// `const int j = a0 + lane + L * slot;\n`, or with vectors of W columns
+/// `const int j = a0 + W * (lane + L * (slot / W)) + slot % W;\n`.
 std::string slotColumnDecl(StringRef Type, StringRef Name, int64_t FirstColumn,
-                           StringRef Lane, int64_t Lanes, StringRef Slot) {
+                           StringRef Lane, int64_t Lanes, StringRef Slot,
+                           int64_t Width = 1) {
   std::string First = FirstColumn ? std::to_string(FirstColumn) + " + " : "";
-  return "const " + Type.str() + " " + Name.str() + " = " + First +
-         Lane.str() + " + " + std::to_string(Lanes) + " * " + Slot.str() +
+  std::string L = std::to_string(Lanes), W = std::to_string(Width);
+  std::string Column =
+      Width == 1 ? Lane.str() + " + " + L + " * " + Slot.str()
+                 : W + " * (" + Lane.str() + " + " + L + " * (" + Slot.str() +
+                       " / " + W + ")) + " + Slot.str() + " % " + W;
+  return "const " + Type.str() + " " + Name.str() + " = " + First + Column +
          ";\n";
 }
 
@@ -671,9 +760,9 @@ std::string slotColumnDecl(StringRef Type, StringRef Name, int64_t FirstColumn,
 /// break;\n`.
 std::string slotColumnText(StringRef Type, StringRef Name, int64_t FirstColumn,
                            StringRef Lane, int64_t Lanes, StringRef Slot,
-                           StringRef Bound) {
-  return slotColumnDecl(Type, Name, FirstColumn, Lane, Lanes, Slot) + "if (" +
-         Name.str() + " >= " + Bound.str() + ")\nbreak;\n";
+                           StringRef Bound, int64_t Width = 1) {
+  return slotColumnDecl(Type, Name, FirstColumn, Lane, Lanes, Slot, Width) +
+         "if (" + Name.str() + " >= " + Bound.str() + ")\nbreak;\n";
 }
 
 Expected<std::string>
@@ -716,6 +805,69 @@ CooperativeRows::cacheFill(const KernelTarget &T,
          Elem + " " + Name.str() + "[" + std::to_string(Plan.Slots) +
          "];\n#pragma unroll\n" + slotLoopHead(Slot, Plan.Slots) + " {\n" +
          Fill + "}\n";
+}
+
+/// The vector layout's fill (CooperativeRowsPlan::CacheWidth): vector v of
+/// the thread holds the W columns from `a0 + W * (lane + L * v)`, loaded as
+/// one 16-byte vector where the row is aligned and the vector lies inside
+/// it, else column by column.
+Expected<std::string> CooperativeRows::cacheFillVector(
+    const KernelTarget &T, const CooperativeRowsPlan &Plan,
+    const RowCacheStream &S, StringRef Name, StringRef Lane,
+    std::vector<std::string> &Taken) const {
+  const ASTContext &Ctx = T.Ctx;
+  const RowCache &C = *Plan.Cache;
+  const RowLoop &FillLoop = Plan.Program.Loops[S.FillLoop];
+  auto Fresh = [&](StringRef Base) {
+    std::string N = freshName(T.Kernel.Decl, Base.str(), Taken);
+    Taken.push_back(N);
+    return N;
+  };
+  std::string V = Fresh("vec"), K = Fresh("k"), Col = Fresh("col"),
+              Aligned = Fresh(S.Root->getNameAsString() + "Aligned"),
+              Loaded = Fresh(S.Root->getNameAsString() + "Vec");
+  std::string W = std::to_string(Plan.CacheWidth);
+  std::string A0 = std::to_string(C.FirstColumn);
+  std::string IType = indexTypeText(Ctx, FillLoop.Var);
+  std::string VType =
+      "cudaOptVec<" +
+      S.Element.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy()) +
+      ", " + W + ">";
+  Expected<std::string> First = substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, A0);
+  Expected<std::string> AtCol = substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, Col);
+  Expected<std::string> AtK =
+      substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, Col + " + " + K);
+  if (!First || !AtCol || !AtK)
+    return joinErrors(joinErrors(First.takeError(), AtCol.takeError()),
+                      AtK.takeError());
+  std::string Bound = parenthesizedText(Ctx, C.Bound);
+  std::string Conv = S.Convert ? S.Convert->getNameAsString() : "";
+  auto Converted = [&](StringRef X) {
+    return Conv.empty() ? X.str() : Conv + "(" + X.str() + ")";
+  };
+  std::string Elem = S.Held.getAsString(Ctx.getPrintingPolicy());
+  std::string Slot = W + " * " + V + " + " + K;
+  std::string FirstText = C.FirstColumn ? A0 + " + " : "";
+  return "// cuda-opt cache: this thread's columns of the row of '" +
+         S.Root->getNameAsString() + "', " + W +
+         " per vector (" + FirstText + W + " * (" + Lane.str() + " + " +
+         std::to_string(Plan.Lanes) + " * " + V + ") + " + K +
+         "), loaded once" +
+         (Conv.empty() ? std::string() : " and converted with " + Conv) +
+         ";\n// 16 bytes at a time where the row is aligned.\n" + Elem + " " + Name.str() + "[" + std::to_string(Plan.Slots) +
+         "];\nconst bool " + Aligned + " = cudaOptAligned16(&" + *First +
+         ");\n#pragma unroll\nfor (int " + V + " = 0; " + V + " < " +
+         std::to_string(Plan.Slots / Plan.CacheWidth) + "; ++" + V +
+         ") {\nconst " + IType + " " + Col + " = " + FirstText + W + " * (" +
+         Lane.str() + " + " + std::to_string(Plan.Lanes) + " * " + V +
+         ");\nif (" + Aligned + " && " + Col + " + " + W + " <= " + Bound +
+         ") {\nconst " + VType + " " + Loaded + " = *reinterpret_cast<const " +
+         VType + " *>(&" + *AtCol + ");\n#pragma unroll\nfor (int " + K +
+         " = 0; " + K + " < " + W + "; ++" + K + ")\n" + Name.str() + "[" +
+         Slot + "] = " + Converted(Loaded + ".v[" + K + "]") +
+         ";\n} else {\n#pragma unroll\nfor (int " + K + " = 0; " + K + " < " +
+         W + "; ++" + K + ")\nif (" + Col + " + " + K + " < " + Bound + ")\n" +
+         Name.str() + "[" + Slot + "] = " + Converted(*AtK) + ";\n}\n}\n";
 }
 
 /// A scan loop `for (j = a; j < b; ++j) { v += e; rest }` shared by the
@@ -791,6 +943,76 @@ Error rewriteScanLoop(const KernelTarget &T, const RowLoop &RL,
   return E.insertBefore(SourceRange(Body->getRBracLoc()),
                         "}\n" + V + " += cudaOptRowLast(" + Prefix + ", " +
                             Mask.str() + ", " + L + ");\n");
+}
+
+/// The head of a vector-layout cached loop that stores (see the caller):
+/// replaces the loop's header with the two loops over the thread's vectors
+/// and their columns, the stores with the vectors' elements, and puts the
+/// vectors' stores, \p Tail, for the caller to put after the inner loop.
+/// Returns the inner body's prelude (the slot and the column).
+Expected<std::string>
+vectorStoreLoopHead(const KernelTarget &T, const CooperativeRowsPlan &Plan,
+                    const RowLoop &RL,
+                    const std::vector<const RowAccess *> &Stores,
+                    StringRef Lane, StringRef Slot,
+                    std::vector<std::string> &Taken, TextEdits &E,
+                    std::string &Tail) {
+  const ASTContext &Ctx = T.Ctx;
+  const RowCache &C = *Plan.Cache;
+  auto Fresh = [&](StringRef Base) {
+    std::string N = freshName(T.Kernel.Decl, Base.str(), Taken);
+    Taken.push_back(N);
+    return N;
+  };
+  std::string J = RL.Var->getNameAsString();
+  std::string V = Fresh("vec"), K = Fresh("k"), J0 = Fresh(J + "0");
+  std::string W = std::to_string(Plan.CacheWidth);
+  std::string IType = indexTypeText(Ctx, RL.Var);
+  std::string Bound = parenthesizedText(Ctx, RL.Bound);
+  std::string FirstText =
+      C.FirstColumn ? std::to_string(C.FirstColumn) + " + " : "";
+  std::string Head = "for (int " + V + " = 0; " + V + " < " +
+                     std::to_string(Plan.Slots / Plan.CacheWidth) + "; ++" + V +
+                     ") {\nconst " + IType + " " + J0 + " = " + FirstText + W +
+                     " * (" + Lane.str() + " + " +
+                     std::to_string(Plan.Lanes) + " * " + V + ");\nif (" + J0 +
+                     " >= " + Bound + ")\nbreak;\n";
+  std::string Flush;
+  for (const RowAccess *A : Stores) {
+    std::string Root = A->Root->getNameAsString();
+    std::string Vec = Fresh(Root + "Vec"), Aligned = Fresh(Root + "Aligned");
+    std::string VType =
+        "cudaOptVec<" +
+        A->Expr->getType().getUnqualifiedType().getAsString(
+            Ctx.getPrintingPolicy()) +
+        ", " + W + ">";
+    Expected<std::string> AtFirst =
+        substituteVar(Ctx, A->Expr, RL.Var, std::to_string(C.FirstColumn));
+    Expected<std::string> AtJ0 = substituteVar(Ctx, A->Expr, RL.Var, J0);
+    Expected<std::string> AtK = substituteVar(Ctx, A->Expr, RL.Var, J0 + " + " + K);
+    if (!AtFirst || !AtJ0 || !AtK)
+      return joinErrors(joinErrors(AtFirst.takeError(), AtJ0.takeError()),
+                        AtK.takeError());
+    Head += "const bool " + Aligned + " = cudaOptAligned16(&" + *AtFirst +
+            ");\n// This vector's columns of '" + Root +
+            "', stored after the loop below.\n" + VType + " " + Vec + ";\n";
+    Flush += "if (" + Aligned + " && " + J0 + " + " + W + " <= " + Bound +
+             ")\n*reinterpret_cast<" + VType + " *>(&" + *AtJ0 + ") = " + Vec +
+             ";\nelse\nfor (int " + K + " = 0; " + K + " < " + W + " && " +
+             J0 + " + " + K + " < " + Bound + "; ++" + K + ")\n" + *AtK +
+             " = " + Vec + ".v[" + K + "];\n";
+    if (Error Err = E.replace(A->Expr->getSourceRange(), Vec + ".v[" + K + "]"))
+      return std::move(Err);
+  }
+  Head += "#pragma unroll\nfor (int " + K + " = 0; " + K + " < " + W + "; ++" +
+          K + ")";
+  if (Error Err = E.replace(
+          SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()), Head))
+    return std::move(Err);
+  Tail = "\n" + Flush + "}";
+  return "\nconst int " + Slot.str() + " = " + W + " * " + V + " + " + K +
+         ";\nconst " + IType + " " + J + " = " + J0 + " + " + K + ";\nif (" +
+         J + " >= " + Bound + ")\nbreak;\n";
 }
 
 Expected<std::string> CooperativeRows::renderRowBody(
@@ -888,7 +1110,11 @@ Expected<std::string> CooperativeRows::renderRowBody(
       for (size_t I = 0; I < C.Streams.size(); ++I)
         if (C.Streams[I].FirstLoop == (unsigned)S.LoopIndex) {
           Expected<std::string> Fill =
-              cacheFill(T, Plan, C.Streams[I], CacheNames[I], Lane, Taken);
+              Plan.CacheWidth > 1
+                  ? cacheFillVector(T, Plan, C.Streams[I], CacheNames[I], Lane,
+                                    Taken)
+                  : cacheFill(T, Plan, C.Streams[I], CacheNames[I], Lane,
+                              Taken);
           if (!Fill)
             return Fill.takeError();
           Before += *Fill;
@@ -897,14 +1123,32 @@ Expected<std::string> CooperativeRows::renderRowBody(
       // L * slot; if (j >= C) break; [if (j < a) continue;] body }
       std::string Slot = freshName(T.Kernel.Decl, "slot", Taken);
       std::string J = RL.Var->getNameAsString();
-      if (Error Err = E.replace(
-              SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()),
-              slotLoopHead(Slot, Plan.Slots)))
-        return std::move(Err);
-      std::string Prelude =
-          "\n" + slotColumnText(indexTypeText(Ctx, RL.Var), J, C.FirstColumn,
-                                Lane, Lanes, Slot,
-                                parenthesizedText(Ctx, RL.Bound));
+      std::string Prelude, StoreTail;
+      const std::vector<const RowAccess *> *Stores =
+          Plan.CacheWidth > 1 && !Plan.CacheStores[S.LoopIndex].empty()
+              ? &Plan.CacheStores[S.LoopIndex]
+              : nullptr;
+      if (Stores) {
+        // The loop's stores go through one vector per W columns:
+        //   for (v) { j0 = ...; if (j0 >= C) break; VecT outVec;
+        //     for (k) { slot = W * v + k; j = j0 + k; if (j >= C) break;
+        //               body, storing into outVec.v[k] }
+        //     store outVec (16 bytes when aligned, else column by column) }
+        Expected<std::string> Head = vectorStoreLoopHead(
+            T, Plan, RL, *Stores, Lane, Slot, Taken, E, StoreTail);
+        if (!Head)
+          return Head.takeError();
+        Prelude = *Head;
+      } else {
+        if (Error Err = E.replace(
+                SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()),
+                slotLoopHead(Slot, Plan.Slots)))
+          return std::move(Err);
+        Prelude = "\n" + slotColumnText(indexTypeText(Ctx, RL.Var), J,
+                                        C.FirstColumn, Lane, Lanes, Slot,
+                                        parenthesizedText(Ctx, RL.Bound),
+                                        Plan.CacheWidth);
+      }
       int64_t Start = *RL.ConstStart; // Cached loops start at constants.
       if (Start > C.FirstColumn)
         Prelude += "if (" + J + " < " + std::to_string(Start) +
@@ -921,6 +1165,11 @@ Expected<std::string> CooperativeRows::renderRowBody(
         if (Error Err = E.insertAfter(BodyRange, "\n}"))
           return std::move(Err);
       }
+      if (!StoreTail.empty())
+        if (Error Err = E.insertAfter(
+                SourceRange(RL.Loop->getBeginLoc(), stmtEnd(Ctx, RL.Loop)),
+                StoreTail))
+          return std::move(Err);
       // Held values: the producer keeps each slot's value, the readers
       // read it; the held reads inside them are rewritten with them.
       std::vector<SourceRange> Replaced;

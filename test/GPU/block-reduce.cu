@@ -2,6 +2,7 @@
 // RUN: %gpu_equiv --fp-model=reassoc --orig-runs=10 --passes='block-reduce{items=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --orig-runs=10 --passes='block-reduce{items=4}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --orig-runs=10 --passes='block-reduce{items=16}' %s
+// RUN: %gpu_equiv --fp-model=reassoc --orig-runs=10 --passes='block-reduce{items=64}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes='grid-stride{blocks-per-sm=4},block-reduce' %s
 
 // Block-reduced kernels fold the same elements into the same targets for a

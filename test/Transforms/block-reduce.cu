@@ -2,6 +2,8 @@
 // RUN: FileCheck %s < %t.cu
 // RUN: %cuda_compile %t.cu
 // RUN: cuda-opt --passes='block-reduce{items=1}' --kernel=reduce_sum %s | FileCheck %s --check-prefix=ONE
+// RUN: cuda-opt --passes='block-reduce{items=64}' --kernel=reduce_sum %s | FileCheck %s --check-prefix=SIXTYFOUR
+// RUN: not cuda-opt --passes='block-reduce{items=128}' --kernel=reduce_sum %s 2>&1 | FileCheck %s --check-prefix=RANGE
 
 // One helper per operation and type, above the first kernel that uses it.
 // CHECK: {{^}}/// Added by cuda-opt block-reduce: the sum of V over the threads
@@ -45,6 +47,9 @@ __device__ void atomic_max_float(float *addr, float v) {
 // ONE: {{^}}  for (int c = 0; c < 1; ++c) {
 // ONE-NEXT: {{^}}    int i = (blockIdx.x * 1 + c) * blockDim.x + threadIdx.x;
 // ONE: {{^}}  reduce_sum<<<(n + 255) / 256, 256>>>(r, in, n);
+// SIXTYFOUR: {{^}}  for (int c = 0; c < 64; ++c) {
+// SIXTYFOUR: {{^}}  reduce_sum<<<((n + 255) / 256 + 63) / 64, 256>>>(r, in, n);
+// RANGE: items
 __global__ void reduce_sum(float *result, const float *in, int n) {
   __shared__ float sdata[256];
   int tid = threadIdx.x;

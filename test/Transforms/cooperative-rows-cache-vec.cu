@@ -1,0 +1,126 @@
+// RUN: cuda-opt --passes='cooperative-rows{lanes=32,vec=1,cache=16}' %s -o %t.cu 2>&1 | FileCheck %s --check-prefix=NOTE
+// RUN: FileCheck %s < %t.cu
+// RUN: %cuda_compile %t.cu
+// RUN: cuda-opt --passes='cooperative-rows{lanes=32,vec=1,cache=4}' --kernel=softmax_fp16 %s 2>&1 -o /dev/null | FileCheck %s --check-prefix=FEW
+
+// vec=1 with cache=S: each thread holds W consecutive columns per 16-byte
+// vector (W = 8 for 2-byte elements, 4 for 4-byte ones), loads them as one
+// vector where the row is aligned, and collects the stores of a cached loop
+// in a vector written once per W columns. Loops that would need a different
+// order of memory accesses keep the lane-strided layout, with a note.
+
+#include <cuda_fp16.h>
+
+// CHECK-LABEL: {{^}}__global__ void softmax_fp16(
+// CHECK: {{^ *}}float inRow[16];
+// CHECK-NEXT: {{^ *}}const bool inAligned = cudaOptAligned16(&in[r * cols + 0]);
+// CHECK: {{^ *}}for (int vec = 0; vec < 2; ++vec) {
+// CHECK-NEXT: {{^ *}}const int col = 8 * (lane + 32 * vec);
+// CHECK-NEXT: {{^ *}}if (inAligned && col + 8 <= cols) {
+// CHECK-NEXT: {{^ *}}const cudaOptVec<__half, 8> inVec =
+// CHECK-NEXT: {{^ *}}*reinterpret_cast<const cudaOptVec<__half, 8> *>(
+// CHECK-NEXT: {{^ *}}&in[r * cols + col]);
+// CHECK: {{^ *}}inRow[8 * vec + k] = __half2float(inVec.v[k]);
+// CHECK: {{^ *}}if (col + k < cols)
+// CHECK-NEXT: {{^ *}}inRow[8 * vec + k] = __half2float(in[r * cols + (col + k)]);
+// The max loop starts at column 1: the held columns from 0, one skipped.
+// CHECK: {{^ *}}const int j = 8 * (lane + 32 * (slot / 8)) + slot % 8;
+// CHECK-NEXT: {{^ *}}if (j >= cols)
+// CHECK-NEXT: {{^ *}}break;
+// CHECK-NEXT: {{^ *}}if (j < 1)
+// CHECK-NEXT: {{^ *}}continue;
+// The store loop: one vector of 'out' per 8 columns.
+// CHECK: {{^ *}}for (int vec2 = 0; vec2 < 2; ++vec2) {
+// CHECK-NEXT: {{^ *}}const int j0 = 8 * (lane + 32 * vec2);
+// CHECK-NEXT: {{^ *}}if (j0 >= cols)
+// CHECK-NEXT: {{^ *}}break;
+// CHECK-NEXT: {{^ *}}const bool outAligned = cudaOptAligned16(&out[r * cols + 0]);
+// CHECK-NEXT: {{^ *}}// This vector's columns of 'out', stored after the loop below.
+// CHECK-NEXT: {{^ *}}cudaOptVec<__half, 8> outVec;
+// CHECK: {{^ *}}for (int k2 = 0; k2 < 8; ++k2) {
+// CHECK-NEXT: {{^ *}}const int slot = 8 * vec2 + k2;
+// CHECK-NEXT: {{^ *}}const int j = j0 + k2;
+// CHECK-NEXT: {{^ *}}if (j >= cols)
+// CHECK-NEXT: {{^ *}}break;
+// CHECK-NEXT: {{^ *}}outVec.v[k2] = __float2half(inRow[slot] / sum);
+// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: {{^ *}}if (outAligned && j0 + 8 <= cols)
+// CHECK-NEXT: {{^ *}}*reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) =
+// CHECK-NEXT: {{^ *}}outVec;
+// CHECK-NEXT: {{^ *}}else
+// CHECK-NEXT: {{^ *}}for (int k2 = 0; k2 < 8 && j0 + k2 < cols; ++k2)
+// CHECK-NEXT: {{^ *}}out[r * cols + (j0 + k2)] = outVec.v[k2];
+// CHECK: {{^ *}}// Longer rows are read from memory in every loop.
+__global__ void softmax_fp16(__half *__restrict__ out,
+                             const __half *__restrict__ in, int rows,
+                             int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float m = __half2float(in[r * cols]);
+    for (int j = 1; j < cols; ++j)
+      m = fmaxf(m, __half2float(in[r * cols + j]));
+    float sum = 0.0f;
+    for (int j = 0; j < cols; ++j)
+      sum += expf(__half2float(in[r * cols + j]) - m);
+    for (int j = 0; j < cols; ++j)
+      out[r * cols + j] =
+          __float2half(expf(__half2float(in[r * cols + j]) - m) / sum);
+  }
+}
+
+// 4-byte rows: 4 columns per vector, read through the same vector type.
+// CHECK-LABEL: {{^}}__global__ void scale_rows(
+// CHECK: {{^ *}}const cudaOptVec<float, 4> xVec =
+// CHECK: {{^ *}}cudaOptVec<float, 4> yVec;
+// CHECK: {{^ *}}yVec.v[k2] = xRow[slot] / total;
+__global__ void scale_rows(float *__restrict__ y, const float *__restrict__ x,
+                           int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float total = 0.0f;
+    for (int j = 0; j < cols; ++j)
+      total += x[r * cols + j];
+    for (int j = 0; j < cols; ++j)
+      y[r * cols + j] = x[r * cols + j] / total;
+  }
+}
+
+// NOTE-DAG: cuda-opt: note: cache=16 keeps the lane-strided layout, without 16-byte vectors: the loop at {{.*}}cache-vec.cu:{{[0-9]+}}:5 writes 'out[r * cols + j]', which is not a plain store of consecutive elements as wide as the held ones
+// CHECK-LABEL: {{^}}__global__ void widen(
+// CHECK: {{^ *}}const int j = lane + 32 * slot;
+__global__ void widen(float *__restrict__ out, const __half *__restrict__ in,
+                      int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float total = 0.0f;
+    for (int j = 0; j < cols; ++j)
+      total += __half2float(in[r * cols + j]);
+    for (int j = 0; j < cols; ++j)
+      out[r * cols + j] = __half2float(in[r * cols + j]) / total;
+  }
+}
+
+// NOTE-DAG: cuda-opt: note: cache=16 keeps the lane-strided layout, without 16-byte vectors: the loop at {{.*}}cache-vec.cu:{{[0-9]+}}:5 writes memory and also reads 'w[j]', which is not held
+// CHECK-LABEL: {{^}}__global__ void weighted(
+// CHECK: {{^ *}}const int j = lane + 32 * slot;
+__global__ void weighted(float *__restrict__ out, const float *__restrict__ in,
+                         const float *__restrict__ w, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float ss = 0.0f;
+    for (int j = 0; j < cols; ++j)
+      ss += in[r * cols + j] * in[r * cols + j];
+    for (int j = 0; j < cols; ++j)
+      out[r * cols + j] = in[r * cols + j] * w[j] / ss;
+  }
+}
+
+// FEW: cuda-opt: note: cache=4 keeps the lane-strided layout, without 16-byte vectors: a 16-byte vector holds 8 columns and cache=4 is not a multiple of it
+
+void run(__half *o, const __half *i, float *y, const float *x, float *fo,
+         const float *w, int rows, int cols) {
+  softmax_fp16<<<(rows + 255) / 256, 256>>>(o, i, rows, cols);
+  scale_rows<<<(rows + 255) / 256, 256>>>(y, x, rows, cols);
+  widen<<<(rows + 255) / 256, 256>>>(fo, i, rows, cols);
+  weighted<<<(rows + 255) / 256, 256>>>(y, x, w, rows, cols);
+}
