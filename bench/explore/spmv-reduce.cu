@@ -86,7 +86,7 @@ __global__ void spmv_stage(float *__restrict__ y, const int *__restrict__ rp,
                            const int *__restrict__ ci,
                            const float *__restrict__ v,
                            const float *__restrict__ x, int rows) {
-  constexpr int Max = 2048; // blockDim * K <= 2048 in every launch below
+  constexpr int Max = 4096; // blockDim * K <= 4096 in every launch below
   __shared__ float s0[StageProduct ? Max : Max];
   __shared__ float s1[StageProduct ? 1 : Max];
   __shared__ int bounds[2];
@@ -473,6 +473,7 @@ int main() {
   });                                                                          \
   std::printf("  diff %.3g\n", maxDiff(y, yr, rows));
   STAGES(256, 4) STAGES(512, 2) STAGES(512, 4) STAGES(1024, 2)
+  STAGES(256, 8) STAGES(512, 8) STAGES(256, 16)
   {
     cusparseHandle_t h;
     CK(cusparseCreate(&h));
