@@ -31,7 +31,9 @@
 // With cache=S, an array that several loops read at the row's columns
 // (RowCache.h) is loaded once into S registers per thread, and those loops
 // iterate over the registers; rows longer than lanes * S take the uncached
-// form, which is kept next to it. With scale-grid=1 each launch's grid is
+// form, which is kept next to it; with vec=1 as well, each thread holds
+// vectors of consecutive columns, loaded (and a cached loop's stores
+// written) 16 bytes at a time. With scale-grid=1 each launch's grid is
 // multiplied by L so that every group gets one row.
 //
 // Legal when the kernel is a row program, every launch has a 1-D block whose
@@ -172,8 +174,9 @@ public:
          /*PowerOfTwo=*/true,
          {32, 16, 8, 4}},
         {"vec", 0, 0, 1,
-         "1 = also read and write 4 columns at a time with 16-byte vectors "
-         "where the row is aligned",
+         "1 = also read and write 4 (or 8 16-bit) columns at a time with "
+         "16-byte vectors where the row is aligned; with cache, hold the "
+         "row as vectors of consecutive columns",
          false,
          {1, 0}},
         {"cache", 0, 0, 64,
