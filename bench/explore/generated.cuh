@@ -258,25 +258,42 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  if (cols <= 512) {
-    // Rows of up to 512 columns are held in registers (cache=16).
+  if (cols <= 512 && cols % 4 == 0) {
+    // Rows of up to 512 columns, a whole number of 4-column vectors, are held in
+    // registers (cache=16).
     for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
          r += blockDim.x / 32 * gridDim.x) {
       float m = in[r * cols];
-      // cuda-opt cache: this thread's columns of the row of 'in' (lane + 32 *
-      // slot), loaded once
+      // cuda-opt cache: this thread's columns of the row of 'in', 4 per vector
+      // (4 * (lane + 32 * vec) + k), loaded once, 16 bytes at a time where the
+      // row is aligned.
+      cudaOptVec<float, 4> inVecs[4] = {};
+      if (cudaOptAligned16(&in[r * cols + 0])) {
+#pragma unroll
+        for (int vec = 0; vec < 4; ++vec) {
+          const int col = 4 * (lane + 32 * vec);
+          if (col < cols)
+            inVecs[vec] = *reinterpret_cast<const cudaOptVec<float, 4> *>(
+                &in[r * cols + col]);
+        }
+      } else {
+#pragma unroll
+        for (int vec = 0; vec < 4; ++vec) {
+          const int col = 4 * (lane + 32 * vec);
+          if (col < cols)
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+              inVecs[vec].v[k] = in[r * cols + (col + k)];
+        }
+      }
       float inRow[16];
 #pragma unroll
-      for (int slot = 0; slot < 16; ++slot) {
-        const int col = lane + 32 * slot;
-        if (col >= cols)
-          break;
-        inRow[slot] = in[r * cols + col];
-      }
+      for (int k = 0; k < 16; ++k)
+        inRow[k] = inVecs[k / 4].v[k % 4];
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
-        const int j = lane + 32 * slot;
-        if (j >= cols)
+        const int j = 4 * (lane + 32 * (slot / 4)) + slot % 4;
+        if ((j - slot % 4) >= cols)
           break;
         if (j < 1)
           continue;
@@ -288,22 +305,36 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
       // 'expf(inRow[slot] - m)', which the later loops read from there
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
-        const int j = lane + 32 * slot;
-        if (j >= cols)
+        const int j = 4 * (lane + 32 * (slot / 4)) + slot % 4;
+        if ((j - slot % 4) >= cols)
           break;
         sum += (inRow[slot] = expf(inRow[slot] - m));
       }
       sum = cudaOptRowSum(sum, rowMask, 32);
     #pragma unroll
-      for (int slot = 0; slot < 16; ++slot) {
-        const int j = lane + 32 * slot;
-        if (j >= cols)
+      for (int vec2 = 0; vec2 < 4; ++vec2) {
+        const int j0 = 4 * (lane + 32 * vec2);
+        if (j0 >= cols)
           break;
-        out[r * cols + j] = inRow[slot] / sum;
+        const bool outAligned = cudaOptAligned16(&out[r * cols + 0]);
+        // This vector's columns of 'out', stored after the loop below.
+        cudaOptVec<float, 4> outVec;
+#pragma unroll
+        for (int k2 = 0; k2 < 4; ++k2) {
+          const int slot = 4 * vec2 + k2;
+          outVec.v[k2] = inRow[slot] / sum;
+        }
+        if (outAligned)
+          *reinterpret_cast<cudaOptVec<float, 4> *>(&out[r * cols + j0]) =
+              outVec;
+        else
+#pragma unroll
+          for (int k2 = 0; k2 < 4; ++k2)
+            out[r * cols + (j0 + k2)] = outVec.v[k2];
       }
     }
   } else {
-    // Longer rows are read from memory in every loop.
+    // Other rows are read from memory in every loop.
     for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
          r += blockDim.x / 32 * gridDim.x) {
       float m = in[r * cols];
@@ -444,7 +475,8 @@ __global__ void sm_gen_c16v0(float *__restrict__ out,
   }
 }
 
-__global__ void smh_gen_c0v1(__half *out, const __half *in, int rows, int cols) {
+__global__ void smh_gen_c0v1(__half *__restrict__ out, const __half *__restrict__ in,
+                             int rows, int cols) {
   // cuda-opt cooperative-rows{lanes=32,scale-grid=1}: a group of 32 consecutive
   // threads shares each row ('lane' 0..31): the loops over the row are
   // lane-strided, their results combined with shuffles, and the
@@ -541,23 +573,42 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  if (cols <= 512) {
-    // Rows of up to 512 columns are held in registers (cache=16).
+  if (cols <= 512 && cols % 8 == 0) {
+    // Rows of up to 512 columns, a whole number of 8-column vectors, are held in
+    // registers (cache=16).
     for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
          r += blockDim.x / 32 * gridDim.x) {
       float m = __half2float(in[r * cols]);
-      // cuda-opt cache: this thread's columns of the row of 'in' (lane + 32 * slot),
-      // loaded once and converted with __half2float
+      // cuda-opt cache: this thread's columns of the row of 'in', 8 per vector (8 *
+      // (lane + 32 * vec) + k), loaded once, 16 bytes at a time where the row is
+      // aligned, and converted with __half2float.
+      cudaOptVec<__half, 8> inVecs[2] = {};
+      if (cudaOptAligned16(&in[r * cols + 0])) {
+#pragma unroll
+        for (int vec = 0; vec < 2; ++vec) {
+          const int col = 8 * (lane + 32 * vec);
+          if (col < cols)
+            inVecs[vec] =
+                *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + col]);
+        }
+      } else {
+#pragma unroll
+        for (int vec = 0; vec < 2; ++vec) {
+          const int col = 8 * (lane + 32 * vec);
+          if (col < cols)
+#pragma unroll
+            for (int k = 0; k < 8; ++k)
+              inVecs[vec].v[k] = in[r * cols + (col + k)];
+        }
+      }
       float inRow[16];
 #pragma unroll
-      for (int slot = 0; slot < 16; ++slot) {
-        const int col = lane + 32 * slot;
-        inRow[slot] = col < cols ? __half2float(in[r * cols + col]) : 0.0f;
-      }
+      for (int k = 0; k < 16; ++k)
+        inRow[k] = __half2float(inVecs[k / 8].v[k % 8]);
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
-        const int j = lane + 32 * slot;
-        if (j >= cols)
+        const int j = 8 * (lane + 32 * (slot / 8)) + slot % 8;
+        if ((j - slot % 8) >= cols)
           break;
         if (j < 1)
           continue;
@@ -569,22 +620,35 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
       // 'expf(inRow[slot] - m)', which the later loops read from there
 #pragma unroll
       for (int slot = 0; slot < 16; ++slot) {
-        const int j = lane + 32 * slot;
-        if (j >= cols)
+        const int j = 8 * (lane + 32 * (slot / 8)) + slot % 8;
+        if ((j - slot % 8) >= cols)
           break;
         sum += (inRow[slot] = expf(inRow[slot] - m));
       }
       sum = cudaOptRowSum(sum, rowMask, 32);
     #pragma unroll
-      for (int slot = 0; slot < 16; ++slot) {
-        const int j = lane + 32 * slot;
-        if (j >= cols)
+      for (int vec2 = 0; vec2 < 2; ++vec2) {
+        const int j0 = 8 * (lane + 32 * vec2);
+        if (j0 >= cols)
           break;
-        out[r * cols + j] = __float2half(inRow[slot] / sum);
+        const bool outAligned = cudaOptAligned16(&out[r * cols + 0]);
+        // This vector's columns of 'out', stored after the loop below.
+        cudaOptVec<__half, 8> outVec;
+#pragma unroll
+        for (int k2 = 0; k2 < 8; ++k2) {
+          const int slot = 8 * vec2 + k2;
+          outVec.v[k2] = __float2half(inRow[slot] / sum);
+        }
+        if (outAligned)
+          *reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) = outVec;
+        else
+#pragma unroll
+          for (int k2 = 0; k2 < 8; ++k2)
+            out[r * cols + (j0 + k2)] = outVec.v[k2];
       }
     }
   } else {
-    // Longer rows are read from memory in every loop.
+    // Other rows are read from memory in every loop.
     for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
          r += blockDim.x / 32 * gridDim.x) {
       float m = __half2float(in[r * cols]);
@@ -740,9 +804,9 @@ __global__ void smh_gen_c16v0(__half *__restrict__ out, const __half *__restrict
   }
 }
 
-__global__ void gt_gen_l8(float *__restrict__ y, const float *__restrict__ A,
-                       const float *__restrict__ x, int rows, int cols) {
-  // cuda-opt cooperative-rows{lanes=8,scale-grid=1}: a group of 8 consecutive
+__global__ void gt_gen_l8(float *y, const float *A, const float *x, int rows,
+                       int cols) {
+  // cuda-opt cooperative-rows{lanes=8}: a group of 8 consecutive
   // threads shares each row ('lane' 0..7): the loops over the row are
   // lane-strided, their results combined with shuffles, and the
   // groups stride over the rows.

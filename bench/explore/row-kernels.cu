@@ -5,6 +5,7 @@
 // same rewrites, with CUDA events, L2 flushed before each run, median of 25.
 //   nvcc -O3 -gencode=arch=compute_90a,code=sm_90a row-kernels.cu -o rk && ./rk
 #include "generated.cuh"
+#include "variants.cuh"
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -286,6 +287,14 @@ int main() {
   timeIt("gen cache16 vec0", b16, [&] { smh_gen_c16v0<<<grid, 256>>>(outh, inh, rows, cols); });
   std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
   timeIt("hand exp-once v8 S2", b16, [&] { smh_hand_exp_once_v8<2><<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("gen c16v1, cached path only", b16, [&] { smh_x_B<<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("  + fill without fallback", b16, [&] { smh_x_C<<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("  + max/exp loops without break", b16, [&] { smh_x_D<<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("  + store loop without break", b16, [&] { smh_x_E<<<grid, 256>>>(outh, inh, rows, cols); });
   std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
 
   const int R = 16384, C = 16384;

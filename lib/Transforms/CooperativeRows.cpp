@@ -761,11 +761,18 @@ std::string slotColumnDecl(StringRef Type, StringRef Name, int64_t FirstColumn,
 
 /// The column, and the end of the row: `const int j = ...;\nif (j >= C)\n
 /// break;\n`.
+/// With vectors of W columns the row is a whole number of vectors, and the
+/// test is on the vector's first column (`j - slot % W`): one condition per
+/// vector instead of one per column, which nvcc would keep in registers.
 std::string slotColumnText(StringRef Type, StringRef Name, int64_t FirstColumn,
                            StringRef Lane, int64_t Lanes, StringRef Slot,
                            StringRef Bound, int64_t Width = 1) {
+  std::string Column = Name.str();
+  if (Width > 1)
+    Column = "(" + Column + " - " + Slot.str() + " % " +
+             std::to_string(Width) + ")";
   return slotColumnDecl(Type, Name, FirstColumn, Lane, Lanes, Slot, Width) +
-         "if (" + Name.str() + " >= " + Bound.str() + ")\nbreak;\n";
+         "if (" + Column + " >= " + Bound.str() + ")\nbreak;\n";
 }
 
 Expected<std::string>
@@ -826,9 +833,7 @@ Expected<std::string> CooperativeRows::cacheFillVector(
     Taken.push_back(N);
     return N;
   };
-  std::string V = Fresh("vec"), K = Fresh("k"), Col = Fresh("col"),
-              Aligned = Fresh(S.Root->getNameAsString() + "Aligned"),
-              Loaded = Fresh(S.Root->getNameAsString() + "Vec");
+  std::string V = Fresh("vec"), K = Fresh("k"), Col = Fresh("col");
   std::string W = std::to_string(Plan.CacheWidth);
   std::string A0 = std::to_string(C.FirstColumn);
   std::string IType = indexTypeText(Ctx, FillLoop.Var);
@@ -849,28 +854,37 @@ Expected<std::string> CooperativeRows::cacheFillVector(
     return Conv.empty() ? X.str() : Conv + "(" + X.str() + ")";
   };
   std::string Elem = S.Held.getAsString(Ctx.getPrintingPolicy());
-  std::string Slot = W + " * " + V + " + " + K;
   std::string FirstText = C.FirstColumn ? A0 + " + " : "";
+  // The loads of all vectors first, the conversions after: a conversion
+  // right after its load would wait for it before the next vector's branch.
+  // The row is a whole number of vectors (the cached form's condition), so
+  // a vector is in the row when its first column is.
+  std::string Vecs = Fresh(S.Root->getNameAsString() + "Vecs");
+  std::string Count = std::to_string(Plan.Slots / Plan.CacheWidth);
+  std::string ColDecl = "const " + IType + " " + Col + " = " + FirstText + W +
+                        " * (" + Lane.str() + " + " +
+                        std::to_string(Plan.Lanes) + " * " + V + ");\n";
+  std::string VecLoop = "#pragma unroll\nfor (int " + V + " = 0; " + V + " < " +
+                        Count + "; ++" + V + ") {\n" + ColDecl + "if (" + Col +
+                        " < " + Bound + ")\n";
   return "// cuda-opt cache: this thread's columns of the row of '" +
-         S.Root->getNameAsString() + "', " + W +
-         " per vector (" + FirstText + W + " * (" + Lane.str() + " + " +
-         std::to_string(Plan.Lanes) + " * " + V + ") + " + K +
-         "), loaded once" +
-         (Conv.empty() ? std::string() : " and converted with " + Conv) +
-         ";\n// 16 bytes at a time where the row is aligned.\n" + Elem + " " + Name.str() + "[" + std::to_string(Plan.Slots) +
-         "];\nconst bool " + Aligned + " = cudaOptAligned16(&" + *First +
-         ");\n#pragma unroll\nfor (int " + V + " = 0; " + V + " < " +
-         std::to_string(Plan.Slots / Plan.CacheWidth) + "; ++" + V +
-         ") {\nconst " + IType + " " + Col + " = " + FirstText + W + " * (" +
-         Lane.str() + " + " + std::to_string(Plan.Lanes) + " * " + V +
-         ");\nif (" + Aligned + " && " + Col + " + " + W + " <= " + Bound +
-         ") {\nconst " + VType + " " + Loaded + " = *reinterpret_cast<const " +
-         VType + " *>(&" + *AtCol + ");\n#pragma unroll\nfor (int " + K +
-         " = 0; " + K + " < " + W + "; ++" + K + ")\n" + Name.str() + "[" +
-         Slot + "] = " + Converted(Loaded + ".v[" + K + "]") +
-         ";\n} else {\n#pragma unroll\nfor (int " + K + " = 0; " + K + " < " +
-         W + "; ++" + K + ")\nif (" + Col + " + " + K + " < " + Bound + ")\n" +
-         Name.str() + "[" + Slot + "] = " + Converted(*AtK) + ";\n}\n}\n";
+         S.Root->getNameAsString() + "', " + W + " per vector (" + FirstText +
+         W + " * (" + Lane.str() + " + " + std::to_string(Plan.Lanes) +
+         " * " + V + ") + " + K +
+         "), loaded once, 16 bytes at a time where the row is aligned" +
+         (Conv.empty() ? std::string() : ", and converted with " + Conv) +
+         ".\n" + VType + " " +
+         Vecs + "[" + Count + "] = {};\nif (cudaOptAligned16(&" + *First +
+         ")) {\n" + VecLoop + Vecs + "[" + V + "] = *reinterpret_cast<const " +
+         VType + " *>(&" + *AtCol + ");\n}\n} else {\n" + VecLoop +
+         "#pragma unroll\nfor (int " + K + " = 0; " + K + " < " + W + "; ++" +
+         K + ")\n" + Vecs + "[" + V + "].v[" + K + "] = " + *AtK +
+         ";\n}\n}\n" + Elem + " " + Name.str() + "[" +
+         std::to_string(Plan.Slots) + "];\n#pragma unroll\nfor (int " + K +
+         " = 0; " + K + " < " + std::to_string(Plan.Slots) + "; ++" + K +
+         ")\n" + Name.str() + "[" + K + "] = " +
+         Converted(Vecs + "[" + K + " / " + W + "].v[" + K + " % " + W + "]") +
+         ";\n";
 }
 
 /// A scan loop `for (j = a; j < b; ++j) { v += e; rest }` shared by the
@@ -999,11 +1013,10 @@ vectorStoreLoopHead(const KernelTarget &T, const CooperativeRowsPlan &Plan,
     Head += "const bool " + Aligned + " = cudaOptAligned16(&" + *AtFirst +
             ");\n// This vector's columns of '" + Root +
             "', stored after the loop below.\n" + VType + " " + Vec + ";\n";
-    Flush += "if (" + Aligned + " && " + J0 + " + " + W + " <= " + Bound +
-             ")\n*reinterpret_cast<" + VType + " *>(&" + *AtJ0 + ") = " + Vec +
-             ";\nelse\nfor (int " + K + " = 0; " + K + " < " + W + " && " +
-             J0 + " + " + K + " < " + Bound + "; ++" + K + ")\n" + *AtK +
-             " = " + Vec + ".v[" + K + "];\n";
+    Flush += "if (" + Aligned + ")\n*reinterpret_cast<" + VType + " *>(&" +
+             *AtJ0 + ") = " + Vec + ";\nelse\n#pragma unroll\nfor (int " + K +
+             " = 0; " + K + " < " + W + "; ++" + K + ")\n" + *AtK + " = " + Vec +
+             ".v[" + K + "];\n";
     if (Error Err = E.replace(A->Expr->getSourceRange(), Vec + ".v[" + K + "]"))
       return std::move(Err);
   }
@@ -1013,9 +1026,33 @@ vectorStoreLoopHead(const KernelTarget &T, const CooperativeRowsPlan &Plan,
           SourceRange(RL.Loop->getBeginLoc(), RL.Loop->getRParenLoc()), Head))
     return std::move(Err);
   Tail = "\n" + Flush + "}";
-  return "\nconst int " + Slot.str() + " = " + W + " * " + V + " + " + K +
-         ";\nconst " + IType + " " + J + " = " + J0 + " + " + K + ";\nif (" +
-         J + " >= " + Bound + ")\nbreak;\n";
+  // The column, when the body still reads it once the stores and the held
+  // columns and values are replaced (softmax's output loop does not).
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<SourceRange> Replaced;
+  for (const RowAccess *A : Stores)
+    Replaced.push_back(A->Expr->getSourceRange());
+  for (const RowCacheStream &S : C.Streams)
+    for (const Expr *Site : S.Sites)
+      Replaced.push_back(Site->getSourceRange());
+  for (const RowCacheValue &V : C.Values) {
+    Replaced.push_back(V.Producer->getSourceRange());
+    for (const auto &Reader : V.Readers)
+      Replaced.push_back(Reader.second->getSourceRange());
+  }
+  RefFinder F(RL.Var);
+  F.TraverseStmt(const_cast<Stmt *>(RL.Loop->getBody()));
+  bool ReadsColumn = llvm::any_of(F.Refs, [&](const DeclRefExpr *D) {
+    return llvm::none_of(Replaced, [&](SourceRange R) {
+      return rangeContains(SM, R, D->getSourceRange());
+    });
+  });
+  // The row is a whole number of vectors: every column of this one is in it.
+  std::string Prelude = "\nconst int " + Slot.str() + " = " + W + " * " + V +
+                        " + " + K + ";\n";
+  if (ReadsColumn)
+    Prelude += "const " + IType + " " + J + " = " + J0 + " + " + K + ";\n";
+  return Prelude;
 }
 
 Expected<std::string> CooperativeRows::renderRowBody(
@@ -1134,7 +1171,7 @@ Expected<std::string> CooperativeRows::renderRowBody(
       if (Stores) {
         // The loop's stores go through one vector per W columns:
         //   for (v) { j0 = ...; if (j0 >= C) break; VecT outVec;
-        //     for (k) { slot = W * v + k; j = j0 + k; if (j >= C) break;
+        //     for (k) { slot = W * v + k; j = j0 + k;
         //               body, storing into outVec.v[k] }
         //     store outVec (16 bytes when aligned, else column by column) }
         Expected<std::string> Head = vectorStoreLoopHead(
@@ -1350,11 +1387,26 @@ CooperativeRows::applyPlan(const KernelTarget &T,
     // is made once, outside the row loops: each loop then gets registers for
     // its own form only.
     int64_t Capacity = Plan.Cache->FirstColumn + Lanes * Plan.Slots;
-    Text = Head + "if (" + parenthesizedText(Ctx, Plan.Cache->Bound) +
-           " <= " + std::to_string(Capacity) + ") {\n// Rows of up to " +
-           std::to_string(Capacity) + " columns are held in registers (cache=" +
-           std::to_string(Plan.Slots) + ").\n" + RowLoop + Cached +
-           "\n} else {\n// Longer rows are read from memory in every loop.\n" +
+    std::string Bound = parenthesizedText(Ctx, Plan.Cache->Bound);
+    std::string Cond = Bound + " <= " + std::to_string(Capacity);
+    std::string Which = "Rows of up to " + std::to_string(Capacity) + " columns";
+    if (Plan.CacheWidth > 1) {
+      // The vector layout holds whole vectors only.
+      std::string W = std::to_string(Plan.CacheWidth);
+      Cond += " && " +
+              (Plan.Cache->FirstColumn
+                   ? "(" + Bound + " - " +
+                         std::to_string(Plan.Cache->FirstColumn) + ")"
+                   : Bound) +
+              " % " + W + " == 0";
+      Which += ", a whole number of " + W + "-column vectors,";
+    }
+    Text = Head + "if (" + Cond + ") {\n// " + Which +
+           " are held in registers (cache=" + std::to_string(Plan.Slots) +
+           ").\n" + RowLoop + Cached +
+           "\n} else {\n// " +
+           (Plan.CacheWidth > 1 ? "Other" : "Longer") +
+           " rows are read from memory in every loop.\n" +
            RowLoop + *Body + "\n}";
   }
 

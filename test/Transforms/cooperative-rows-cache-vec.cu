@@ -6,26 +6,28 @@
 // vec=1 with cache=S: each thread holds W consecutive columns per 16-byte
 // vector (W = 8 for 2-byte elements, 4 for 4-byte ones), loads them as one
 // vector where the row is aligned, and collects the stores of a cached loop
-// in a vector written once per W columns. Loops that would need a different
+// in a vector written once per W columns; rows that are not a whole number
+// of vectors take the uncached form. Loops that would need a different
 // order of memory accesses keep the lane-strided layout, with a note.
 
 #include <cuda_fp16.h>
 
 // CHECK-LABEL: {{^}}__global__ void softmax_fp16(
-// CHECK: {{^ *}}float inRow[16];
-// CHECK-NEXT: {{^ *}}const bool inAligned = cudaOptAligned16(&in[r * cols + 0]);
+// CHECK: {{^ *}}if (cols <= 512 && cols % 8 == 0) {
+// CHECK: {{^ *}}cudaOptVec<__half, 8> inVecs[2] = {};
+// CHECK-NEXT: {{^ *}}if (cudaOptAligned16(&in[r * cols + 0])) {
 // CHECK: {{^ *}}for (int vec = 0; vec < 2; ++vec) {
 // CHECK-NEXT: {{^ *}}const int col = 8 * (lane + 32 * vec);
-// CHECK-NEXT: {{^ *}}if (inAligned && col + 8 <= cols) {
-// CHECK-NEXT: {{^ *}}const cudaOptVec<__half, 8> inVec =
-// CHECK-NEXT: {{^ *}}*reinterpret_cast<const cudaOptVec<__half, 8> *>(
+// CHECK-NEXT: {{^ *}}if (col < cols)
+// CHECK-NEXT: {{^ *}}inVecs[vec] = *reinterpret_cast<const cudaOptVec<__half, 8> *>(
 // CHECK-NEXT: {{^ *}}&in[r * cols + col]);
-// CHECK: {{^ *}}inRow[8 * vec + k] = __half2float(inVec.v[k]);
-// CHECK: {{^ *}}if (col + k < cols)
-// CHECK-NEXT: {{^ *}}inRow[8 * vec + k] = __half2float(in[r * cols + (col + k)]);
+// CHECK: {{^ *}}} else {
+// CHECK: {{^ *}}inVecs[vec].v[k] = in[r * cols + (col + k)];
+// CHECK: {{^ *}}float inRow[16];
+// CHECK: {{^ *}}inRow[k] = __half2float(inVecs[k / 8].v[k % 8]);
 // The max loop starts at column 1: the held columns from 0, one skipped.
 // CHECK: {{^ *}}const int j = 8 * (lane + 32 * (slot / 8)) + slot % 8;
-// CHECK-NEXT: {{^ *}}if (j >= cols)
+// CHECK-NEXT: {{^ *}}if ((j - slot % 8) >= cols)
 // CHECK-NEXT: {{^ *}}break;
 // CHECK-NEXT: {{^ *}}if (j < 1)
 // CHECK-NEXT: {{^ *}}continue;
@@ -39,18 +41,14 @@
 // CHECK-NEXT: {{^ *}}cudaOptVec<__half, 8> outVec;
 // CHECK: {{^ *}}for (int k2 = 0; k2 < 8; ++k2) {
 // CHECK-NEXT: {{^ *}}const int slot = 8 * vec2 + k2;
-// CHECK-NEXT: {{^ *}}const int j = j0 + k2;
-// CHECK-NEXT: {{^ *}}if (j >= cols)
-// CHECK-NEXT: {{^ *}}break;
 // CHECK-NEXT: {{^ *}}outVec.v[k2] = __float2half(inRow[slot] / sum);
 // CHECK-NEXT: {{^ *}}}
-// CHECK-NEXT: {{^ *}}if (outAligned && j0 + 8 <= cols)
+// CHECK-NEXT: {{^ *}}if (outAligned)
 // CHECK-NEXT: {{^ *}}*reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) =
 // CHECK-NEXT: {{^ *}}outVec;
 // CHECK-NEXT: {{^ *}}else
-// CHECK-NEXT: {{^ *}}for (int k2 = 0; k2 < 8 && j0 + k2 < cols; ++k2)
-// CHECK-NEXT: {{^ *}}out[r * cols + (j0 + k2)] = outVec.v[k2];
-// CHECK: {{^ *}}// Longer rows are read from memory in every loop.
+// CHECK: {{^ *}}out[r * cols + (j0 + k2)] = outVec.v[k2];
+// CHECK: {{^ *}}// Other rows are read from memory in every loop.
 __global__ void softmax_fp16(__half *__restrict__ out,
                              const __half *__restrict__ in, int rows,
                              int cols) {
@@ -70,7 +68,7 @@ __global__ void softmax_fp16(__half *__restrict__ out,
 
 // 4-byte rows: 4 columns per vector, read through the same vector type.
 // CHECK-LABEL: {{^}}__global__ void scale_rows(
-// CHECK: {{^ *}}const cudaOptVec<float, 4> xVec =
+// CHECK: {{^ *}}cudaOptVec<float, 4> xVecs[4] = {};
 // CHECK: {{^ *}}cudaOptVec<float, 4> yVec;
 // CHECK: {{^ *}}yVec.v[k2] = xRow[slot] / total;
 __global__ void scale_rows(float *__restrict__ y, const float *__restrict__ x,
