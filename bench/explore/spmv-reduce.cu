@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cuda_fp16.h>
 #include <cusparse.h>
+#include <string>
+#include "generated-spmv.cuh"
 #include <vector>
 
 #define CK(x)                                                                  \
@@ -415,7 +417,7 @@ static uint32_t urand() {
   return rngState;
 }
 
-int main() {
+int main(int argc, char **argv) {
   CK(cudaMalloc(&flushBuf, 256 << 20));
   int sms;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -500,6 +502,15 @@ int main() {
       std::printf("  diff %.3g\n", maxDiff(y, yr, rows));
     }
   }
+#define GEN(K, B)                                                              \
+  timeIt("generated " #K, bs, [&] {                                            \
+    K<<<(rows + B - 1) / B, B>>>(y, ptr, col, val, x, rows);                   \
+  });                                                                          \
+  std::printf("  diff %.3g\n", maxDiff(y, yr, rows));
+  GEN(ss_i4_s1, 256) GEN(ss_i8_s1, 256) GEN(ss_i8_s0, 256) GEN(ss_i16_s1, 256)
+  GEN(ss_b512_i8_s1, 512)
+  if (argc > 1 && std::string(argv[1]) == "spmv")
+    return 0;
   CK(cudaFree(ptr));
   CK(cudaFree(col));
   CK(cudaFree(val));
