@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include <vector>
 
@@ -14,11 +15,40 @@ using namespace llvm;
 
 namespace cuda_opt {
 
-Error writeFileAtomically(StringRef Path, StringRef Contents) {
-  if (Path == "-") {
-    outs() << Contents;
-    outs().flush(); // Before anything printed to stderr after it.
+static Error cannotWrite(StringRef Path, std::error_code EC) {
+  return createStringError(EC, "cannot write output '%s': %s",
+                           Path.str().c_str(), EC.message().c_str());
+}
+
+/// Writes to a stream that is not a regular file (stdout, a device, a
+/// pipe) and reports a failed write or close, such as a full disk.
+static Error writeStream(StringRef Path, raw_fd_ostream &OS,
+                         StringRef Contents, bool Close) {
+  OS << Contents;
+  if (Close)
+    OS.close();
+  else
+    OS.flush(); // Before anything printed to stderr after it.
+  if (!OS.has_error())
     return Error::success();
+  std::error_code EC = OS.error();
+  OS.clear_error(); // Reported here, not again when the stream goes away.
+  return cannotWrite(Path == "-" ? "<stdout>" : Path, EC);
+}
+
+Error writeFileAtomically(StringRef Path, StringRef Contents) {
+  if (Path == "-")
+    return writeStream(Path, outs(), Contents, /*Close=*/false);
+  // A device, FIFO or socket is written in place: renaming a temporary
+  // file over it would replace the device node itself.
+  sys::fs::file_status Status;
+  if (!sys::fs::status(Path, Status) && sys::fs::exists(Status) &&
+      !sys::fs::is_regular_file(Status) && !sys::fs::is_directory(Status)) {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
+    if (EC)
+      return cannotWrite(Path, EC);
+    return writeStream(Path, OS, Contents, /*Close=*/true);
   }
   // llvm::writeToOutput writes through a temporary file and renames it into
   // place; only the message is ours.
@@ -28,9 +58,7 @@ Error writeFileAtomically(StringRef Path, StringRef Contents) {
   });
   if (!E)
     return Error::success();
-  std::error_code EC = errorToErrorCode(std::move(E));
-  return createStringError(EC, "cannot write output '%s': %s",
-                           Path.str().c_str(), EC.message().c_str());
+  return cannotWrite(Path, errorToErrorCode(std::move(E)));
 }
 
 std::string unifiedDiff(StringRef OldName, StringRef Old, StringRef NewName,

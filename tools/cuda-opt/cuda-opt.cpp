@@ -14,10 +14,12 @@
 
 #include "cuda-opt/Transforms/InitAllTransforms.h"
 
+#include "clang/Basic/Stack.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/thread.h"
 #include "llvm/Support/Path.h"
 
 using namespace llvm;
@@ -74,8 +76,9 @@ static std::string tuneCommandLine(int Argc, const char *const *Argv) {
   return Cmd;
 }
 
-int main(int argc, const char **argv) {
-  InitLLVM X(argc, argv);
+/// The tool's work, run on a thread with a large stack (see main).
+static int runTool(int argc, const char **argv) {
+  clang::noteBottomOfStack();
   registerAllTransforms();
   if (argc > 1 && StringRef(argv[1]) == cli::SparseEncodeCommand.getName())
     return runSparseEncodeCommand(argc - 1, argv + 1);
@@ -167,4 +170,19 @@ int main(int argc, const char **argv) {
   else if (*M == cli::Mode::Analyze)
     printAnalyses(std::move(JsonOut));
   return RC;
+}
+
+int main(int argc, const char **argv) {
+  InitLLVM X(argc, argv);
+  // Clang's parser recurses once per nesting level of an expression; a
+  // few hundred nested parentheses (or macros expanding to them) overflow
+  // the 8 MiB main-thread stack. clang itself parses on a thread with more
+  // stack when it must; cuda-opt runs everything on one with 256 MiB (only
+  // touched pages are committed), and Clang's own limits
+  // (-fbracket-depth, template depth) then report errors instead.
+  int Status = 1;
+  llvm::thread Worker(std::optional<unsigned>(256u << 20),
+                      [&] { Status = runTool(argc, argv); });
+  Worker.join();
+  return Status;
 }
