@@ -32,7 +32,7 @@
 //     const int segLo = rowActive ? row_ptr[row] : 0;
 //     const int segHi = rowActive ? row_ptr[row + 1] : 0;
 //     ... segRange = [min segLo, max segHi) over the block's active rows ...
-//     if (__syncthreads_and(!rowActive || segLo <= segHi)) {
+//     if (__syncthreads_and(blockDim.x <= 256 && (!rowActive || segLo <= segHi))) {
 //       for (int chunk = segRange[0]; chunk < segRange[1]; chunk += ...) {
 //         ... stage K elements per thread; __syncthreads(); ...
 //         for (int j = max(segLo, chunk); j < min(segHi, chunkEnd); ++j)
@@ -68,6 +68,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/BlockReduction.h"
+#include "cuda-opt/Analysis/LaunchAliasing.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Analysis/RowProgram.h"
 #include "cuda-opt/Pass/Transform.h"
@@ -237,6 +238,14 @@ StageSegments::makePlan(const KernelTarget &T, const ParamValues &P) const {
   if (L.WritesMemory)
     return refuse(LoopAt + " writes memory; stage-segments stages loops "
                            "that only read");
+  // The block's range is combined with atomicMin/atomicMax, which CUDA has
+  // for int and long long.
+  const auto *Counter = L.Var->getType()->getAs<BuiltinType>();
+  if (!Counter || (Counter->getKind() != BuiltinType::Int &&
+                   Counter->getKind() != BuiltinType::LongLong))
+    return refuse(LoopAt + " counts with '" +
+                  typeText(Ctx, L.Var->getType()) +
+                  "'; stage-segments handles int and long long counters");
   if (L.Inclusive || !L.Var->getType()->isSignedIntegerType() ||
       !L.Init->getType()->isSignedIntegerType() ||
       !L.Bound->getType()->isSignedIntegerType())
@@ -334,6 +343,10 @@ StageSegments::makePlan(const KernelTarget &T, const ParamValues &P) const {
   if (K.Launches.empty())
     return refuse(Kernel + " is not launched in this file, so its block "
                            "size (the staging arrays' size) is unknown");
+  if (std::optional<std::string> Use = foreignKernelUse(Ctx, K, true))
+    return refuse(Kernel + " is referenced at " + *Use +
+                  ", which may launch it with a block larger than the "
+                  "staging arrays");
   for (const LaunchSite &Site : K.Launches) {
     std::string At = describeLocation(T.getSourceManager(), Site.Call->getBeginLoc());
     const Expr *BlockE = launchBlockExpr(Site);
@@ -492,8 +505,9 @@ StageSegments::applyPlan(const KernelTarget &T,
       "row's start to the last one's end.\nif (" +
       Active + ") {\natomicMin(&" + Range + "[0], " + Lo + ");\natomicMax(&" +
       Range + "[1], " + Hi + ");\n}\n// Every active row's segment inside it: "
-      "the row pointer does not decrease.\nif (__syncthreads_and(!" + Active +
-      " || " + Lo + " <= " + Hi + ")) {\nfor (" + IType + " " + Chunk + " = " +
+      "the row pointer does not decrease (and the block fits the arrays).\n"
+      "if (__syncthreads_and(blockDim.x <= " + std::to_string(Plan.Block) +
+      " && (!" + Active + " || " + Lo + " <= " + Hi + "))) {\nfor (" + IType + " " + Chunk + " = " +
       Range + "[0]; " + Chunk + " < " + Range + "[1]; " + Chunk +
       " += blockDim.x * " + ItemsText + ") {\nconst " + IType + " " +
       ChunkEnd + " = min(" + Range + "[1], " + Chunk + " + (" + IType +

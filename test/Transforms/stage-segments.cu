@@ -11,6 +11,8 @@
 // RUN: not cuda-opt --passes='stage-segments' --kernel=dynamic_block %s 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not cuda-opt --passes='stage-segments' --kernel=counted %s 2>&1 | FileCheck %s --check-prefix=COUNTED
 // RUN: not cuda-opt --passes='stage-segments{items=16}' --kernel=wide_block %s 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: not cuda-opt --passes='stage-segments' --kernel=long_counter %s 2>&1 | FileCheck %s --check-prefix=LONG
+// RUN: not cuda-opt --passes='stage-segments' --kernel=launched_elsewhere %s 2>&1 | FileCheck %s --check-prefix=FOREIGN
 
 // A CSR matrix-vector product, one thread per row: the block stages its
 // rows' contiguous non-zeros in shared memory, each row's thread adds its
@@ -26,7 +28,8 @@
 // CHECK-NEXT: {{^ *}}const int segHi = rowActive ? row_ptr[row + 1] : 0;
 // CHECK: {{^ *}}atomicMin(&segRange[0], segLo);
 // CHECK-NEXT: {{^ *}}atomicMax(&segRange[1], segHi);
-// CHECK: {{^ *}}if (__syncthreads_and(!rowActive || segLo <= segHi)) {
+// CHECK: {{^ *}}if (__syncthreads_and(blockDim.x <= 256 &&
+// CHECK-NEXT: {{^ *}}(!rowActive || segLo <= segHi))) {
 // CHECK: {{^ *}}valsStage[at - chunk] = __ldcs(&vals[at]);
 // CHECK-NEXT: {{^ *}}xStage[at - chunk] = x[__ldcs(&col_idx[at])];
 // CHECK: {{^ *}}__syncthreads();
@@ -171,6 +174,31 @@ __global__ void wide_block(float *y, const int *row_ptr, const int *col_idx,
   }
 }
 
+// LONG: kernel 'long_counter': the loop at {{.*}} counts with 'long'; stage-segments handles int and long long counters
+__global__ void long_counter(float *y, const long *p, const float *v,
+                             int rows) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float s = 0.0f;
+    for (long j = p[row]; j < p[row + 1]; ++j)
+      s += v[j];
+    y[row] = s;
+  }
+}
+
+// FOREIGN: kernel 'launched_elsewhere' is referenced at {{.*}}, which may launch it with a block larger than the staging arrays
+__global__ void launched_elsewhere(float *y, const int *p, const float *v,
+                                   int rows) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float s = 0.0f;
+    for (int j = p[row]; j < p[row + 1]; ++j)
+      s += v[j];
+    y[row] = s;
+  }
+}
+void *kernelHandle() { return (void *)launched_elsewhere; }
+
 void run(float *y, const int *p, const int *c, const float *v, const float *x,
          double *dy, const double *dv, const float *b, const int *m, int rows,
          int cols, int threads) {
@@ -184,4 +212,6 @@ void run(float *y, const int *p, const int *c, const float *v, const float *x,
   dynamic_block<<<(rows + threads - 1) / threads, threads>>>(y, p, v, rows);
   counted<<<(rows + 255) / 256, 256>>>(y, v, rows, cols);
   wide_block<<<(rows + 1023) / 1024, 1024>>>(y, p, c, v, x, rows);
+  long_counter<<<(rows + 255) / 256, 256>>>(y, (const long *)p, v, rows);
+  launched_elsewhere<<<(rows + 255) / 256, 256>>>(y, p, v, rows);
 }
