@@ -17,6 +17,11 @@ timeout and the most common diagnostics).
 usage: sweep-suite.py --cuda-opt build/bin/cuda-opt --suite NAME=DIR
                       [--suite ...] [--include DIR ...] [--steps list,analyze,dry-run]
                       [--timeout 60] [--jobs 2] [--tsv OUT.tsv]
+                      [--nvcc /usr/local/cuda/bin/nvcc]
+
+With --nvcc each file is also compiled by nvcc (-c, same include paths) as
+the ground truth, and the summary lists the files nvcc compiles but
+cuda-opt refuses: the divergences the front end must paper over.
 """
 import argparse
 import collections
@@ -88,6 +93,17 @@ def run_step(cuda_opt, step, path, root, extra, timeout):
     return classify(p.returncode, out), first_error(out)
 
 
+def nvcc_compiles(nvcc, path, root, extra, timeout):
+    flags = []
+    for d in include_dirs(path, root, extra):
+        flags += ["-I", d]
+    obj = os.path.join(SCRATCH, re.sub(r"\W", "_", path) + ".o")
+    p = subprocess.run(["timeout", str(timeout), nvcc, "-std=c++17",
+                        "-arch=sm_90", "-c", path, "-o", obj] + flags,
+                       capture_output=True, text=True, errors="replace")
+    return p.returncode == 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--cuda-opt", required=True)
@@ -98,6 +114,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--tsv", default=None)
+    ap.add_argument("--nvcc", default=None)
     args = ap.parse_args()
     steps = args.steps.split(",")
     jobs = []
@@ -116,6 +133,10 @@ def main():
                                  args.timeout)
             if res[step][0] in ("no-kernel", "diagnosed"):
                 break  # the later steps parse the same way
+        if args.nvcc:
+            res["nvcc"] = ("ok" if nvcc_compiles(args.nvcc, path, root,
+                                                 args.include, 3 * args.timeout)
+                           else "fails", "")
         return job, res
 
     results = []
@@ -128,13 +149,13 @@ def main():
                   file=sys.stderr)
     if args.tsv:
         with open(args.tsv, "w") as f:
-            f.write("suite\tfile\t" + "\t".join(steps) + "\terror\n")
+            f.write("suite\tfile\t" + "\t".join(steps) + "\tnvcc\terror\n")
             for (name, root, path), res in results:
                 err = next((r[1] for r in res.values() if r[1]), "")
-                f.write("%s\t%s\t%s\t%s\n" % (
+                f.write("%s\t%s\t%s\t%s\t%s\n" % (
                     name, os.path.relpath(path, root),
                     "\t".join(res[s][0] if s in res else "-" for s in steps),
-                    err))
+                    res["nvcc"][0] if "nvcc" in res else "-", err))
 
     # Summary: the file's outcome is its first step that did not succeed.
     print("| suite | files | " + " | ".join(
@@ -160,6 +181,30 @@ def main():
         print("| %s | %d | %d | %d | %d | %d | %d |" % (
             name, sum(c.values()), c["ok"], c["no-kernel"], c["diagnosed"],
             c["crash"], c["timeout"]))
+    if args.nvcc:
+        agree = collections.Counter()
+        diverge = []
+        for (name, root, path), res in results:
+            ours = ("ok" if res[steps[0]][0] in ("ok", "no-kernel")
+                    else "refused")
+            agree[(name, res["nvcc"][0], ours)] += 1
+            if res["nvcc"][0] == "ok" and ours != "ok":
+                diverge.append("`%s`: %s" % (os.path.relpath(path, root),
+                                              res[steps[0]][1]))
+        print("\nAgainst nvcc (-c, same include paths; cuda-opt's `%s`):\n"
+              % steps[0])
+        print("| suite | nvcc ok, parsed | nvcc ok, refused | nvcc fails, "
+              "parsed | nvcc fails, refused |")
+        print("|---|---|---|---|---|")
+        for name in per:
+            print("| %s | %d | %d | %d | %d |" % (
+                name, agree[(name, "ok", "ok")], agree[(name, "ok", "refused")],
+                agree[(name, "fails", "ok")],
+                agree[(name, "fails", "refused")]))
+        if diverge:
+            print("\nnvcc compiles, cuda-opt refuses:\n")
+            for d in diverge:
+                print("- " + d)
     if bad:
         print("\nCrashes and timeouts:\n")
         for b in bad:
