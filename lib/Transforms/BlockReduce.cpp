@@ -57,12 +57,6 @@ std::string helperName(CombineOp Op) {
   return "";
 }
 
-std::string typeText(const ASTContext &Ctx, QualType T) {
-  PrintingPolicy P = Ctx.getPrintingPolicy();
-  P.SuppressTagKeyword = true;
-  return T.getUnqualifiedType().getAsString(P);
-}
-
 /// The block reduction helper for \p Op on \p T.
 std::string helperText(ASTContext &Ctx, CombineOp Op, QualType T) {
   std::string Ty = typeText(Ctx, T);

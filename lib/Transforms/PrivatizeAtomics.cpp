@@ -51,12 +51,6 @@ struct PrivatizePlan : TransformPlan {
   int64_t Bins = 0;
 };
 
-std::string typeText(const ASTContext &Ctx, QualType T) {
-  PrintingPolicy P = Ctx.getPrintingPolicy();
-  P.SuppressTagKeyword = true;
-  return T.getUnqualifiedType().getAsString(P);
-}
-
 /// The atomic that flushes a block's total into the global array.
 std::string flushCallee(const ASTContext &Ctx, const BinnedAtomics &B) {
   const AtomicUpdate &U = B.Updates.front();

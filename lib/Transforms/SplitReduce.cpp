@@ -83,12 +83,6 @@ std::string at(const ASTContext &Ctx, const Stmt *S) {
   return describeLocation(Ctx.getSourceManager(), S->getBeginLoc());
 }
 
-std::string typeText(const ASTContext &Ctx, QualType T) {
-  PrintingPolicy PP = Ctx.getPrintingPolicy();
-  PP.SuppressTagKeyword = true;
-  return T.getUnqualifiedType().getAsString(PP);
-}
-
 /// A name, a number or a member `v.x`: no parentheses needed before `*`.
 bool isSimpleOperand(StringRef S) {
   return !S.empty() && llvm::all_of(S, [](char C) {

@@ -89,12 +89,6 @@ std::string at(const ASTContext &Ctx, const Stmt *S) {
   return describeLocation(Ctx.getSourceManager(), S->getBeginLoc());
 }
 
-std::string typeText(const ASTContext &Ctx, QualType T) {
-  PrintingPolicy PP = Ctx.getPrintingPolicy();
-  PP.SuppressTagKeyword = true;
-  return T.getUnqualifiedType().getAsString(PP);
-}
-
 /// The first variable \p E refers to other than the parameters, \p Row and
 /// \p J (nullptr when there is none).
 const VarDecl *foreignVariable(const Expr *E, const VarDecl *Row,
@@ -155,7 +149,6 @@ struct StageSegmentsPlan : TransformPlan {
   int64_t Block = 0;
   const Recurrence *Sum = nullptr;
   const Expr *Term = nullptr;
-  const Stmt *Update = nullptr;
   std::vector<const ArraySubscriptExpr *> Staged;
 };
 
@@ -283,7 +276,6 @@ StageSegments::makePlan(const KernelTarget &T, const ParamValues &P) const {
   }
   if (!Plan.Term)
     return refuse(LoopAt + " does more than 'acc += term;'");
-  Plan.Update = Body;
 
   // The sum starts at 0 where it is declared, and nothing before the loop
   // changes it: the staged sum starts at 0 too.

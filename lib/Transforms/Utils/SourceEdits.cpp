@@ -135,6 +135,12 @@ std::string freshName(const FunctionDecl *Kernel, StringRef Base,
   }
 }
 
+std::string typeText(const ASTContext &Ctx, QualType T) {
+  PrintingPolicy PP = Ctx.getPrintingPolicy();
+  PP.SuppressTagKeyword = true;
+  return T.getUnqualifiedType().getAsString(PP);
+}
+
 std::string indexTypeText(const ASTContext &Ctx, const VarDecl *V) {
   // The type as written (`unsigned`, `size_t`), unless it is deduced.
   if (const TypeSourceInfo *TSI = V->getTypeSourceInfo()) {

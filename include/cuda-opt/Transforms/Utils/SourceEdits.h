@@ -42,6 +42,10 @@ std::string parenthesizedText(const clang::ASTContext &Ctx,
 std::string freshName(const clang::FunctionDecl *Kernel, llvm::StringRef Base,
                       llvm::ArrayRef<std::string> Taken = {});
 
+/// \p T printed for a declaration the rewrite adds: without qualifiers
+/// and without `struct`/`class`.
+std::string typeText(const clang::ASTContext &Ctx, clang::QualType T);
+
 /// The printed type of the index variable, without qualifiers (`int`,
 /// `size_t`, ...).
 std::string indexTypeText(const clang::ASTContext &Ctx,
