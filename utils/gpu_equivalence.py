@@ -20,7 +20,9 @@ original that sums with float atomics is nondeterministic.
 
 --plant='OLD=>NEW' plants a bug: the first OLD in the rewritten file's code
 (not in a // comment line) becomes NEW (OLD must occur on one line), and the check passes only when the comparison catches
-it (exit 0 when the outputs are NOT equivalent). Each transform's GPU test
+it (exit 0 when the outputs are NOT equivalent, or when the planted
+rewrite's run fails, e.g. on a misaligned vector access, as the tuner's
+worker rejects a faulting variant). Each transform's GPU test
 uses it to show that its check would see a wrong rewrite.
 """
 import argparse
@@ -216,8 +218,22 @@ def main():
         dumps = {}
         for tag in ("orig", "new"):
             out = os.path.join(args.work, "%s.%d.bin" % (tag, seed))
-            run([exe[tag], out, str(seed)], "%s seed %d" % (tag, seed))
+            cmd = [exe[tag], out, str(seed)]
+            if tag == "new" and args.plant is not None:
+                # A planted bug may fault (a misaligned vector access): the
+                # tuner's worker rejects a variant that faults, so it counts.
+                r = subprocess.run(cmd, capture_output=True, text=True,
+                                   timeout=600)
+                if r.returncode != 0:
+                    failures.append("seed %d: the rewrite's run failed (%d): "
+                                    "%s" % (seed, r.returncode,
+                                            (r.stdout + r.stderr).strip()[-200:]))
+                    break
+            else:
+                run(cmd, "%s seed %d" % (tag, seed))
             dumps[tag] = read_dump(out)
+        if "new" not in dumps:
+            continue
         if not dumps["orig"]:
             failures.append("seed %d: the original dumped no outputs" % seed)
         reruns = []

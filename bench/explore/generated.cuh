@@ -258,33 +258,23 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  if (cols <= 512 && cols % 4 == 0) {
-    // Rows of up to 512 columns, a whole number of 4-column vectors, are held in
-    // registers (cache=16).
+  if (cols <= 512 && cols % 4 == 0 && cudaOptAligned16(&in[0]) &&
+      cudaOptAligned16(&out[0])) {
+    // Rows of up to 512 columns, a whole number of 4-column vectors, each
+    // starting on a 16-byte boundary, are held in registers (cache=16).
     for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
          r += blockDim.x / 32 * gridDim.x) {
       float m = in[r * cols];
       // cuda-opt cache: this thread's columns of the row of 'in', 4 per vector
-      // (4 * (lane + 32 * vec) + k), loaded once, 16 bytes at a time where the
-      // row is aligned.
+      // (4 * (lane + 32 * vec) + k), loaded once, 16 bytes at a time (every row
+      // is aligned: the condition above).
       cudaOptVec<float, 4> inVecs[4] = {};
-      if (cudaOptAligned16(&in[r * cols + 0])) {
 #pragma unroll
-        for (int vec = 0; vec < 4; ++vec) {
-          const int col = 4 * (lane + 32 * vec);
-          if (col < cols)
-            inVecs[vec] = *reinterpret_cast<const cudaOptVec<float, 4> *>(
-                &in[r * cols + col]);
-        }
-      } else {
-#pragma unroll
-        for (int vec = 0; vec < 4; ++vec) {
-          const int col = 4 * (lane + 32 * vec);
-          if (col < cols)
-#pragma unroll
-            for (int k = 0; k < 4; ++k)
-              inVecs[vec].v[k] = in[r * cols + (col + k)];
-        }
+      for (int vec = 0; vec < 4; ++vec) {
+        const int col = 4 * (lane + 32 * vec);
+        if (col < cols)
+          inVecs[vec] = *reinterpret_cast<const cudaOptVec<float, 4> *>(
+              &in[r * cols + col]);
       }
       float inRow[16];
 #pragma unroll
@@ -316,7 +306,6 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
         const int j0 = 4 * (lane + 32 * vec2);
         if (j0 >= cols)
           break;
-        const bool outAligned = cudaOptAligned16(&out[r * cols + 0]);
         // This vector's columns of 'out', stored after the loop below.
         cudaOptVec<float, 4> outVec;
 #pragma unroll
@@ -324,13 +313,7 @@ __global__ void sm_gen_c16v1(float *__restrict__ out,
           const int slot = 4 * vec2 + k2;
           outVec.v[k2] = inRow[slot] / sum;
         }
-        if (outAligned)
-          *reinterpret_cast<cudaOptVec<float, 4> *>(&out[r * cols + j0]) =
-              outVec;
-        else
-#pragma unroll
-          for (int k2 = 0; k2 < 4; ++k2)
-            out[r * cols + (j0 + k2)] = outVec.v[k2];
+        *reinterpret_cast<cudaOptVec<float, 4> *>(&out[r * cols + j0]) = outVec;
       }
     }
   } else {
@@ -573,33 +556,23 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
   // groups stride over the rows.
   const int lane = threadIdx.x % 32;
   const unsigned rowMask = cudaOptRowGroupMask(32);
-  if (cols <= 512 && cols % 8 == 0) {
-    // Rows of up to 512 columns, a whole number of 8-column vectors, are held in
-    // registers (cache=16).
+  if (cols <= 512 && cols % 8 == 0 && cudaOptAligned16(&in[0]) &&
+      cudaOptAligned16(&out[0])) {
+    // Rows of up to 512 columns, a whole number of 8-column vectors, each starting on
+    // a 16-byte boundary, are held in registers (cache=16).
     for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 32; r < rows;
          r += blockDim.x / 32 * gridDim.x) {
       float m = __half2float(in[r * cols]);
       // cuda-opt cache: this thread's columns of the row of 'in', 8 per vector (8 *
-      // (lane + 32 * vec) + k), loaded once, 16 bytes at a time where the row is
-      // aligned, and converted with __half2float.
+      // (lane + 32 * vec) + k), loaded once, 16 bytes at a time (every row is aligned:
+      // the condition above), and converted with __half2float.
       cudaOptVec<__half, 8> inVecs[2] = {};
-      if (cudaOptAligned16(&in[r * cols + 0])) {
 #pragma unroll
-        for (int vec = 0; vec < 2; ++vec) {
-          const int col = 8 * (lane + 32 * vec);
-          if (col < cols)
-            inVecs[vec] =
-                *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + col]);
-        }
-      } else {
-#pragma unroll
-        for (int vec = 0; vec < 2; ++vec) {
-          const int col = 8 * (lane + 32 * vec);
-          if (col < cols)
-#pragma unroll
-            for (int k = 0; k < 8; ++k)
-              inVecs[vec].v[k] = in[r * cols + (col + k)];
-        }
+      for (int vec = 0; vec < 2; ++vec) {
+        const int col = 8 * (lane + 32 * vec);
+        if (col < cols)
+          inVecs[vec] =
+              *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + col]);
       }
       float inRow[16];
 #pragma unroll
@@ -631,7 +604,6 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
         const int j0 = 8 * (lane + 32 * vec2);
         if (j0 >= cols)
           break;
-        const bool outAligned = cudaOptAligned16(&out[r * cols + 0]);
         // This vector's columns of 'out', stored after the loop below.
         cudaOptVec<__half, 8> outVec;
 #pragma unroll
@@ -639,12 +611,7 @@ __global__ void smh_gen_c16v1(__half *__restrict__ out, const __half *__restrict
           const int slot = 8 * vec2 + k2;
           outVec.v[k2] = __float2half(inRow[slot] / sum);
         }
-        if (outAligned)
-          *reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) = outVec;
-        else
-#pragma unroll
-          for (int k2 = 0; k2 < 8; ++k2)
-            out[r * cols + (j0 + k2)] = outVec.v[k2];
+        *reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) = outVec;
       }
     }
   } else {
@@ -804,9 +771,163 @@ __global__ void smh_gen_c16v0(__half *__restrict__ out, const __half *__restrict
   }
 }
 
+__global__ void smh_gen_l16c32(__half *__restrict__ out, const __half *__restrict__ in,
+                             int rows, int cols) {
+  // cuda-opt cooperative-rows{lanes=16,cache=32,scale-grid=1}: a group of 16
+  // consecutive
+  // threads shares each row ('lane' 0..15): the loops over the row are
+  // lane-strided, their results combined with shuffles, and the
+  // groups stride over the rows.
+  const int lane = threadIdx.x % 16;
+  const unsigned rowMask = cudaOptRowGroupMask(16);
+  if (cols <= 512 && cols % 8 == 0 && cudaOptAligned16(&in[0]) &&
+      cudaOptAligned16(&out[0])) {
+    // Rows of up to 512 columns, a whole number of 8-column vectors, each starting on
+    // a 16-byte boundary, are held in registers (cache=32).
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 16; r < rows;
+         r += blockDim.x / 16 * gridDim.x) {
+      float m = __half2float(in[r * cols]);
+      // cuda-opt cache: this thread's columns of the row of 'in', 8 per vector (8 *
+      // (lane + 16 * vec) + k), loaded once, 16 bytes at a time (every row is aligned:
+      // the condition above), and converted with __half2float.
+      cudaOptVec<__half, 8> inVecs[4] = {};
+#pragma unroll
+      for (int vec = 0; vec < 4; ++vec) {
+        const int col = 8 * (lane + 16 * vec);
+        if (col < cols)
+          inVecs[vec] =
+              *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + col]);
+      }
+      float inRow[32];
+#pragma unroll
+      for (int k = 0; k < 32; ++k)
+        inRow[k] = __half2float(inVecs[k / 8].v[k % 8]);
+#pragma unroll
+      for (int slot = 0; slot < 32; ++slot) {
+        const int j = 8 * (lane + 16 * (slot / 8)) + slot % 8;
+        if ((j - slot % 8) >= cols)
+          break;
+        if (j < 1)
+          continue;
+        m = fmaxf(m, inRow[slot]);
+      }
+      m = cudaOptRowFmax(m, rowMask, 16);
+      float sum = 0.0f;
+      // cuda-opt cache: the loop below replaces each held column with
+      // 'expf(inRow[slot] - m)', which the later loops read from there
+#pragma unroll
+      for (int slot = 0; slot < 32; ++slot) {
+        const int j = 8 * (lane + 16 * (slot / 8)) + slot % 8;
+        if ((j - slot % 8) >= cols)
+          break;
+        sum += (inRow[slot] = expf(inRow[slot] - m));
+      }
+      sum = cudaOptRowSum(sum, rowMask, 16);
+    #pragma unroll
+      for (int vec2 = 0; vec2 < 4; ++vec2) {
+        const int j0 = 8 * (lane + 16 * vec2);
+        if (j0 >= cols)
+          break;
+        // This vector's columns of 'out', stored after the loop below.
+        cudaOptVec<__half, 8> outVec;
+#pragma unroll
+        for (int k2 = 0; k2 < 8; ++k2) {
+          const int slot = 8 * vec2 + k2;
+          outVec.v[k2] = __float2half(inRow[slot] / sum);
+        }
+        *reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) = outVec;
+      }
+    }
+  } else {
+    // Other rows are read from memory in every loop.
+    for (int r = (blockIdx.x * blockDim.x + threadIdx.x) / 16; r < rows;
+         r += blockDim.x / 16 * gridDim.x) {
+      float m = __half2float(in[r * cols]);
+      // cuda-opt: 16-byte vectors from the row's first 16-byte boundary ('head'
+      // columns before it), over 8 * octs columns when every array is aligned there;
+      // the rest below.
+      const int head = cudaOptAlignHead(&in[r * cols + 1], cols - 1);
+      for (int j = 1 + lane; j < (1 + head); j += 16)
+        m = fmaxf(m, __half2float(in[r * cols + j]));
+      const int octs =
+          cudaOptAligned16(&in[r * cols + (1 + head)]) ? (cols - 1 - head) / 8 : 0;
+      for (int q = lane; q < octs; q += 16) {
+        const int j0 = 1 + head + 8 * q;
+        cudaOptVec<__half, 8> in8 =
+            *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + j0]);
+        m = fmaxf(m, __half2float(in8.v[0]));
+        m = fmaxf(m, __half2float(in8.v[1]));
+        m = fmaxf(m, __half2float(in8.v[2]));
+        m = fmaxf(m, __half2float(in8.v[3]));
+        m = fmaxf(m, __half2float(in8.v[4]));
+        m = fmaxf(m, __half2float(in8.v[5]));
+        m = fmaxf(m, __half2float(in8.v[6]));
+        m = fmaxf(m, __half2float(in8.v[7]));
+      }
+      for (int j = 1 + head + 8 * octs + lane; j < cols; j += 16)
+        m = fmaxf(m, __half2float(in[r * cols + j]));
+      m = cudaOptRowFmax(m, rowMask, 16);
+      float sum = 0.0f;
+      // cuda-opt: 16-byte vectors from the row's first 16-byte boundary ('head2'
+      // columns before it), over 8 * octs2 columns when every array is aligned there;
+      // the rest below.
+      const int head2 = cudaOptAlignHead(&in[r * cols + 0], cols);
+      for (int j = lane; j < head2; j += 16)
+        sum += expf(__half2float(in[r * cols + j]) - m);
+      const int octs2 =
+          cudaOptAligned16(&in[r * cols + head2]) ? (cols - head2) / 8 : 0;
+      for (int q = lane; q < octs2; q += 16) {
+        const int j0 = head2 + 8 * q;
+        cudaOptVec<__half, 8> in8 =
+            *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + j0]);
+        sum += expf(__half2float(in8.v[0]) - m);
+        sum += expf(__half2float(in8.v[1]) - m);
+        sum += expf(__half2float(in8.v[2]) - m);
+        sum += expf(__half2float(in8.v[3]) - m);
+        sum += expf(__half2float(in8.v[4]) - m);
+        sum += expf(__half2float(in8.v[5]) - m);
+        sum += expf(__half2float(in8.v[6]) - m);
+        sum += expf(__half2float(in8.v[7]) - m);
+      }
+      for (int j = head2 + 8 * octs2 + lane; j < cols; j += 16)
+        sum += expf(__half2float(in[r * cols + j]) - m);
+      sum = cudaOptRowSum(sum, rowMask, 16);
+      // cuda-opt: 16-byte vectors from the row's first 16-byte boundary ('head3'
+      // columns before it), over 8 * octs3 columns when every array is aligned there;
+      // the rest below.
+      const int head3 = cudaOptAlignHead(&out[r * cols + 0], cols);
+      for (int j = lane; j < head3; j += 16)
+        out[r * cols + j] =
+            __float2half(expf(__half2float(in[r * cols + j]) - m) / sum);
+      const int octs3 = cudaOptAligned16(&out[r * cols + head3]) &&
+                                cudaOptAligned16(&in[r * cols + head3])
+                            ? (cols - head3) / 8
+                            : 0;
+      for (int q = lane; q < octs3; q += 16) {
+        const int j0 = head3 + 8 * q;
+        cudaOptVec<__half, 8> out8;
+        cudaOptVec<__half, 8> in8 =
+            *reinterpret_cast<const cudaOptVec<__half, 8> *>(&in[r * cols + j0]);
+        out8.v[0] = __float2half(expf(__half2float(in8.v[0]) - m) / sum);
+        out8.v[1] = __float2half(expf(__half2float(in8.v[1]) - m) / sum);
+        out8.v[2] = __float2half(expf(__half2float(in8.v[2]) - m) / sum);
+        out8.v[3] = __float2half(expf(__half2float(in8.v[3]) - m) / sum);
+        out8.v[4] = __float2half(expf(__half2float(in8.v[4]) - m) / sum);
+        out8.v[5] = __float2half(expf(__half2float(in8.v[5]) - m) / sum);
+        out8.v[6] = __float2half(expf(__half2float(in8.v[6]) - m) / sum);
+        out8.v[7] = __float2half(expf(__half2float(in8.v[7]) - m) / sum);
+        *reinterpret_cast<cudaOptVec<__half, 8> *>(&out[r * cols + j0]) = out8;
+      }
+      for (int j = head3 + 8 * octs3 + lane; j < cols; j += 16)
+        out[r * cols + j] =
+            __float2half(expf(__half2float(in[r * cols + j]) - m) / sum);
+    }
+  }
+}
+
 __global__ void gt_gen_l8(float *y, const float *A, const float *x, int rows,
                        int cols) {
-  // cuda-opt cooperative-rows{lanes=8}: a group of 8 consecutive
+  // cuda-opt cooperative-rows{lanes=8,scale-grid=1}: a group of 8 consecutive
   // threads shares each row ('lane' 0..7): the loops over the row are
   // lane-strided, their results combined with shuffles, and the
   // groups stride over the rows.

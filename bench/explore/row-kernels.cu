@@ -296,6 +296,17 @@ int main() {
   std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
   timeIt("  + store loop without break", b16, [&] { smh_x_E<<<grid, 256>>>(outh, inh, rows, cols); });
   std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("gen lanes16 cache32 vec1", b16, [&] { smh_gen_l16c32<<<grid / 2, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("c16v1 s11: cached only", b16, [&] { smh_y1<<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("  + no unaligned fill", b16, [&] { smh_y2<<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("  + max from -inf", b16, [&] { smh_y3<<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("  + 64-bit offsets", b16, [&] { smh_y4<<<grid, 256>>>(outh, inh, rows, cols); });
+  std::printf("  diff %.3g\n", maxDiff(outh, refh, n));
+  timeIt("hand v8 S2 again", b16, [&] { smh_hand_exp_once_v8<2><<<grid, 256>>>(outh, inh, rows, cols); });
 
   const int R = 16384, C = 16384;
   float *A = in, *x = out, *y, *yr; // reuse: A needs R*C = 268M floats

@@ -680,4 +680,48 @@ Expected<RowCache> analyzeRowCache(ASTContext &Ctx, const KernelInfo &K,
   return Best;
 }
 
+std::optional<RowStarts> rowStarts(const RowProgram &P, const RowAccess &A,
+                                   int64_t Column) {
+  const SymbolTable &Sy = P.Symbols;
+  if (!A.Root || !A.Base || A.Stride != 1)
+    return std::nullopt;
+  std::optional<unsigned> Tx = Sy.findBuiltin(SymbolKind::ThreadIdx, 0),
+                          Bx = Sy.findBuiltin(SymbolKind::BlockIdx, 0),
+                          Bd = Sy.findBuiltin(SymbolKind::BlockDim, 0);
+  if (!Tx || !Bx || !Bd)
+    return std::nullopt;
+  // Symbols that a condition at the top of the kernel can name and whose
+  // values are the same in every thread.
+  auto Uniform = [&](const IndexExpr &E) {
+    for (const auto &[M, C] : E.terms())
+      for (unsigned S : M)
+        switch (Sy[S].Kind) {
+        case SymbolKind::Param:
+        case SymbolKind::TemplateParam:
+        case SymbolKind::BlockDim:
+        case SymbolKind::GridDim:
+          break;
+        default:
+          return false;
+        }
+    return true;
+  };
+  // Base = C * (blockIdx.x * blockDim.x + threadIdx.x) + U: the row r
+  // starts at C * r + U for every r, not only the rows of the original
+  // mapping (the rewrites give threads other rows).
+  std::optional<IndexExpr> C = A.Base->coefficientOf(*Tx);
+  if (!C || C->isZero() || !Uniform(*C))
+    return std::nullopt;
+  IndexExpr Row =
+      IndexExpr::symbol(*Bx) * IndexExpr::symbol(*Bd) + IndexExpr::symbol(*Tx);
+  IndexExpr U = *A.Base - *C * Row;
+  if (!Uniform(U))
+    return std::nullopt;
+  RowStarts R;
+  R.Stride = C->str(Sy);
+  R.ConstStride = C->getConstant();
+  R.First = (U + IndexExpr::constant(Column)).str(Sy);
+  return R;
+}
+
 } // namespace cuda_opt

@@ -149,12 +149,16 @@ struct CooperativeRowsPlan : TransformPlan {
   /// vec=1 with cache=S: the columns each 16-byte vector of the cache holds
   /// (4 or 8). A thread then holds CacheWidth consecutive columns per vector,
   /// `a0 + W * (lane + L * v) + k`, loads them (and stores the cached loops'
-  /// outputs) as one vector where the row is aligned. 1 = the lane-strided
+  /// outputs) as one vector. 1 = the lane-strided
   /// layout `a0 + lane + L * slot`.
   int64_t CacheWidth = 1;
   /// With CacheWidth > 1, per loop: the plain stores `p[base + j] = e` that
   /// the loop collects in a vector and writes once per W columns.
   std::vector<std::vector<const RowAccess *>> CacheStores;
+  /// With CacheWidth > 1: the condition, tested once per kernel, under which
+  /// every held and stored row starts on a 16-byte boundary (RowStarts); the
+  /// cached form takes only such rows.
+  std::vector<std::string> AlignedRows;
   /// scale-grid=1: every launch's grid times Lanes.
   bool ScaleGrid = false;
 };
@@ -446,8 +450,45 @@ void CooperativeRows::planCacheVectors(const KernelTarget &T,
       }
     }
   }
+  // Alignment is tested once per kernel: the cached form takes only rows
+  // that all start on a 16-byte boundary. A per-row test with a
+  // column-by-column fill for unaligned rows made the fp16 softmax's cached
+  // path 8 % slower (bench/JOURNAL.md, session 12).
+  std::vector<std::string> Parts;
+  std::string Unaligned;
+  auto Add = [&](const RowAccess &A) {
+    std::optional<RowStarts> R = rowStarts(RP, A, C.FirstColumn);
+    if (!R || (R->ConstStride && *R->ConstStride % W)) {
+      Unaligned = sourceText(T.Ctx, A.Expr->getSourceRange());
+      return false;
+    }
+    bool Plain = llvm::all_of(R->Stride, [](char Ch) {
+      return llvm::isAlnum(Ch) || Ch == '_' || Ch == '.';
+    });
+    std::string Stride =
+        R->ConstStride ? ""
+                       : (Plain ? R->Stride : "(" + R->Stride + ")") + " % " +
+                             Twine(W).str() + " == 0";
+    std::string At = "cudaOptAligned16(&" + A.Root->getNameAsString() + "[" +
+                     R->First + "])";
+    for (const std::string &P : {Stride, At})
+      if (!P.empty() && !llvm::is_contained(Parts, P))
+        Parts.push_back(P);
+    return true;
+  };
+  bool All = llvm::all_of(C.Streams,
+                          [&](const RowCacheStream &S) { return Add(*S.Fill); });
+  for (const auto &LoopStores : Stores)
+    for (const RowAccess *A : LoopStores)
+      All = All && Add(*A);
+  if (!All)
+    return Keep("the rows of '" + Unaligned +
+                "' do not start at 'stride * row + first' with a stride and "
+                "first element the same for every row, so one test cannot "
+                "tell whether every row is aligned");
   Plan.CacheWidth = W;
   Plan.CacheStores = std::move(Stores);
+  Plan.AlignedRows = std::move(Parts);
 }
 
 /// `sum = cudaOptRowSum(sum, rowMask, 8);` and friends.
@@ -819,8 +860,8 @@ CooperativeRows::cacheFill(const KernelTarget &T,
 
 /// The vector layout's fill (CooperativeRowsPlan::CacheWidth): vector v of
 /// the thread holds the W columns from `a0 + W * (lane + L * v)`, loaded as
-/// one 16-byte vector where the row is aligned and the vector lies inside
-/// it, else column by column.
+/// one 16-byte vector when the vector lies inside the row (every row is
+/// aligned: CooperativeRowsPlan::AlignedRows).
 Expected<std::string> CooperativeRows::cacheFillVector(
     const KernelTarget &T, const CooperativeRowsPlan &Plan,
     const RowCacheStream &S, StringRef Name, StringRef Lane,
@@ -841,13 +882,9 @@ Expected<std::string> CooperativeRows::cacheFillVector(
       "cudaOptVec<" +
       S.Element.getUnqualifiedType().getAsString(Ctx.getPrintingPolicy()) +
       ", " + W + ">";
-  Expected<std::string> First = substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, A0);
   Expected<std::string> AtCol = substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, Col);
-  Expected<std::string> AtK =
-      substituteVar(Ctx, S.Fill->Expr, FillLoop.Var, Col + " + " + K);
-  if (!First || !AtCol || !AtK)
-    return joinErrors(joinErrors(First.takeError(), AtCol.takeError()),
-                      AtK.takeError());
+  if (!AtCol)
+    return AtCol.takeError();
   std::string Bound = parenthesizedText(Ctx, C.Bound);
   std::string Conv = S.Convert ? S.Convert->getNameAsString() : "";
   auto Converted = [&](StringRef X) {
@@ -867,19 +904,18 @@ Expected<std::string> CooperativeRows::cacheFillVector(
   std::string VecLoop = "#pragma unroll\nfor (int " + V + " = 0; " + V + " < " +
                         Count + "; ++" + V + ") {\n" + ColDecl + "if (" + Col +
                         " < " + Bound + ")\n";
-  return "// cuda-opt cache: this thread's columns of the row of '" +
-         S.Root->getNameAsString() + "', " + W + " per vector (" + FirstText +
-         W + " * (" + Lane.str() + " + " + std::to_string(Plan.Lanes) +
-         " * " + V + ") + " + K +
-         "), loaded once, 16 bytes at a time where the row is aligned" +
-         (Conv.empty() ? std::string() : ", and converted with " + Conv) +
-         ".\n" + VType + " " +
-         Vecs + "[" + Count + "] = {};\nif (cudaOptAligned16(&" + *First +
-         ")) {\n" + VecLoop + Vecs + "[" + V + "] = *reinterpret_cast<const " +
-         VType + " *>(&" + *AtCol + ");\n}\n} else {\n" + VecLoop +
-         "#pragma unroll\nfor (int " + K + " = 0; " + K + " < " + W + "; ++" +
-         K + ")\n" + Vecs + "[" + V + "].v[" + K + "] = " + *AtK +
-         ";\n}\n}\n" + Elem + " " + Name.str() + "[" +
+  std::string Comment =
+      "// cuda-opt cache: this thread's columns of the row of '" +
+      S.Root->getNameAsString() + "', " + W + " per vector (" + FirstText + W +
+      " * (" + Lane.str() + " + " + std::to_string(Plan.Lanes) + " * " + V +
+      ") + " + K + "), loaded once, 16 bytes at a time" +
+      " (every row is aligned: the condition above)" +
+      (Conv.empty() ? std::string() : ", and converted with " + Conv) + ".\n";
+  std::string VecLoad = VecLoop + Vecs + "[" + V +
+                        "] = *reinterpret_cast<const " + VType + " *>(&" +
+                        *AtCol + ");\n}\n";
+  return Comment + VType + " " + Vecs + "[" + Count + "] = {};\n" + VecLoad +
+         Elem + " " + Name.str() + "[" +
          std::to_string(Plan.Slots) + "];\n#pragma unroll\nfor (int " + K +
          " = 0; " + K + " < " + std::to_string(Plan.Slots) + "; ++" + K +
          ")\n" + Name.str() + "[" + K + "] = " +
@@ -997,26 +1033,19 @@ vectorStoreLoopHead(const KernelTarget &T, const CooperativeRowsPlan &Plan,
   std::string Flush;
   for (const RowAccess *A : Stores) {
     std::string Root = A->Root->getNameAsString();
-    std::string Vec = Fresh(Root + "Vec"), Aligned = Fresh(Root + "Aligned");
+    std::string Vec = Fresh(Root + "Vec");
     std::string VType =
         "cudaOptVec<" +
         A->Expr->getType().getUnqualifiedType().getAsString(
             Ctx.getPrintingPolicy()) +
         ", " + W + ">";
-    Expected<std::string> AtFirst =
-        substituteVar(Ctx, A->Expr, RL.Var, std::to_string(C.FirstColumn));
     Expected<std::string> AtJ0 = substituteVar(Ctx, A->Expr, RL.Var, J0);
-    Expected<std::string> AtK = substituteVar(Ctx, A->Expr, RL.Var, J0 + " + " + K);
-    if (!AtFirst || !AtJ0 || !AtK)
-      return joinErrors(joinErrors(AtFirst.takeError(), AtJ0.takeError()),
-                        AtK.takeError());
-    Head += "const bool " + Aligned + " = cudaOptAligned16(&" + *AtFirst +
-            ");\n// This vector's columns of '" + Root +
+    if (!AtJ0)
+      return AtJ0.takeError();
+    Head += "// This vector's columns of '" + Root +
             "', stored after the loop below.\n" + VType + " " + Vec + ";\n";
-    Flush += "if (" + Aligned + ")\n*reinterpret_cast<" + VType + " *>(&" +
-             *AtJ0 + ") = " + Vec + ";\nelse\n#pragma unroll\nfor (int " + K +
-             " = 0; " + K + " < " + W + "; ++" + K + ")\n" + *AtK + " = " + Vec +
-             ".v[" + K + "];\n";
+    Flush += "*reinterpret_cast<" + VType + " *>(&" + *AtJ0 + ") = " + Vec +
+             ";\n";
     if (Error Err = E.replace(A->Expr->getSourceRange(), Vec + ".v[" + K + "]"))
       return std::move(Err);
   }
@@ -1400,6 +1429,11 @@ CooperativeRows::applyPlan(const KernelTarget &T,
                    : Bound) +
               " % " + W + " == 0";
       Which += ", a whole number of " + W + "-column vectors,";
+      std::string WholeVectors = Cond.substr(Cond.rfind(" && ") + 4);
+      for (const std::string &Part : Plan.AlignedRows)
+        if (Part != WholeVectors)
+          Cond += " && " + Part;
+      Which += " each starting on a 16-byte boundary,";
     }
     Text = Head + "if (" + Cond + ") {\n// " + Which +
            " are held in registers (cache=" + std::to_string(Plan.Slots) +

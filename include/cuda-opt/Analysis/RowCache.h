@@ -23,6 +23,8 @@
 
 #include "cuda-opt/Analysis/RowProgram.h"
 #include "llvm/Support/Error.h"
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace cuda_opt {
@@ -89,6 +91,21 @@ struct RowCache {
 
   bool isCachedLoop(unsigned Loop) const;
 };
+
+/// Where the rows of an access start, when the same two numbers describe
+/// every row: A's index is `Stride * r + First + (j - Column)` for the row
+/// `r = blockIdx.x * blockDim.x + threadIdx.x` and every r (the rewrites
+/// give threads other rows than the original mapping), with Stride and First
+/// made of constants, scalar parameters, blockDim and gridDim only.
+/// E.g. `in[r * cols + j]`: Stride `cols`, First `0` at column 0.
+struct RowStarts {
+  std::string Stride;
+  std::optional<int64_t> ConstStride;
+  /// The index of column Column in row 0.
+  std::string First;
+};
+std::optional<RowStarts> rowStarts(const RowProgram &P, const RowAccess &A,
+                                   int64_t Column);
 
 /// The streams of \p P worth holding in registers, or why there are none.
 llvm::Expected<RowCache> analyzeRowCache(clang::ASTContext &Ctx,
