@@ -6,7 +6,7 @@
 // buffers one element in (their rows must take the uncached form), and the
 // row's last vector not stored.
 // RUN: %gpu_equiv --fp-model=reassoc --plant='__half2float(inVecs[k / 8].v[k % 8])=>__half2float(inVecs[k / 8].v[(k + 1) % 8])' --passes='cooperative-rows{lanes=32,vec=1,cache=16,scale-grid=1}' %s
-// RUN: %gpu_equiv --fp-model=reassoc --plant='cudaOptAligned16(&in[0])=>cudaOptAligned16(&in[0]) || cols == 512' --passes='cooperative-rows{lanes=32,vec=1,cache=16,scale-grid=1}' %s
+// RUN: %gpu_equiv --fp-model=reassoc --plant='if (cols <= 512 &&=>if (cols == 512 ||' --passes='cooperative-rows{lanes=32,vec=1,cache=16,scale-grid=1}' %s
 // RUN: %gpu_equiv --fp-model=reassoc --plant='if (j0 >= cols)=>if (j0 >= cols - 8)' --passes='cooperative-rows{lanes=32,vec=1,cache=16,scale-grid=1}' %s
 
 // vec=1 with cache=S holds a 16-bit row as vectors of 8 consecutive
