@@ -111,6 +111,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     bool LibraryCall = false;
     std::optional<json::Object> Library;
     bool AfterRestrict = false; // restrict-const ran earlier in the pipeline
+    bool InertHere = false;    // legal, but its new code would not run
     for (const PassInvocation &PI : *Pipeline) {
       if (PI.Pass->replacesLaunch(PI.Params)) {
         if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
@@ -152,6 +153,12 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
         break;
       }
       AfterRestrict |= PI.Pass->getName() == "restrict-const";
+      if (std::optional<std::string> Inert =
+              PI.Pass->inertAt(KernelTarget{Ctx, K}, PI.Params, H.IntArgs)) {
+        Why = PI.str() + ": " + *Inert;
+        InertHere = true;
+        break;
+      }
     }
     if (Why.empty()) {
       const bool NeedsLaunch = ChangesLaunch && !Library;
@@ -162,6 +169,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     C.Pipeline = P;
     C.Status = LibraryCall        ? "library-call"
                : NeedsProgramMode ? "needs-program-mode"
+               : InertHere        ? "inert"
                                   : "illegal";
     C.Detail = Why;
     Record(C);

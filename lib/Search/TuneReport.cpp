@@ -153,7 +153,8 @@ static std::string reasonKey(StringRef Detail) {
 /// budget. The JSON report keeps each of them.
 static bool isRefusal(const CandidateRecord &C) {
   return C.Status == "illegal" || C.Status == "over-budget" ||
-         C.Status == "library-call" || C.Status == "needs-program-mode";
+         C.Status == "library-call" || C.Status == "needs-program-mode" ||
+         C.Status == "inert";
 }
 
 /// The top-level steps of a pipeline: "a{x=1,y=2},b" -> "a{x=1,y=2}", "b".

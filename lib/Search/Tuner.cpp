@@ -334,6 +334,17 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   return Variants[Best].Text;
 }
 
+/// The spec's buffer sizes and integer arguments, which candidate
+/// generation reads (Transform::inertAt) and the cuBLAS reference sizes.
+static void addSpecArgs(const TuneSpec &Spec, Harness &H) {
+  for (const SpecArg &A : Spec.Args) {
+    if (A.IsBuffer)
+      H.BufferElements[A.Name] = A.Count;
+    else if (A.DType[0] == 'i' || A.DType[0] == 'u')
+      H.IntArgs[A.Name] = static_cast<int64_t>(A.Value);
+  }
+}
+
 /// --dry-run: the candidates each kernel would get, rewritten and checked
 /// for legality, with nothing compiled or run.
 Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
@@ -347,6 +358,21 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
       "dry run (--dry-run): the candidates are listed; nothing was compiled "
       "or run";
   bool HasMain = definesMain(Parsed.getASTContext());
+  // With a spec, its sizes are the launch tune would measure.
+  std::optional<TuneSpec> Spec;
+  if (!Opts.SpecPath.empty()) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
+        MemoryBuffer::getFile(Opts.SpecPath);
+    if (!Buf)
+      return createStringError(Buf.getError(), "cannot read spec '%s': %s",
+                               Opts.SpecPath.c_str(),
+                               Buf.getError().message().c_str());
+    Expected<TuneSpec> S =
+        TuneSpec::parse((*Buf)->getBuffer(), Parsed.getASTContext(), Kernels);
+    if (!S)
+      return S.takeError();
+    Spec = std::move(*S);
+  }
   for (const KernelInfo &K : Kernels) {
     if (!Opts.KernelName.empty() ? K.name() != Opts.KernelName
                                  : HasMain && K.Launches.empty())
@@ -354,6 +380,8 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
     Result.Kernel += (Result.Kernel.empty() ? "" : ", ") + K.name();
     Harness H;
     H.ProgramMode = Opts.SpecPath.empty();
+    if (Spec && Spec->Kernel == K.name())
+      addSpecArgs(*Spec, H);
     CandidateSet Set = generateVariants(TC, Input, Parsed, K, H, Opts, Result);
     for (size_t I = 1; I < Set.Variants.size(); ++I) {
       CandidateRecord C;
@@ -410,12 +438,7 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
   H.RelTol = Opts.RelTol >= 0 ? Opts.RelTol : Spec->RelTol;
   H.MinBytes = Spec->MinBytes;
   H.Flops = Spec->Flops;
-  for (const SpecArg &A : Spec->Args) {
-    if (A.IsBuffer)
-      H.BufferElements[A.Name] = A.Count;
-    else if (A.DType[0] == 'i' || A.DType[0] == 'u')
-      H.IntArgs[A.Name] = static_cast<int64_t>(A.Value);
-  }
+  addSpecArgs(*Spec, H);
   TuneResult Result;
   Result.Mode = "spec";
   Result.Kernel = Spec->Kernel;

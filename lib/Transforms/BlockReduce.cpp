@@ -68,13 +68,8 @@ std::string helperText(ASTContext &Ctx, CombineOp Op, QualType T) {
          "Every thread of the block must call it.\n"
          "static __device__ __forceinline__ " + Ty + " " + Name + "(" + Ty +
          " V) {\n"
-         "  __shared__ " + Ty + " WarpResult[32];\n"
-         "  const unsigned Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;\n"
-         "  const unsigned Warps = (blockDim.x + 31) / 32;\n"
-         "  // The lanes of this warp that exist (the last one may be partial).\n"
-         "  const unsigned Left = blockDim.x - Warp * 32;\n"
-         "  const unsigned Width = Left < 32 ? Left : 32;\n"
-         "  const unsigned Mask = Width == 32 ? 0xffffffffu : (1u << Width) - 1;\n"
+         "  __shared__ " + Ty + " WarpResult[32];\n" +
+         warpLanesText() +
          "  for (unsigned Offset = 16; Offset > 0; Offset >>= 1) {\n"
          "    " + Ty + " Other = __shfl_down_sync(Mask, V, Offset);\n"
          "    if (Lane + Offset < Width)\n"

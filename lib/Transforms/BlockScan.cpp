@@ -59,13 +59,8 @@ std::string helperText(StringRef Ty) {
          "call it; the caller puts a barrier before the next call.\n"
          "static __device__ __forceinline__ " + T + " " + HelperName.str() +
          "(" + T + " V) {\n"
-         "  __shared__ " + T + " WarpTotal[32];\n"
-         "  const unsigned Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;\n"
-         "  const unsigned Warps = (blockDim.x + 31) / 32;\n"
-         "  // The lanes of this warp that exist (the last one may be partial).\n"
-         "  const unsigned Left = blockDim.x - Warp * 32;\n"
-         "  const unsigned Width = Left < 32 ? Left : 32;\n"
-         "  const unsigned Mask = Width == 32 ? 0xffffffffu : (1u << Width) - 1;\n"
+         "  __shared__ " + T + " WarpTotal[32];\n" +
+         warpLanesText() +
          "  for (unsigned Offset = 1; Offset < 32; Offset <<= 1) {\n"
          "    " + T + " Lower = __shfl_up_sync(Mask, V, Offset);\n"
          "    if (Lane >= Offset)\n"

@@ -210,6 +210,53 @@ public:
   applyPlan(const KernelTarget &T,
             const CooperativeRowsPlan &Plan) const override;
 
+  /// A cache whose condition is false for the measured row length: the
+  /// variant runs only its uncached form (the same code as cache=0).
+  std::optional<std::string>
+  inertAt(const KernelTarget &T, const ParamValues &P,
+          const StringMap<int64_t> &IntArgs) const override {
+    if (P.get("cache") == 0)
+      return std::nullopt;
+    Expected<CooperativeRowsPlan> Plan = makePlan(T, P);
+    if (!Plan) {
+      consumeError(Plan.takeError());
+      return std::nullopt;
+    }
+    if (!Plan->Cache)
+      return std::nullopt;
+    const Expr *Bound = Plan->Cache->Bound->IgnoreParenImpCasts();
+    std::optional<int64_t> Cols;
+    Expr::EvalResult R;
+    if (const auto *D = dyn_cast<DeclRefExpr>(Bound)) {
+      if (isa<ParmVarDecl>(D->getDecl())) {
+        auto It = IntArgs.find(D->getDecl()->getName());
+        if (It != IntArgs.end())
+          Cols = It->second;
+      }
+    } else if (Bound->EvaluateAsInt(R, T.Ctx)) {
+      Cols = R.Val.getInt().getExtValue();
+    }
+    if (!Cols)
+      return std::nullopt;
+    std::string Name = sourceText(T.Ctx, Plan->Cache->Bound->getSourceRange());
+    int64_t First = Plan->Cache->FirstColumn;
+    int64_t Capacity = First + Plan->Lanes * Plan->Slots;
+    if (*Cols > Capacity)
+      return "at the measured launch the row has " + Name + " = " +
+             std::to_string(*Cols) + " columns, more than cache=" +
+             std::to_string(Plan->Slots) + " holds with " +
+             std::to_string(Plan->Lanes) + " lanes (" +
+             std::to_string(Capacity) +
+             "): only the uncached form would run, which cache=0 measures";
+    int64_t W = Plan->CacheWidth;
+    if (W > 1 && (*Cols - First) % W)
+      return "at the measured launch the row has " + Name + " = " +
+             std::to_string(*Cols) + " columns, not a whole number of " +
+             std::to_string(W) + "-column vectors: only the uncached form "
+             "would run, which cache=0 measures";
+    return std::nullopt;
+  }
+
 private:
   Error checkLaunches(const KernelTarget &T, int64_t Lanes) const;
   Error checkScalableGrids(const KernelTarget &T) const;

@@ -21,6 +21,7 @@
 #include "llvm/Support/Error.h"
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -116,6 +117,18 @@ public:
   /// "library-call" instead of mis-measuring it.
   virtual bool replacesLaunch(const ParamValues &Params) const {
     return false;
+  }
+
+  /// With the kernel's integer arguments at the launch the tuner measures
+  /// (by parameter name), why the rewrite's new code would not run there
+  /// (the condition of its specialised path is false: cooperative-rows'
+  /// cache for rows longer than it holds), so that a simpler setting
+  /// measures the same code; nothing when it would run or cannot tell. The
+  /// tuner records such candidates as `inert` instead of measuring them.
+  virtual std::optional<std::string>
+  inertAt(const KernelTarget &Target, const ParamValues &Params,
+          const llvm::StringMap<int64_t> &IntArgs) const {
+    return std::nullopt;
   }
 
   /// True when the rewrite and its legality look only at the kernel's body,

@@ -141,6 +141,15 @@ std::string typeText(const ASTContext &Ctx, QualType T) {
   return T.getUnqualifiedType().getAsString(PP);
 }
 
+std::string warpLanesText() {
+  return "  const unsigned Lane = threadIdx.x % 32, Warp = threadIdx.x / 32;\n"
+         "  const unsigned Warps = (blockDim.x + 31) / 32;\n"
+         "  // The lanes of this warp that exist (the last one may be partial).\n"
+         "  const unsigned Left = blockDim.x - Warp * 32;\n"
+         "  const unsigned Width = Left < 32 ? Left : 32;\n"
+         "  const unsigned Mask = Width == 32 ? 0xffffffffu : (1u << Width) - 1;\n";
+}
+
 std::string indexTypeText(const ASTContext &Ctx, const VarDecl *V) {
   // The type as written (`unsigned`, `size_t`), unless it is deduced.
   if (const TypeSourceInfo *TSI = V->getTypeSourceInfo()) {

@@ -46,6 +46,11 @@ std::string freshName(const clang::FunctionDecl *Kernel, llvm::StringRef Base,
 /// and without `struct`/`class`.
 std::string typeText(const clang::ASTContext &Ctx, clang::QualType T);
 
+/// The first lines of a block-wide helper's body (block-reduce, block-scan):
+/// the thread's Lane and Warp, the block's Warps, and the Width and shuffle
+/// Mask of the lanes of this warp that exist (the last warp may be partial).
+std::string warpLanesText();
+
 /// The printed type of the index variable, without qualifiers (`int`,
 /// `size_t`, ...).
 std::string indexTypeText(const clang::ASTContext &Ctx,
