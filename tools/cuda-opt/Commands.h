@@ -77,6 +77,11 @@ void printCandidateSpace();
 llvm::Error listKernels(const Toolchain &TC, const SourceInput &In,
                         llvm::json::Array &JsonOut);
 void printKernelList(llvm::json::Array Inventories);
+/// --list-regions: the host regions of each file (HostRegions.h), as text
+/// now or with --json into \p JsonOut, printed by printRegionList.
+llvm::Error listRegions(const Toolchain &TC, const SourceInput &In,
+                        llvm::json::Array &JsonOut);
+void printRegionList(llvm::json::Array Regions);
 /// --analyze: the kernel models into \p JsonOut; printAnalyses prints them.
 llvm::Error analyze(const Toolchain &TC, const SourceInput &In,
                     llvm::json::Array &JsonOut);

@@ -8,7 +8,9 @@
 #include "Commands.h"
 #include "Options.h"
 
+#include "cuda-opt/Analysis/HostRegions.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Search/CandidateSpace.h"
 
@@ -86,6 +88,74 @@ Error listKernels(const Toolchain &TC, const SourceInput &In,
         else
           printInventory(K, *V.getAsObject());
       });
+}
+
+/// One region as text: where, the time loop, the steps, the buffers.
+static void printRegion(const json::Object &O) {
+  int64_t Launches = *O.getInteger("launches");
+  outs() << "region in " << *O.getString("function") << " at "
+         << *O.getString("location") << ": " << Launches
+         << (Launches == 1 ? " launch" : " launches");
+  if (const json::Object *L = O.getObject("time_loop")) {
+    outs() << ", in the loop at " << *L->getString("location");
+    if (auto T = L->getInteger("trips"))
+      outs() << " (" << *T << " trips)";
+  }
+  outs() << "\n";
+  for (const json::Value &S : *O.getArray("steps")) {
+    const json::Object &SO = *S.getAsObject();
+    outs() << "  " << *SO.getString("kind");
+    if (auto K = SO.getString("kernel"))
+      outs() << " " << *K;
+    if (const json::Array *B = SO.getArray("buffers")) {
+      outs() << "(";
+      bool First = true;
+      for (const json::Value &A : *B) {
+        outs() << (First ? "" : ", ")
+               << (A.getAsString() ? *A.getAsString() : StringRef("_"));
+        First = false;
+      }
+      outs() << ")";
+    }
+    outs() << " at " << *SO.getString("location") << "\n";
+  }
+  for (const json::Value &B : *O.getArray("buffers")) {
+    const json::Object &BO = *B.getAsObject();
+    auto Flag = [&](StringRef K) { return *BO.getBoolean(K); };
+    outs() << "  buffer " << *BO.getString("name") << ":"
+           << (Flag("read") ? " read" : "")
+           << (Flag("written") ? " written" : "")
+           << (Flag("live_in") ? ", live-in" : "")
+           << (Flag("live_out") ? ", live-out" : ", dead after") << "\n";
+  }
+  for (const json::Value &N : *O.getArray("notes"))
+    outs() << "  note: " << *N.getAsString() << "\n";
+}
+
+Error listRegions(const Toolchain &TC, const SourceInput &In,
+                  json::Array &JsonOut) {
+  Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
+  if (!Parsed)
+    return Parsed.takeError();
+  clang::ASTContext &Ctx = (*Parsed)->getASTContext();
+  std::vector<KernelInfo> Kernels = findKernels(Ctx);
+  std::vector<HostRegion> Regions = findHostRegions(Ctx, Kernels);
+  if (!cli::JSON && Regions.empty())
+    outs() << In.Path << ": no host region (two or more launches in a row, "
+                         "or a launch in a counted loop)\n";
+  for (const HostRegion &R : Regions) {
+    json::Value V = hostRegionToJSON(Ctx, Kernels, R);
+    if (cli::JSON)
+      JsonOut.push_back(std::move(V));
+    else
+      printRegion(*V.getAsObject());
+  }
+  return Error::success();
+}
+
+void printRegionList(json::Array Regions) {
+  if (cli::JSON)
+    outs() << formatv("{0:2}", json::Value(std::move(Regions))) << "\n";
 }
 
 void printKernelList(json::Array Inventories) {

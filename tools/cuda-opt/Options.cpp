@@ -60,6 +60,11 @@ cl::opt<bool> ListKernels("list-kernels",
                           cl::desc("List the __global__ kernels, their "
                                    "parameters and launch sites"),
                           cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> ListRegions(
+    "list-regions",
+    cl::desc("List the host regions: runs of kernel launches and device "
+             "memory operations in host code, with their buffers"),
+    cl::cat(Category), cl::sub(Driver));
 cl::opt<bool>
     Tune("tune",
          cl::desc("Rewrite, measure the variants on the GPU and keep the "
@@ -256,6 +261,7 @@ void parseCommandLine(int Argc, const char *const *Argv) {
       "  cuda-opt FILE.cu -o OUT.cu      (the default pipeline where legal; "
       "predicted, not measured)\n"
       "  cuda-opt --list-kernels FILE.cu [-- FLAGS]\n"
+      "  cuda-opt --list-regions FILE.cu [--json]\n"
       "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
       "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o "
       "OUT.cu\n"
@@ -268,7 +274,7 @@ static Error error(const Twine &Message) { return createStringError(Message); }
 Expected<Mode> selectMode() {
   const bool Tuning = Tune || TuneCommand;
   const bool Transforming = !Passes.empty() && !Tuning;
-  int Modes = ListKernels + Analyze + Tuning + InstrumentCapture +
+  int Modes = ListKernels + ListRegions + Analyze + Tuning + InstrumentCapture +
               CompileCubin + Fp64ShadowMode + Transforming + LowerSparseMatmul;
   if (Modes == 0) {
     if (Passes.getNumOccurrences())
@@ -277,7 +283,8 @@ Expected<Mode> selectMode() {
                    "--list-passes)");
     if (InputFiles.empty())
       return error(
-          "nothing to do: give one of tune, --list-kernels, --analyze, "
+          "nothing to do: give one of tune, --list-kernels, --list-regions, "
+          "--analyze, "
           "--passes=PIPELINE, --instrument-capture, --compile-cubin, "
           "--fp64-shadow, --lower-sparse-matmul or --list-passes (see "
           "--help), and the input files");
@@ -298,7 +305,7 @@ Expected<Mode> selectMode() {
     return Mode::Predict;
   }
   if (Modes > 1)
-    return error("tune, --list-kernels, --analyze, --passes, "
+    return error("tune, --list-kernels, --list-regions, --analyze, --passes, "
                  "--instrument-capture, --compile-cubin, --fp64-shadow and "
                  "--lower-sparse-matmul are exclusive; give one of them");
   if (!Candidates.empty() && !Tuning)
@@ -306,6 +313,8 @@ Expected<Mode> selectMode() {
                  "(to apply one pipeline without measuring, use --passes)");
   if (ListKernels)
     return Mode::ListKernels;
+  if (ListRegions)
+    return Mode::ListRegions;
   if (Analyze)
     return Mode::Analyze;
   if (Tuning)

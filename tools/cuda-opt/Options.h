@@ -42,6 +42,7 @@ extern llvm::cl::opt<bool> JSON;
 extern llvm::cl::opt<bool> ListPasses;
 extern llvm::cl::opt<bool> PrintCandidateSpace;
 extern llvm::cl::opt<bool> ListKernels;
+extern llvm::cl::opt<bool> ListRegions;
 extern llvm::cl::opt<bool> Analyze;
 extern llvm::cl::opt<bool> Tune;
 extern llvm::cl::opt<bool> InstrumentCapture;
@@ -92,6 +93,7 @@ enum class Mode {
   /// No mode given: rewrite as tune does without a GPU, measuring nothing.
   Predict,
   ListKernels,
+  ListRegions,
   Analyze,
   Tune,
   InstrumentCapture,

@@ -142,6 +142,8 @@ static int runTool(int argc, const char **argv) {
       switch (*M) {
       case cli::Mode::ListKernels:
         return listKernels(*TC, *In, JsonOut);
+      case cli::Mode::ListRegions:
+        return listRegions(*TC, *In, JsonOut);
       case cli::Mode::Analyze:
         return analyze(*TC, *In, JsonOut);
       case cli::Mode::InstrumentCapture:
@@ -167,6 +169,8 @@ static int runTool(int argc, const char **argv) {
   }
   if (*M == cli::Mode::ListKernels)
     printKernelList(std::move(JsonOut));
+  else if (*M == cli::Mode::ListRegions)
+    printRegionList(std::move(JsonOut));
   else if (*M == cli::Mode::Analyze)
     printAnalyses(std::move(JsonOut));
   return RC;

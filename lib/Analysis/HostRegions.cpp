@@ -1,0 +1,601 @@
+//===- HostRegions.cpp - Straight-line launch sequences in host code ------===//
+//
+// Part of cuda-opt. See HostRegions.h.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/HostRegions.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+const Expr *strip(const Expr *E) {
+  return E ? E->IgnoreParenImpCasts() : nullptr;
+}
+
+/// The variable \p E names, through casts (`(void *)p`, `(void **)&p` is
+/// not one).
+const VarDecl *varOf(const Expr *E) {
+  E = E ? E->IgnoreParenCasts() : nullptr;
+  const auto *D = dyn_cast_or_null<DeclRefExpr>(E);
+  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+}
+
+StringRef calleeName(const CallExpr *CE) {
+  const FunctionDecl *FD = CE->getDirectCallee();
+  return FD && FD->getDeclName().isIdentifier() ? FD->getName() : "";
+}
+
+std::vector<const CallExpr *> callsIn(const Stmt *S) {
+  std::vector<const CallExpr *> Out;
+  if (!S)
+    return Out;
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    Out.push_back(CE);
+  for (const Stmt *C : S->children()) {
+    std::vector<const CallExpr *> Sub = callsIn(C);
+    Out.insert(Out.end(), Sub.begin(), Sub.end());
+  }
+  return Out;
+}
+
+/// Calls that neither touch device buffers nor have effects a region's
+/// rewrite must keep in place: error checks and the error path's output.
+bool isCheckCall(StringRef N) {
+  static const StringSet<> Names = {
+      "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
+      "cudaGetErrorString", "cudaGetErrorName", "printf", "fprintf",
+      "fputs", "puts", "exit", "abort", "_exit"};
+  return Names.contains(N);
+}
+
+/// How a kernel uses each pointer parameter: read, written.
+struct ParamAccess {
+  bool Read = false, Written = false;
+};
+
+std::vector<ParamAccess> paramAccesses(const FunctionDecl *K) {
+  std::vector<ParamAccess> Out(K->getNumParams());
+  class Uses : public RecursiveASTVisitor<Uses> {
+  public:
+    Uses(const FunctionDecl *K, std::vector<ParamAccess> &Out)
+        : K(K), Out(Out) {}
+    bool TraverseBinaryOperator(BinaryOperator *B) {
+      // `p[i] = e`: a write only (its index and e are visited below).
+      if (B->getOpcode() == BO_Assign)
+        if (int P = rootParam(B->getLHS()); P >= 0) {
+          Out[P].Written = true;
+          Skip.insert(rootRef(B->getLHS()));
+        }
+      return RecursiveASTVisitor::TraverseBinaryOperator(B);
+    }
+    bool VisitCompoundAssignOperator(CompoundAssignOperator *C) {
+      if (int P = rootParam(C->getLHS()); P >= 0)
+        Out[P].Written = Out[P].Read = true;
+      return true;
+    }
+    bool VisitUnaryOperator(UnaryOperator *U) {
+      if (U->isIncrementDecrementOp())
+        if (int P = rootParam(U->getSubExpr()); P >= 0)
+          Out[P].Written = Out[P].Read = true;
+      return true;
+    }
+    bool VisitCallExpr(CallExpr *CE) {
+      // A pointer handed to a call (an atomic, a helper): read and written.
+      for (const Expr *A : CE->arguments())
+        if (int P = paramOf(A); P >= 0)
+          Out[P].Written = Out[P].Read = true;
+        else if (const auto *U = dyn_cast<UnaryOperator>(strip(A)))
+          if (U->getOpcode() == UO_AddrOf)
+            if (int P = rootParam(U->getSubExpr()); P >= 0)
+              Out[P].Written = Out[P].Read = true;
+      return true;
+    }
+    bool VisitDeclRefExpr(DeclRefExpr *D) {
+      if (int P = indexOf(D->getDecl()); P >= 0 && !Skip.contains(D))
+        Out[P].Read = true;
+      return true;
+    }
+
+  private:
+    int indexOf(const ValueDecl *D) const {
+      for (unsigned I = 0; I < K->getNumParams(); ++I)
+        if (K->getParamDecl(I) == D &&
+            K->getParamDecl(I)->getType()->isPointerType())
+          return I;
+      return -1;
+    }
+    int paramOf(const Expr *E) const {
+      const auto *D = dyn_cast_or_null<DeclRefExpr>(strip(E));
+      return D ? indexOf(D->getDecl()) : -1;
+    }
+    /// The parameter an element access `p[i]` or `*p` goes through.
+    const DeclRefExpr *rootRef(const Expr *E) const {
+      E = strip(E);
+      if (const auto *A = dyn_cast<ArraySubscriptExpr>(E))
+        return dyn_cast<DeclRefExpr>(strip(A->getBase()));
+      if (const auto *U = dyn_cast<UnaryOperator>(E))
+        if (U->getOpcode() == UO_Deref)
+          return dyn_cast<DeclRefExpr>(strip(U->getSubExpr()));
+      return nullptr;
+    }
+    int rootParam(const Expr *E) const {
+      const DeclRefExpr *D = rootRef(E);
+      return D ? indexOf(D->getDecl()) : -1;
+    }
+    const FunctionDecl *K;
+    std::vector<ParamAccess> &Out;
+    SmallPtrSet<const DeclRefExpr *, 8> Skip;
+  } U(K, Out);
+  if (K->hasBody())
+    U.TraverseStmt(K->getBody());
+  // Pointer parameters a kernel reassigns or indexes through locals are
+  // counted through their reads above: conservative (read), and writes
+  // through a local copy are missed only if the copy is written: count a
+  // non-const pointee as possibly written in that case.
+  for (unsigned I = 0; I < K->getNumParams(); ++I) {
+    QualType T = K->getParamDecl(I)->getType();
+    if (T->isPointerType() && Out[I].Read && !Out[I].Written &&
+        !T->getPointeeType().isConstQualified()) {
+      // A local alias (`float *row = p + ...; row[j] = ...`) writes through
+      // p without naming it: only a const pointee rules that out.
+      Out[I].Written = true;
+    }
+  }
+  return Out;
+}
+
+class RegionFinder {
+public:
+  RegionFinder(ASTContext &Ctx, const std::vector<KernelInfo> &Kernels)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Kernels(Kernels) {
+    for (unsigned I = 0; I < Kernels.size(); ++I)
+      for (const LaunchSite &L : Kernels[I].Launches)
+        KernelOf[L.Call] = I;
+  }
+
+  void scanFunction(const FunctionDecl *F) {
+    Host = F;
+    scan(F->getBody(), nullptr);
+  }
+
+  std::vector<HostRegion> Regions;
+
+private:
+  std::string at(const Stmt *S) const {
+    return describeLocation(SM, S->getBeginLoc());
+  }
+
+  /// Walk \p S; every compound statement's runs of steps are regions.
+  void scan(const Stmt *S, const ForStmt *Parent) {
+    if (!S)
+      return;
+    if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+      scanCompound(CS, Parent);
+      return;
+    }
+    if (const auto *FS = dyn_cast<ForStmt>(S)) {
+      // A loop whose body is one statement.
+      if (!isa<CompoundStmt>(FS->getBody())) {
+        std::vector<const Stmt *> One = {FS->getBody()};
+        scanRun(One, FS);
+        return;
+      }
+      scan(FS->getBody(), FS);
+      return;
+    }
+    for (const Stmt *C : S->children())
+      scan(C, nullptr);
+  }
+
+  void scanCompound(const CompoundStmt *CS, const ForStmt *Loop) {
+    std::vector<const Stmt *> Body(CS->body_begin(), CS->body_end());
+    scanRun(Body, Loop);
+    for (const Stmt *S : Body)
+      if (!isa<Expr>(S) || isa<StmtExpr>(S))
+        scan(S, nullptr);
+  }
+
+  /// The statements of one block: its maximal runs of steps.
+  void scanRun(const std::vector<const Stmt *> &Body, const ForStmt *Loop) {
+    HostRegion R;
+    R.Host = Host;
+    std::string Before;
+    bool WholeBody = true;
+    auto Flush = [&](const std::string &EndNote) {
+      if (R.launches() >= 2 ||
+          (R.launches() >= 1 && Loop && WholeBody && EndNote.empty())) {
+        if (!Before.empty())
+          R.Notes.push_back(Before);
+        if (!EndNote.empty())
+          R.Notes.push_back(EndNote);
+        finish(R, WholeBody && EndNote.empty() ? Loop : nullptr);
+        Regions.push_back(std::move(R));
+      }
+      R = HostRegion();
+      R.Host = Host;
+      Before = EndNote;
+    };
+    for (size_t I = 0; I < Body.size(); ++I) {
+      std::string Why;
+      size_t Used = 1;
+      std::optional<RegionStep> Step = classify(Body, I, Used, Why);
+      if (!Step) {
+        WholeBody = false;
+        Flush(R.Steps.empty() ? "" : Why);
+        Before = Why;
+        continue;
+      }
+      if (R.Steps.empty())
+        R.Range.setBegin(Body[I]->getBeginLoc());
+      R.Range.setEnd(Body[I + Used - 1]->getEndLoc());
+      R.Steps.push_back(std::move(*Step));
+      I += Used - 1;
+    }
+    Flush("");
+  }
+
+  int bufferIndex(HostRegion &R, const VarDecl *V) {
+    for (unsigned I = 0; I < R.Buffers.size(); ++I)
+      if (R.Buffers[I].Var == V)
+        return I;
+    RegionBuffer B;
+    B.Var = V;
+    R.Buffers.push_back(B);
+    return R.Buffers.size() - 1;
+  }
+
+  /// Body[I] (and for a three-statement swap the two after it) as a step,
+  /// or why it is not one.
+  std::optional<RegionStep> classify(const std::vector<const Stmt *> &Body,
+                                     size_t I, size_t &Used,
+                                     std::string &Why) {
+    const Stmt *S = Body[I];
+    RegionStep Step;
+    Step.S = S;
+    const Expr *E = dyn_cast<Expr>(S);
+    if (E)
+      E = E->IgnoreImplicit();
+    if (const auto *KC = dyn_cast_or_null<CUDAKernelCallExpr>(E)) {
+      auto It = KernelOf.find(KC);
+      if (It == KernelOf.end()) {
+        Why = "the launch at " + at(S) + " is of a kernel not defined here";
+        return std::nullopt;
+      }
+      const CallExpr *Config = KC->getConfig();
+      if (Config && Config->getNumArgs() >= 4) {
+        const Expr *Stream = Config->getArg(3);
+        Expr::EvalResult R;
+        if (!isa<CXXDefaultArgExpr>(Stream) &&
+            !(Stream->EvaluateAsRValue(R, Ctx) &&
+              ((R.Val.isInt() && R.Val.getInt() == 0) || R.Val.isNullPointer())))
+          {
+            Why = "the launch at " + at(S) + " is on a stream";
+            return std::nullopt;
+          }
+      }
+      Step.Kind = RegionStep::Launch;
+      Step.Kernel = It->second;
+      for (const Expr *A : KC->arguments()) {
+        if (!A->getType()->isPointerType()) {
+          if (A->HasSideEffects(Ctx)) {
+            Why = "the launch at " + at(S) + " has an argument with side effects";
+            return std::nullopt;
+          }
+          Step.Args.push_back(-1);
+          continue;
+        }
+        const VarDecl *V = varOf(A);
+        if (!V || !V->getType()->isPointerType()) {
+          Why = "the launch at " + at(S) + " passes '" +
+                sourceText(Ctx, A->getSourceRange()) +
+                "', not a pointer variable";
+          return std::nullopt;
+        }
+        Step.Args.push_back(-2 - (int)Pending.size());
+        Pending.push_back(V);
+      }
+      return Step;
+    }
+    // std::swap(a, b) of two pointer variables.
+    if (const auto *CE = dyn_cast_or_null<CallExpr>(E))
+      if (calleeName(CE) == "swap" && CE->getNumArgs() == 2 &&
+          varOf(CE->getArg(0)) && varOf(CE->getArg(1)) &&
+          varOf(CE->getArg(0))->getType()->isPointerType()) {
+        Step.Kind = RegionStep::Swap;
+        for (const Expr *A : CE->arguments()) {
+          Step.Args.push_back(-2 - (int)Pending.size());
+          Pending.push_back(varOf(A));
+        }
+        return Step;
+      }
+    // T *t = a; a = b; b = t;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      if (DS->isSingleDecl() && I + 2 < Body.size())
+        if (const auto *T = dyn_cast<VarDecl>(DS->getSingleDecl()))
+          if (T->getType()->isPointerType() && varOf(T->getInit())) {
+            const VarDecl *A = varOf(T->getInit());
+            const auto *S1 = dyn_cast<BinaryOperator>(Body[I + 1]);
+            const auto *S2 = dyn_cast<BinaryOperator>(Body[I + 2]);
+            if (S1 && S2 && S1->getOpcode() == BO_Assign &&
+                S2->getOpcode() == BO_Assign && varOf(S1->getLHS()) == A &&
+                varOf(S1->getRHS()) && varOf(S2->getLHS()) == varOf(S1->getRHS()) &&
+                varOf(S2->getRHS()) == T) {
+              Step.Kind = RegionStep::Swap;
+              for (const VarDecl *V : {A, varOf(S1->getRHS())}) {
+                Step.Args.push_back(-2 - (int)Pending.size());
+                Pending.push_back(V);
+              }
+              Used = 3;
+              return Step;
+            }
+          }
+    // Memory steps and checks, possibly wrapped in an error-check macro.
+    if (!isa<Expr>(S) && !isa<DoStmt>(S) && !isa<IfStmt>(S)) {
+      Why = "'" + firstLine(S) + "' at " + at(S) + " is not a launch, a "
+            "device memory operation or an error check";
+      return std::nullopt;
+    }
+    std::vector<const CallExpr *> Calls = callsIn(S);
+    if (Calls.empty()) {
+      Why = "'" + firstLine(S) + "' at " + at(S) + " is not a launch, a "
+            "device memory operation or an error check";
+      return std::nullopt;
+    }
+    const CallExpr *Memory = nullptr;
+    for (const CallExpr *CE : Calls) {
+      StringRef N = calleeName(CE);
+      if (isCheckCall(N))
+        continue;
+      if ((N == "cudaMemset" || N == "cudaMemcpy") && !Memory) {
+        Memory = CE;
+        continue;
+      }
+      Why = "'" + firstLine(S) + "' at " + at(S) + " calls '" +
+            (N.empty() ? StringRef("an indirect function") : N).str() +
+            "', which a region does not model";
+      return std::nullopt;
+    }
+    if (!Memory) {
+      Step.Kind = RegionStep::Check;
+      return Step;
+    }
+    StringRef N = calleeName(Memory);
+    if (N == "cudaMemset") {
+      const VarDecl *V = varOf(Memory->getArg(0));
+      if (!V || !V->getType()->isPointerType()) {
+        Why = "the cudaMemset at " + at(S) + " sets '" +
+              sourceText(Ctx, Memory->getArg(0)->getSourceRange()) +
+              "', not a pointer variable";
+        return std::nullopt;
+      }
+      Step.Kind = RegionStep::Memset;
+      Step.Args.push_back(-2 - (int)Pending.size());
+      Pending.push_back(V);
+      return Step;
+    }
+    // cudaMemcpy(dst, src, bytes, kind): device to device only.
+    const auto *Kind = dyn_cast<DeclRefExpr>(strip(Memory->getArg(3)));
+    const VarDecl *Dst = varOf(Memory->getArg(0)),
+                  *Src = varOf(Memory->getArg(1));
+    if (!Kind || Kind->getDecl()->getName() != "cudaMemcpyDeviceToDevice" ||
+        !Dst || !Src) {
+      Why = "the cudaMemcpy at " + at(S) +
+            " is not a device-to-device copy between pointer variables";
+      return std::nullopt;
+    }
+    Step.Kind = RegionStep::CopyD2D;
+    for (const VarDecl *V : {Dst, Src}) {
+      Step.Args.push_back(-2 - (int)Pending.size());
+      Pending.push_back(V);
+    }
+    return Step;
+  }
+
+  std::string firstLine(const Stmt *S) const {
+    std::string T = sourceText(Ctx, S->getSourceRange());
+    T = T.substr(0, T.find('\n'));
+    return T.size() > 48 ? T.substr(0, 45) + "..." : T;
+  }
+
+  /// Buffers, their accesses and liveness, once the steps are known.
+  void finish(HostRegion &R, const ForStmt *Loop) {
+    if (Loop) {
+      R.TimeLoop = Loop;
+      R.Range = Loop->getSourceRange();
+      if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
+        if (DS->isSingleDecl())
+          if (const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl()))
+            if (const auto *C = dyn_cast_or_null<BinaryOperator>(
+                    strip(Loop->getCond())))
+              if (C->getOpcode() == BO_LT && varOf(C->getLHS()) == V &&
+                  V->getInit()) {
+                Expr::EvalResult A, B;
+                if (V->getInit()->EvaluateAsInt(A, Ctx) &&
+                    C->getRHS()->EvaluateAsInt(B, Ctx))
+                  if (const auto *U = dyn_cast_or_null<UnaryOperator>(
+                          strip(Loop->getInc())))
+                    if (U->isIncrementOp() && varOf(U->getSubExpr()) == V)
+                      R.Trips = std::max<int64_t>(
+                          0, B.Val.getInt().getExtValue() -
+                                 A.Val.getInt().getExtValue());
+              }
+    }
+    // Resolve the pending variables into buffers, in order of use.
+    std::vector<bool> Seen;
+    for (RegionStep &St : R.Steps)
+      for (int &A : St.Args)
+        if (A <= -2)
+          A = bufferIndex(R, Pending[-2 - A]);
+    Pending.clear();
+    Seen.assign(R.Buffers.size(), false);
+    for (const RegionStep &St : R.Steps) {
+      std::vector<ParamAccess> Acc;
+      if (St.Kind == RegionStep::Launch)
+        Acc = paramAccesses(Kernels[St.Kernel].Decl);
+      for (unsigned I = 0; I < St.Args.size(); ++I) {
+        int B = St.Args[I];
+        if (B < 0)
+          continue;
+        bool Reads = false, Writes = false;
+        switch (St.Kind) {
+        case RegionStep::Launch:
+          Reads = I < Acc.size() && Acc[I].Read;
+          Writes = I < Acc.size() && Acc[I].Written;
+          break;
+        case RegionStep::Memset:
+          Writes = true;
+          break;
+        case RegionStep::CopyD2D:
+          Writes = I == 0;
+          Reads = I == 1;
+          break;
+        case RegionStep::Swap:
+        case RegionStep::Check:
+          break;
+        }
+        RegionBuffer &Buf = R.Buffers[B];
+        if (!Seen[B] && (Reads || Writes)) {
+          Buf.LiveIn = Reads;
+          Seen[B] = true;
+        }
+        Buf.Read |= Reads;
+        Buf.Written |= Writes;
+      }
+    }
+    // A loop carries every buffer it reads from one sweep to the next, and
+    // a swap hands a buffer the other's role: what one sweep writes into
+    // `next` the next sweep reads as `cur`.
+    if (R.TimeLoop) {
+      for (RegionBuffer &B : R.Buffers)
+        B.LiveIn |= B.Read;
+      for (const RegionStep &St : R.Steps)
+        if (St.Kind == RegionStep::Swap && St.Args.size() == 2) {
+          RegionBuffer &A = R.Buffers[St.Args[0]], &B = R.Buffers[St.Args[1]];
+          bool Either = A.LiveIn || B.LiveIn;
+          A.LiveIn = B.LiveIn = Either;
+        }
+    }
+    for (RegionBuffer &B : R.Buffers)
+      B.LiveOut = usedAfter(B.Var, R.Range.getEnd());
+  }
+
+  /// Whether \p V's contents may be needed after \p End: it outlives the
+  /// function, or a later statement names it other than in cudaFree.
+  bool usedAfter(const VarDecl *V, SourceLocation End) {
+    if (!V->hasLocalStorage() || isa<ParmVarDecl>(V))
+      return true;
+    class Later : public RecursiveASTVisitor<Later> {
+    public:
+      Later(const SourceManager &SM, const VarDecl *V, SourceLocation End)
+          : SM(SM), V(V), End(End) {}
+      bool TraverseCallExpr(CallExpr *CE) {
+        if (calleeName(CE) == "cudaFree")
+          return true;
+        return RecursiveASTVisitor::TraverseCallExpr(CE);
+      }
+      bool VisitDeclRefExpr(DeclRefExpr *D) {
+        if (D->getDecl() == V &&
+            SM.isBeforeInTranslationUnit(End, D->getBeginLoc()))
+          Found = true;
+        return true;
+      }
+      const SourceManager &SM;
+      const VarDecl *V;
+      SourceLocation End;
+      bool Found = false;
+    } L(SM, V, End);
+    L.TraverseStmt(Host->getBody());
+    return L.Found;
+  }
+
+  ASTContext &Ctx;
+  const SourceManager &SM;
+  const std::vector<KernelInfo> &Kernels;
+  DenseMap<const CUDAKernelCallExpr *, unsigned> KernelOf;
+  const FunctionDecl *Host = nullptr;
+  /// Variables named by the steps of the region being built.
+  std::vector<const VarDecl *> Pending;
+};
+
+} // namespace
+
+unsigned HostRegion::launches() const {
+  unsigned N = 0;
+  for (const RegionStep &S : Steps)
+    N += S.Kind == RegionStep::Launch;
+  return N;
+}
+
+std::vector<HostRegion> findHostRegions(ASTContext &Ctx,
+                                        const std::vector<KernelInfo> &Kernels) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  RegionFinder F(Ctx, Kernels);
+  for (const Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    const auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody() ||
+        !SM.isInMainFile(SM.getExpansionLoc(FD->getBeginLoc())) ||
+        FD->hasAttr<CUDAGlobalAttr>() ||
+        (FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAHostAttr>()))
+      continue;
+    F.scanFunction(FD);
+  }
+  return std::move(F.Regions);
+}
+
+json::Value hostRegionToJSON(ASTContext &Ctx,
+                             const std::vector<KernelInfo> &Kernels,
+                             const HostRegion &R) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  static const char *Kinds[] = {"launch", "memset", "copy", "swap", "check"};
+  json::Array Steps;
+  for (const RegionStep &S : R.Steps) {
+    json::Object O{{"kind", Kinds[S.Kind]},
+                   {"location", describeLocation(SM, S.S->getBeginLoc())}};
+    if (S.Kind == RegionStep::Launch)
+      O["kernel"] = Kernels[S.Kernel].name();
+    json::Array Args;
+    for (int A : S.Args)
+      Args.push_back(A < 0 ? json::Value(nullptr)
+                           : json::Value(R.Buffers[A].Var->getNameAsString()));
+    if (!Args.empty())
+      O["buffers"] = std::move(Args);
+    Steps.push_back(std::move(O));
+  }
+  json::Array Buffers;
+  for (const RegionBuffer &B : R.Buffers)
+    Buffers.push_back(json::Object{{"name", B.Var->getNameAsString()},
+                                   {"read", B.Read},
+                                   {"written", B.Written},
+                                   {"live_in", B.LiveIn},
+                                   {"live_out", B.LiveOut}});
+  json::Object Out{{"function", R.Host->getNameAsString()},
+                   {"location", describeLocation(SM, R.Range.getBegin())},
+                   {"launches", (int64_t)R.launches()},
+                   {"steps", std::move(Steps)},
+                   {"buffers", std::move(Buffers)}};
+  if (R.TimeLoop) {
+    json::Object L{{"location",
+                    describeLocation(SM, R.TimeLoop->getBeginLoc())}};
+    if (R.Trips)
+      L["trips"] = *R.Trips;
+    Out["time_loop"] = std::move(L);
+  }
+  json::Array Notes;
+  for (const std::string &N : R.Notes)
+    Notes.push_back(N);
+  Out["notes"] = std::move(Notes);
+  return Out;
+}
+
+} // namespace cuda_opt
