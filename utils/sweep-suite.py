@@ -37,6 +37,7 @@ SCRATCH = tempfile.mkdtemp(prefix="sweep-")
 STEPS = {
     "list": ["--list-kernels"],
     "analyze": ["--analyze"],
+    "regions": ["--list-regions"],
     "dry-run": ["tune", "--dry-run", "--budget=4", "-o"],
 }
 
