@@ -98,8 +98,23 @@ std::optional<std::string> foreignKernelUse(ASTContext &Ctx, const KernelInfo &K
     SmallPtrSet<const Expr *, 8> Callees;
     std::vector<const Expr *> Refs;
   } F(K, ForRestrict);
-  F.TraverseDecl(Ctx.getTranslationUnitDecl());
   const SourceManager &SM = Ctx.getSourceManager();
+  // Only declarations that end after the kernel's first declaration can
+  // name it; skipping the ones before (the included headers, mostly) makes
+  // this walk, which legality checks repeat per candidate, cheap (issue 18:
+  // multi-kernel files' dry runs spent a fifth of their time here).
+  SourceLocation First =
+      SM.getExpansionLoc(K.Decl->getCanonicalDecl()->getBeginLoc());
+  if (K.Template)
+    First = SM.getExpansionLoc(
+        K.Template->getCanonicalDecl()->getBeginLoc());
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+    SourceLocation End = SM.getExpansionLoc(D->getEndLoc());
+    if (First.isValid() && End.isValid() &&
+        SM.isBeforeInTranslationUnit(End, First))
+      continue;
+    F.TraverseDecl(D);
+  }
   for (const Expr *Ref : F.Refs) {
     if (F.Callees.count(Ref))
       continue;
