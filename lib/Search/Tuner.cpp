@@ -334,6 +334,17 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   return Variants[Best].Text;
 }
 
+/// The spec file at \p Path, read and checked against the parsed kernels.
+static Expected<TuneSpec> loadSpec(StringRef Path, ParsedSource &Parsed,
+                                   const std::vector<KernelInfo> &Kernels) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFile(Path);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read spec '%s': %s",
+                             Path.str().c_str(),
+                             Buf.getError().message().c_str());
+  return TuneSpec::parse((*Buf)->getBuffer(), Parsed.getASTContext(), Kernels);
+}
+
 /// The spec's buffer sizes and integer arguments, which candidate
 /// generation reads (Transform::inertAt) and the cuBLAS reference sizes.
 static void addSpecArgs(const TuneSpec &Spec, Harness &H) {
@@ -361,14 +372,7 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
   // With a spec, its sizes are the launch tune would measure.
   std::optional<TuneSpec> Spec;
   if (!Opts.SpecPath.empty()) {
-    ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-        MemoryBuffer::getFile(Opts.SpecPath);
-    if (!Buf)
-      return createStringError(Buf.getError(), "cannot read spec '%s': %s",
-                               Opts.SpecPath.c_str(),
-                               Buf.getError().message().c_str());
-    Expected<TuneSpec> S =
-        TuneSpec::parse((*Buf)->getBuffer(), Parsed.getASTContext(), Kernels);
+    Expected<TuneSpec> S = loadSpec(Opts.SpecPath, Parsed, Kernels);
     if (!S)
       return S.takeError();
     Spec = std::move(*S);
@@ -403,16 +407,9 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
                                   ParsedSource &Parsed,
                                   const std::vector<KernelInfo> &Kernels,
                                   const TuneOptions &Opts) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> SpecBuf =
-      MemoryBuffer::getFile(Opts.SpecPath);
-  if (!SpecBuf)
-    return createStringError(SpecBuf.getError(), "cannot read spec '%s': %s",
-                             Opts.SpecPath.c_str(),
-                             SpecBuf.getError().message().c_str());
   // The spec is checked even when there is no GPU, so its mistakes surface
   // early.
-  Expected<TuneSpec> Spec = TuneSpec::parse((*SpecBuf)->getBuffer(),
-                                            Parsed.getASTContext(), Kernels);
+  Expected<TuneSpec> Spec = loadSpec(Opts.SpecPath, Parsed, Kernels);
   if (!Spec)
     return Spec.takeError();
   if (!Opts.KernelName.empty() && Opts.KernelName != Spec->Kernel)
