@@ -229,7 +229,8 @@ private:
     for (size_t I = 0; I < Body.size(); ++I) {
       std::string Why;
       size_t Used = 1;
-      std::optional<RegionStep> Step = classify(Body, I, Used, Why);
+      std::vector<const VarDecl *> Vars;
+      std::optional<RegionStep> Step = classify(Body, I, Used, Why, Vars);
       if (!Step) {
         WholeBody = false;
         Flush(R.Steps.empty() ? "" : Why);
@@ -239,6 +240,8 @@ private:
       if (R.Steps.empty())
         R.Range.setBegin(Body[I]->getBeginLoc());
       R.Range.setEnd(Body[I + Used - 1]->getEndLoc());
+      for (const VarDecl *V : Vars)
+        Step->Args.push_back(V ? bufferIndex(R, V) : -1);
       R.Steps.push_back(std::move(*Step));
       I += Used - 1;
     }
@@ -256,10 +259,11 @@ private:
   }
 
   /// Body[I] (and for a three-statement swap the two after it) as a step,
-  /// or why it is not one.
+  /// or why it is not one. \p Vars gets the variable of each of the step's
+  /// arguments (null for a scalar), which the caller turns into buffers.
   std::optional<RegionStep> classify(const std::vector<const Stmt *> &Body,
-                                     size_t I, size_t &Used,
-                                     std::string &Why) {
+                                     size_t I, size_t &Used, std::string &Why,
+                                     std::vector<const VarDecl *> &Vars) {
     const Stmt *S = Body[I];
     RegionStep Step;
     Step.S = S;
@@ -292,7 +296,7 @@ private:
             Why = "the launch at " + at(S) + " has an argument with side effects";
             return std::nullopt;
           }
-          Step.Args.push_back(-1);
+          Vars.push_back(nullptr);
           continue;
         }
         const VarDecl *V = varOf(A);
@@ -302,8 +306,7 @@ private:
                 "', not a pointer variable";
           return std::nullopt;
         }
-        Step.Args.push_back(-2 - (int)Pending.size());
-        Pending.push_back(V);
+        Vars.push_back(V);
       }
       return Step;
     }
@@ -313,10 +316,8 @@ private:
           varOf(CE->getArg(0)) && varOf(CE->getArg(1)) &&
           varOf(CE->getArg(0))->getType()->isPointerType()) {
         Step.Kind = RegionStep::Swap;
-        for (const Expr *A : CE->arguments()) {
-          Step.Args.push_back(-2 - (int)Pending.size());
-          Pending.push_back(varOf(A));
-        }
+        for (const Expr *A : CE->arguments())
+          Vars.push_back(varOf(A));
         return Step;
       }
     // T *t = a; a = b; b = t;
@@ -332,10 +333,7 @@ private:
                 varOf(S1->getRHS()) && varOf(S2->getLHS()) == varOf(S1->getRHS()) &&
                 varOf(S2->getRHS()) == T) {
               Step.Kind = RegionStep::Swap;
-              for (const VarDecl *V : {A, varOf(S1->getRHS())}) {
-                Step.Args.push_back(-2 - (int)Pending.size());
-                Pending.push_back(V);
-              }
+              Vars = {A, varOf(S1->getRHS())};
               Used = 3;
               return Step;
             }
@@ -380,8 +378,7 @@ private:
         return std::nullopt;
       }
       Step.Kind = RegionStep::Memset;
-      Step.Args.push_back(-2 - (int)Pending.size());
-      Pending.push_back(V);
+      Vars.push_back(V);
       return Step;
     }
     // cudaMemcpy(dst, src, bytes, kind): device to device only.
@@ -395,10 +392,7 @@ private:
       return std::nullopt;
     }
     Step.Kind = RegionStep::CopyD2D;
-    for (const VarDecl *V : {Dst, Src}) {
-      Step.Args.push_back(-2 - (int)Pending.size());
-      Pending.push_back(V);
-    }
+    Vars = {Dst, Src};
     return Step;
   }
 
@@ -431,14 +425,7 @@ private:
                                  A.Val.getInt().getExtValue());
               }
     }
-    // Resolve the pending variables into buffers, in order of use.
-    std::vector<bool> Seen;
-    for (RegionStep &St : R.Steps)
-      for (int &A : St.Args)
-        if (A <= -2)
-          A = bufferIndex(R, Pending[-2 - A]);
-    Pending.clear();
-    Seen.assign(R.Buffers.size(), false);
+    std::vector<bool> Seen(R.Buffers.size(), false);
     for (const RegionStep &St : R.Steps) {
       std::vector<ParamAccess> Acc;
       if (St.Kind == RegionStep::Launch)
@@ -524,8 +511,6 @@ private:
   const std::vector<KernelInfo> &Kernels;
   DenseMap<const CUDAKernelCallExpr *, unsigned> KernelOf;
   const FunctionDecl *Host = nullptr;
-  /// Variables named by the steps of the region being built.
-  std::vector<const VarDecl *> Pending;
 };
 
 } // namespace
