@@ -142,7 +142,10 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
           break;
         }
       }
-      if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
+      Expected<std::unique_ptr<TransformPlan>> Plan =
+          PI.Pass->plan(KernelTarget{Ctx, K}, PI.Params);
+      if (!Plan) {
+        Error E = Plan.takeError();
         // Possible aliasing that restrict-const may remove: the pipeline's
         // own check after the re-parse decides.
         if (AfterRestrict && E.isA<AliasRefusal>()) {
@@ -154,7 +157,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
       }
       AfterRestrict |= PI.Pass->getName() == "restrict-const";
       if (std::optional<std::string> Inert =
-              PI.Pass->inertAt(KernelTarget{Ctx, K}, PI.Params, H.IntArgs)) {
+              PI.Pass->inertAt(KernelTarget{Ctx, K}, **Plan, H.IntArgs)) {
         Why = PI.str() + ": " + *Inert;
         InertHere = true;
         break;

@@ -213,16 +213,11 @@ public:
   /// A cache whose condition is false for the measured row length: the
   /// variant runs only its uncached form (the same code as cache=0).
   std::optional<std::string>
-  inertAt(const KernelTarget &T, const ParamValues &P,
+  inertAt(const KernelTarget &T, const TransformPlan &Base,
           const StringMap<int64_t> &IntArgs) const override {
-    if (P.get("cache") == 0)
-      return std::nullopt;
-    Expected<CooperativeRowsPlan> Plan = makePlan(T, P);
-    if (!Plan) {
-      consumeError(Plan.takeError());
-      return std::nullopt;
-    }
-    if (!Plan->Cache)
+    // plan() made it, so it is ours (as in TransformWithPlan::apply).
+    const auto *Plan = static_cast<const CooperativeRowsPlan *>(&Base);
+    if (!Plan->Cache || Plan->Slots == 0)
       return std::nullopt;
     const Expr *Bound = Plan->Cache->Bound->IgnoreParenImpCasts();
     std::optional<int64_t> Cols;

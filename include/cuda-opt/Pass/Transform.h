@@ -119,14 +119,15 @@ public:
     return false;
   }
 
-  /// With the kernel's integer arguments at the launch the tuner measures
-  /// (by parameter name), why the rewrite's new code would not run there
+  /// With \p Plan (what plan() returned for \p Target) and the kernel's
+  /// integer arguments at the launch the tuner measures (by parameter
+  /// name), why the rewrite's new code would not run there
   /// (the condition of its specialised path is false: cooperative-rows'
   /// cache for rows longer than it holds), so that a simpler setting
   /// measures the same code; nothing when it would run or cannot tell. The
   /// tuner records such candidates as `inert` instead of measuring them.
   virtual std::optional<std::string>
-  inertAt(const KernelTarget &Target, const ParamValues &Params,
+  inertAt(const KernelTarget &Target, const TransformPlan &Plan,
           const llvm::StringMap<int64_t> &IntArgs) const {
     return std::nullopt;
   }
