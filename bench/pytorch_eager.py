@@ -422,6 +422,50 @@ def entries(s):
             "x.t().contiguous()", [T("x", (z.h, z.w), f32, U(-100, 100))],
             [T("out", (z.w, z.h), f32)],
             lambda t, th, F: t["x"].t().contiguous())
+
+    # Multi-launch programs (issue 14): the whole chain or time loop, as one
+    # eager expression; bytes are the fused floor (the chain's inputs read
+    # once, its final output written once; the intermediates, dead after the
+    # chain, are not counted).
+    if "chain_scale_bias" in s:
+        z = s["chain_scale_bias"]
+        beta = -0.25  # bias_relu's, the second kernel (the spec is scale's)
+        E["chain_scale_bias"] = Entry(
+            "torch.relu(alpha * x + beta)",
+            [T("x", (z.n,), f32, U(-2, 2))], [T("y", (z.n,), f32)],
+            (lambda a, b: lambda t, th, F: th.relu(a * t["x"] + b))(
+                z.alpha, beta),
+            note="three kernels in eager (mul, add, relu); the program "
+                 "launches two")
+    if "chain3_fp16" in s:
+        n = s["chain3_fp16"].n
+        E["chain3_fp16"] = Entry(
+            "F.hardswish(x * y + z) (fp16)",
+            [T("x", (n,), f16, U(-2, 2)), T("y", (n,), f16, U(-2, 2)),
+             T("z", (n,), f16, U(-1, 1))],
+            [T("out", (n,), f16)],
+            lambda t, th, F: F.hardswish(t["x"] * t["y"] + t["z"]),
+            note="three kernels, like the program (x * y and + z rounded to "
+                 "fp16 as there)")
+    if "map_reduce_sumsq" in s:
+        n = s["map_reduce_sumsq"].n
+        E["map_reduce_sumsq"] = Entry(
+            "(x * x).sum()", [T("x", (n,), f32, U(-1, 1))],
+            [T("sum", (1,), f32)],
+            lambda t, th, F: (t["x"] * t["x"]).sum(),
+            note="two kernels (square, sum), like the program")
+    if "stencil5_iter" in s:
+        z = s["stencil5_iter"]
+        E["stencil5_iter"] = Entry(
+            "10 x: dst[1:-1, 1:-1] = 0.5 * src[1:-1, 1:-1] + 0.125 * (four "
+            "shifted slices of src)",
+            [T("x", (z.ny, z.nx), f32, U(-1, 1))],
+            [T("out", (z.ny, z.nx), f32)],
+            lambda t, th, F: jacobi_sweeps(t, 10),
+            prepare=jacobi_buffers,
+            note="eager slicing: ~8 kernels per sweep; two ping-pong "
+                 "buffers holding x's border, made before timing; the first "
+                 "sweep reads x")
     return E
 
 
@@ -451,6 +495,24 @@ def build_csr(t, torch, gen, rows):
         t["spmv"] = lambda: (A @ x.unsqueeze(1)).squeeze(1)
         path = "A @ x[:, None]"
     return {"nnz": int(col.numel()), "call": path}
+
+
+def jacobi_buffers(t, torch, gen):
+    """stencil5_iter: the two ping-pong grids, x's copies (the border cells
+    stay fixed, as in the program, which copies them through each sweep)."""
+    t["buf0"], t["buf1"] = t["x"].clone(), t["x"].clone()
+
+
+def jacobi_sweeps(t, sweeps):
+    """stencil5_iter's sweeps: interior = 0.5 * centre + 0.125 * the four
+    neighbours, from x into buf0, then back and forth; returns the last."""
+    src, bufs = t["x"], (t["buf0"], t["buf1"])
+    for k in range(sweeps):
+        dst = bufs[k % 2]
+        dst[1:-1, 1:-1] = 0.5 * src[1:-1, 1:-1] + 0.125 * (
+            src[1:-1, :-2] + src[1:-1, 2:] + src[:-2, 1:-1] + src[2:, 1:-1])
+        src = dst
+    return src
 
 
 def stencil_weights(torch, shape, gen):

@@ -173,7 +173,18 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
                            Opts.Probes.empty() ? nullptr : &Opts.Probes);
   if (!Inst)
     return Inst.takeError();
+  std::string What = "launch #" + std::to_string(Opts.LaunchIndex) +
+                     " of kernel '" + Kernel.str() + "' (" +
+                     std::to_string(Inst->Sites) + " site" +
+                     (Inst->Sites == 1 ? "" : "s") + " instrumented)";
+  return captureInstrumented(TC, Input, Inst->Text, What, Opts);
+}
 
+Expected<CapturedLaunch> captureInstrumented(const Toolchain &TC,
+                                             const SourceInput &Input,
+                                             StringRef InstrumentedText,
+                                             StringRef What,
+                                             const CaptureOptions &Opts) {
   SmallString<256> Dir(Opts.WorkDir);
   sys::path::append(Dir, "capture-" + Opts.Tag);
   sys::fs::remove_directories(Dir);
@@ -205,8 +216,8 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
     // the tree it runs in, with this file instrumented.
     SmallString<256> Tree(Dir);
     sys::path::append(Tree, "tree");
-    Expected<std::string> Copy = makeShadowTree(Opts.RunRoot, Tree, Input.Path,
-                                                Inst->Text, Opts.WorkDir);
+    Expected<std::string> Copy = makeShadowTree(
+        Opts.RunRoot, Tree, Input.Path, InstrumentedText, Opts.WorkDir);
     if (!Copy)
       return Copy.takeError();
     SmallString<256> Header(sys::path::parent_path(*Copy));
@@ -222,7 +233,7 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
     sys::path::append(Program, "program");
     if (Error E = writeFileAtomically(Header, captureRuntimeHeader()))
       return std::move(E);
-    if (Error E = writeFileAtomically(Source, Inst->Text))
+    if (Error E = writeFileAtomically(Source, InstrumentedText))
       return std::move(E);
 
     SmallString<256> Nvcc(TC.CudaPath);
@@ -264,11 +275,8 @@ Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
                  : "exited with status " + std::to_string(RC);
     return createStringError(
         inconvertibleErrorCode(),
-        "the instrumented program %s before launch #%lld of kernel '%s' "
-        "(%u site%s instrumented); log %s:\n%s",
-        Why.c_str(), static_cast<long long>(Opts.LaunchIndex),
-        Kernel.str().c_str(), Inst->Sites, Inst->Sites == 1 ? "" : "s",
-        RunLog.c_str(), tail(RunLog).c_str());
+        "the instrumented program %s before %s; log %s:\n%s", Why.c_str(),
+        What.str().c_str(), RunLog.c_str(), tail(RunLog).c_str());
   }
   if (RC == 86)
     return createStringError(inconvertibleErrorCode(),

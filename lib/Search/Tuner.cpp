@@ -462,6 +462,41 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
   SourceInput Current = Input;
   std::optional<std::chrono::steady_clock::time_point> Deadline =
       timeBudgetEnd(Opts);
+  auto CaptureSetup = [&](Harness &H) {
+    H.Devices = ordinals(Gpus);
+    H.ProgramMode = true;
+    H.RelTol = Opts.RelTol;
+    H.Capture.WorkDir = Opts.WorkDir;
+    H.Capture.Flags = Current.Flags;
+    H.Capture.Arch = TC.GpuArch;
+    H.Capture.ProgramArgs = Opts.ProgramArgs;
+    H.Capture.LaunchIndex = Opts.LaunchIndex;
+    H.Capture.TimeoutSeconds = Opts.ProgramTimeoutSeconds;
+    H.Capture.RunCommand = Opts.RunCommand;
+    if (!Opts.RunCommand.empty()) {
+      SmallString<256> Cwd;
+      sys::fs::current_path(Cwd);
+      H.Capture.RunRoot = std::string(Cwd);
+    }
+  };
+  // Host regions first: a fused kernel is then tuned like the others.
+  if (Opts.KernelName.empty() && !std::getenv("CUDA_OPT_NO_REGIONS")) {
+    Harness RH;
+    CaptureSetup(RH);
+    Expected<std::string> T = tuneRegions(TC, Current, RH, Opts, Result);
+    if (!T)
+      return T.takeError();
+    if (*T != Current.Text) {
+      Current.Text = std::move(*T);
+      Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, Current);
+      if (!P)
+        return P.takeError();
+      KernelNames.clear();
+      for (const KernelInfo &K : findKernels((*P)->getASTContext()))
+        if (!K.Launches.empty())
+          KernelNames.push_back(K.name());
+    }
+  }
   for (const std::string &Name : KernelNames) {
     Result.Kernel += (Result.Kernel.empty() ? "" : ", ") + Name;
     KernelOutcome Skip;
@@ -489,21 +524,7 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
     std::vector<KernelInfo> Kernels = findKernels((*P)->getASTContext());
     const KernelInfo *K = lookupKernel(Kernels, Name);
     Harness H;
-    H.Devices = ordinals(Gpus);
-    H.ProgramMode = true;
-    H.RelTol = Opts.RelTol;
-    H.Capture.WorkDir = Opts.WorkDir;
-    H.Capture.Flags = Current.Flags;
-    H.Capture.Arch = TC.GpuArch;
-    H.Capture.ProgramArgs = Opts.ProgramArgs;
-    H.Capture.LaunchIndex = Opts.LaunchIndex;
-    H.Capture.TimeoutSeconds = Opts.ProgramTimeoutSeconds;
-    H.Capture.RunCommand = Opts.RunCommand;
-    if (!Opts.RunCommand.empty()) {
-      SmallString<256> Cwd;
-      sys::fs::current_path(Cwd);
-      H.Capture.RunRoot = std::string(Cwd);
-    }
+    CaptureSetup(H);
     H.Capture.Tag = Name + "-original";
     progress(Opts, "capture " + Name, 0, 1);
     auto CaptureStart = std::chrono::steady_clock::now();

@@ -107,6 +107,16 @@ captureVariantLaunches(const Toolchain &TC, const SourceInput &Input,
                        const std::vector<bool> &Need, const TuneOptions &Opts,
                        const ParsePreamble *Preamble);
 
+/// The region phase of program mode (RegionTuning.cpp): each host region
+/// where fuse-launches applies is measured as one unit against the
+/// original region; the faster verified one is kept. Returns the text to
+/// continue from; outcomes go to \p Result. CUDA_OPT_NO_REGIONS=1 skips it.
+llvm::Expected<std::string> tuneRegions(const Toolchain &TC,
+                                        const SourceInput &Input,
+                                        const Harness &H,
+                                        const TuneOptions &Opts,
+                                        TuneResult &Result);
+
 } // namespace tuner
 } // namespace cuda_opt
 

@@ -338,6 +338,50 @@ void launch(int Site, const char *Name, void (*Kernel)(Params...), dim3 G,
   std::_Exit(0);
 }
 
+/// Call the host function \p Fn (a host region cuda-opt outlined, whose
+/// parameters are references to the region's variables) as `Fn(Args...)`
+/// would, and record the call like a launch if it is the one the
+/// environment asks for: by-value bytes of each variable, the allocation
+/// each pointer points into, and snapshots of those allocations before and
+/// after the whole region (grid and block are recorded as 1). The region
+/// returns what its host function returns (a check macro's `return 1;`);
+/// the value is not used.
+template <typename Ret, typename... Params, typename... Args>
+void call(int Site, const char *Name, Ret (*Fn)(Params...), Args &&...A) {
+  static_assert(sizeof...(Params) == sizeof...(Args),
+                "cuda-opt capture: argument count differs from the region's");
+  const char *Dir = std::getenv("CUDA_OPT_CAPTURE_DIR");
+  long Wanted = 0;
+  if (const char *L = std::getenv("CUDA_OPT_CAPTURE_LAUNCH"))
+    Wanted = std::atol(L);
+  long Index = detail::launchCounter()++;
+  if (!Dir || Index != Wanted) {
+    (void)Fn(std::forward<Args>(A)...);
+    return;
+  }
+  std::tuple<Params...> Bound(std::forward<Args>(A)...);
+  std::vector<detail::Param> Described;
+  std::vector<detail::Alloc> Allocs;
+  std::apply([&](auto &...P) { (detail::describe(P, Described, Allocs), ...); },
+             Bound);
+  dim3 One(1, 1, 1);
+  const char *Mode = std::getenv("CUDA_OPT_CAPTURE_MODE");
+  if (Mode && std::strcmp(Mode, "config") == 0) {
+    detail::writeManifest(Dir, Site, Index, Name, One, One, 0, true,
+                          Described, Allocs, false);
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  detail::snapshot(Dir, Allocs, /*AfterLaunch=*/false);
+  std::apply([&](auto &...P) { (void)Fn(P...); }, Bound);
+  detail::check(cudaGetLastError(), "running the captured region");
+  detail::snapshot(Dir, Allocs, /*AfterLaunch=*/true);
+  detail::writeManifest(Dir, Site, Index, Name, One, One, 0, true, Described,
+                        Allocs, true);
+  std::fflush(nullptr);
+  std::_Exit(0);
+}
+
 } // namespace cuda_opt_capture
 
 #endif // CUDA_OPT_CAPTURE_H

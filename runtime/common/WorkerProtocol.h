@@ -96,6 +96,11 @@ inline constexpr char Perturb[] = "perturb";         // redraw after seed 1
 inline constexpr char ExpectFile[] = "expect_file"; // contents after the launch
 inline constexpr char Offset[] = "offset";          // bytes into the buffer
 inline constexpr char SameAs[] = "same_as";         // an earlier buffer
+/// A buffer the code writes but whose contents after the run nobody reads
+/// (a dead intermediate of a host region): reset like an input before each
+/// run and guarded, but neither compared nor checked unchanged. Not with
+/// "output".
+inline constexpr char Scratch[] = "scratch";
 /// An output written in rows of contiguous elements (the analysis proved
 /// it; lib/Analysis/RowOutputs.h): the row length, as a number of elements
 /// or as the index of the scalar argument that holds it. Against the fp64
@@ -121,11 +126,20 @@ inline constexpr char Dir[] = "dir";
 inline constexpr char WaitFlag[] = "wait_flag";
 } // namespace gpu_lock
 
-/// A variant's "library": cudaoptGemm on buffer arguments a, b, c.
+/// A variant's "library": cudaoptGemm on buffer arguments a, b, c, or a
+/// host region outlined by cuda-opt and built into a shared library, called
+/// as `extern "C" int entry(void **args, void *stream)` with the kernel
+/// parameters (args[i] points to argument i's device pointer or scalar
+/// bytes); it returns a cudaError_t. Only a region can be the baseline.
 namespace library {
 inline constexpr char Kind[] = "kind";
 inline constexpr char KindGemm[] = "cudaopt_gemm";
+inline constexpr char KindRegion[] = "cudaopt_region";
 inline constexpr char Path[] = "path"; // the shared library
+// cudaopt_region.
+inline constexpr char Entry[] = "entry"; // the entry point's symbol
+inline constexpr char RegionEntryDefault[] = "cudaopt_region_entry";
+// cudaopt_gemm.
 inline constexpr char M[] = "m";
 inline constexpr char N[] = "n";
 inline constexpr char K[] = "k";

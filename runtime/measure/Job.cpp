@@ -62,7 +62,9 @@ bool parseVariants(const Json &J, Job &Jb, std::string &Error) {
         Error = "variant '" + Var.Id + "': " + Why;
         return false;
       }
-      if (Jb.Variants.empty()) {
+      // A region call replaces the whole host region the baseline is, so
+      // it can be the baseline; a gemm call replaces one of its kernels.
+      if (Jb.Variants.empty() && !Var.Lib.isRegion()) {
         Error = "the baseline must be a kernel, not a library call";
         return false;
       }
@@ -117,6 +119,12 @@ bool parseArg(const Json &A, Job &Jb, std::string &Error) {
     Ar.Count = static_cast<size_t>(A[P::Count].integer(0));
     Ar.Output = A[P::Output].boolean(false);
     Ar.Input = A[P::Input].boolean(true);
+    Ar.Scratch = A[P::Scratch].boolean(false);
+    if (Ar.Scratch && Ar.Output) {
+      // An output is compared with the baseline's; a scratch buffer is not.
+      Error = "buffer '" + Ar.Name + "' cannot be both scratch and output";
+      return false;
+    }
     if (!A[P::Init].isNull())
       Ar.Init = A[P::Init].string();
     Ar.Lo = A[P::Lo].number(-1);
@@ -298,6 +306,11 @@ bool parseJob(const Json &J, Job &Jb, std::string &Error) {
     Jb.Shadow.Shmem = static_cast<unsigned>(Sh[S::Shmem].integer(0));
     for (const Json &P : Sh[S::Promote].items())
       Jb.Shadow.Promote.push_back(P.boolean(false));
+    // The shadow is one kernel launched with the baseline's grid and block.
+    if (Jb.Variants[0].IsLibrary) {
+      Error = "a region baseline has no fp64 shadow";
+      return false;
+    }
   }
   resolveRows(Jb);
   Jb.LockDir = J[P::GpuLock][proto::gpu_lock::Dir].string();
@@ -364,7 +377,7 @@ CUresult launch(Variant &V, std::vector<void *> &Params,
                 const std::vector<CUdeviceptr> &Ptrs, CUstream Stream) {
   if (V.IsLibrary) {
     std::string Why;
-    CUresult R = V.Lib.run(Ptrs, Stream, Why);
+    CUresult R = V.Lib.run(Params, Ptrs, Stream, Why);
     if (R != CUDA_SUCCESS && V.Ok) {
       V.Ok = false;
       V.Error = Why;

@@ -37,6 +37,10 @@ struct Arg {
   // Buffers.
   size_t Count = 0;
   bool Output = false, Input = true;
+  /// Written by the code but dead after the run (an intermediate of a host
+  /// region): reset like an input and guarded, but neither compared with
+  /// the baseline nor checked unchanged. Never an output.
+  bool Scratch = false;
   std::string Init = cuda_opt::worker::arg::InitUniform; // arg::Init*
   double Lo = -1, Hi = 1;
   std::string File;
@@ -95,7 +99,8 @@ struct Variant {
   unsigned Shmem = 0;
   CUmodule Mod = nullptr;
   CUfunction Fn = nullptr;
-  /// A library call in place of the kernel launch (LibraryCall.h).
+  /// A library call in place of the kernel launch (LibraryCall.h); only a
+  /// cudaopt_region call can be the baseline.
   bool IsLibrary = false;
   LibraryCall Lib;
   bool Ok = true;
@@ -180,8 +185,9 @@ void resetBuffers(WorkerContext &Ctx, Job &Jb);
 /// The kernel parameters for the job's buffers; Ptrs holds each argument's
 /// device address (0 for scalars) and must outlive the parameters.
 std::vector<void *> kernelParams(Job &Jb, std::vector<CUdeviceptr> &Ptrs);
-/// Launches V (or calls its library) on Stream. A library that refuses the
-/// problem marks V failed with its reason.
+/// Launches V (or calls its library) on Stream; a region gets Params as its
+/// args. A library that refuses the problem (or a region that returns an
+/// error) marks V failed with its reason.
 CUresult launch(Variant &V, std::vector<void *> &Params,
                 const std::vector<CUdeviceptr> &Ptrs, CUstream Stream);
 

@@ -16,7 +16,8 @@ bool LibraryCall::parse(const Json &J, size_t NumArgs, std::string &Error) {
   namespace P = cuda_opt::worker::library;
   Kind = J[P::Kind].string();
   Path = J[P::Path].string();
-  if (Kind != P::KindGemm) {
+  Region = Kind == P::KindRegion;
+  if (Kind != P::KindGemm && !Region) {
     Error = "unknown library kind '" + Kind + "'";
     return false;
   }
@@ -24,6 +25,17 @@ bool LibraryCall::parse(const Json &J, size_t NumArgs, std::string &Error) {
     Error = "library variant without a path";
     return false;
   }
+  if (!Region)
+    return parseGemm(J, NumArgs, Error);
+  EntryName = J[P::Entry].string();
+  if (EntryName.empty())
+    EntryName = P::RegionEntryDefault;
+  return true;
+}
+
+bool LibraryCall::parseGemm(const Json &J, size_t NumArgs,
+                            std::string &Error) {
+  namespace P = cuda_opt::worker::library;
   M = J[P::M].integer(0);
   N = J[P::N].integer(0);
   K = J[P::K].integer(0);
@@ -59,16 +71,38 @@ bool LibraryCall::load(std::string &Error) {
     Error = "cannot load " + Path + ": " + (Why ? Why : "?");
     return false;
   }
-  Entry = dlsym(Lib, "cudaoptGemm");
+  // Each region's library exports the same symbol; RTLD_LOCAL and dlsym on
+  // its own handle keep them apart.
+  const std::string Symbol = Region ? EntryName : "cudaoptGemm";
+  Entry = dlsym(Lib, Symbol.c_str());
   if (!Entry) {
-    Error = Path + " has no cudaoptGemm";
+    Error = Path + " has no " + Symbol;
     return false;
   }
   return true;
 }
 
-CUresult LibraryCall::run(const std::vector<CUdeviceptr> &Ptrs,
+CUresult LibraryCall::run(std::vector<void *> &Params,
+                          const std::vector<CUdeviceptr> &Ptrs,
                           CUstream Stream, std::string &Error) {
+  return Region ? runRegion(Params, Stream, Error)
+                : runGemm(Ptrs, Stream, Error);
+}
+
+CUresult LibraryCall::runRegion(std::vector<void *> &Params, CUstream Stream,
+                                std::string &Error) {
+  // extern "C" int entry(void **args, void *stream): the region orders its
+  // work after and before Stream itself and returns a cudaError_t.
+  using RegionFn = int (*)(void **, void *);
+  int E = reinterpret_cast<RegionFn>(Entry)(Params.data(), Stream);
+  if (E == 0)
+    return CUDA_SUCCESS;
+  Error = "region entry returned CUDA error " + std::to_string(E);
+  return CUDA_ERROR_LAUNCH_FAILED;
+}
+
+CUresult LibraryCall::runGemm(const std::vector<CUdeviceptr> &Ptrs,
+                              CUstream Stream, std::string &Error) {
   cudaoptGemmProblem P = {};
   P.M = static_cast<int>(M);
   P.N = static_cast<int>(N);

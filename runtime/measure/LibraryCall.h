@@ -11,7 +11,14 @@
 //               "m": M, "n": N, "k": K, "dtype": "f16" | "bf16",
 //               "b_layout": "row" | "col", "a": ARG, "b": ARG, "c": ARG,
 //               "lda": .., "ldb": .., "ldc": .., "alpha": .., "beta": ..}
-// where ARG is the index of a buffer argument of the job.
+// where ARG is the index of a buffer argument of the job, or
+//   "library": {"kind": "cudaopt_region", "path": ".../region-v3.so",
+//               "entry": "cudaopt_region_entry"}
+// a host region (several launches) that cuda-opt outlined into
+// `extern "C" int entry(void **args, void *stream)` and nvcc built into a
+// shared library. It gets the kernel parameters the worker would pass to
+// cuLaunchKernel and returns a cudaError_t. Every region exports the same
+// symbol, so each library is dlopen'ed RTLD_LOCAL on its own.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_RUNTIME_MEASURE_LIBRARYCALL_H
@@ -32,14 +39,28 @@ public:
   bool parse(const Json &J, size_t NumArgs, std::string &Error);
   /// dlopen the library and find its entry point.
   bool load(std::string &Error);
-  /// Run it on the kernel's pointers (Ptrs[i] is argument i's device
-  /// address); asynchronous on Stream.
-  CUresult run(const std::vector<CUdeviceptr> &Ptrs, CUstream Stream,
+  /// Run it on the kernel's arguments: Params as for cuLaunchKernel (a
+  /// region's args), Ptrs[i] argument i's device address (the gemm's
+  /// operands); asynchronous on Stream.
+  CUresult run(std::vector<void *> &Params,
+               const std::vector<CUdeviceptr> &Ptrs, CUstream Stream,
                std::string &Error);
   const std::string &path() const { return Path; }
+  /// A cudaopt_region call: it replaces a whole host region, so it can
+  /// stand for the baseline.
+  bool isRegion() const { return Region; }
 
 private:
+  bool parseGemm(const Json &J, size_t NumArgs, std::string &Error);
+  CUresult runGemm(const std::vector<CUdeviceptr> &Ptrs, CUstream Stream,
+                   std::string &Error);
+  CUresult runRegion(std::vector<void *> &Params, CUstream Stream,
+                     std::string &Error);
+
   std::string Kind, Path;
+  bool Region = false;
+  /// The region's entry point symbol.
+  std::string EntryName;
   long long M = 0, N = 0, K = 0, Lda = 0, Ldb = 0, Ldc = 0;
   bool BF16 = false, F32 = false, BRowMajor = true;
   int A = -1, B = -1, C = -1;

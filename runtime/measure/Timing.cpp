@@ -108,7 +108,13 @@ size_t timeVariants(WorkerContext &Ctx, Job &Jb) {
       G.beforeCall(Ctx, Jb, Round);
       CUresult R = launch(V, Params, Ptrs, G.Stream);
       if (R != CUDA_SUCCESS && V.IsLibrary) {
-        Ctx.check(cuStreamSynchronize(G.Stream), "stream");
+        // As in verification: a region's error may be a fault's.
+        R = cuStreamSynchronize(G.Stream);
+        if (R != CUDA_SUCCESS)
+          Ctx.variantFault(V.Id, "timed run", R);
+        // Speedups are relative to the baseline: without it, no verdicts.
+        if (&V == &Jb.Variants[0])
+          Ctx.fatal("baseline: " + V.Error);
         continue;
       }
       if (R != CUDA_SUCCESS)

@@ -153,6 +153,14 @@ llvm::Expected<CapturedLaunch> captureLaunch(const Toolchain &TC,
                                              llvm::StringRef Kernel,
                                              const CaptureOptions &Opts);
 
+/// Build and run \p InstrumentedText (the input with its capture calls in
+/// place) as captureLaunch does; \p What names the recorded call in errors
+/// ("launch #0 of kernel 'k'").
+llvm::Expected<CapturedLaunch>
+captureInstrumented(const Toolchain &TC, const SourceInput &Input,
+                    llvm::StringRef InstrumentedText, llvm::StringRef What,
+                    const CaptureOptions &Opts);
+
 /// The arguments of a measurement job (runtime/measure format) that replay
 /// \p L for kernel \p K: each pointer becomes a buffer initialised from its
 /// allocation's snapshot, offset as captured; pointers into one allocation

@@ -63,6 +63,14 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
                                          const CompileOptions &Opts,
                                          std::vector<std::string> &Errors);
 
+/// Build each outlined region file (Capture/RegionCapture.h) into a shared
+/// library under \p Dir with nvcc; returns the paths in order, or "" with
+/// the reason in \p Errors.
+std::vector<std::string>
+compileRegionLibraries(const Toolchain &TC, const std::vector<std::string> &Texts,
+                       const CompileOptions &Opts, llvm::StringRef Dir,
+                       std::vector<std::string> &Errors);
+
 struct Measurement {
   std::string Id;
   bool Verified = false;

@@ -1,0 +1,340 @@
+//===- RegionTuning.cpp - Measure rewrites of whole host regions ----------===//
+//
+// Part of cuda-opt. The region phase of program-mode tune (docs/tuning.md,
+// "Host regions"): before the kernels are tuned one by one, each host region
+// (Analysis/HostRegions.h) where a region rewrite applies is measured as one
+// unit. Today's rewrite is fuse-launches, repeated until no pair of the
+// region fuses. The original region and the rewritten one are outlined
+// (Capture/RegionCapture.h), the original program is run once to capture
+// the region's inputs, both are built into shared libraries, and the worker
+// verifies the rewrite's live outputs against the original's and times the
+// two in the same rounds. The rewrite is kept when it is faster; the fused
+// kernel is then tuned like any other kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "TunerInternal.h"
+
+#include "cuda-opt/Capture/RegionCapture.h"
+#include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Support/FpModel.h"
+#include "WorkerProtocol.h"
+
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace cuda_opt {
+namespace tuner {
+
+namespace {
+
+/// A region after its launches were fused as far as they go.
+struct FusedRegion {
+  std::string Text;
+  unsigned Begin = 0, End = 0, FunctionBegin = 0;
+  std::vector<std::string> Pairs; ///< "a+b" per fusion, in order.
+  std::string Refusal;            ///< Why the first attempt was refused.
+};
+
+unsigned offsetOf(const clang::SourceManager &SM, clang::SourceLocation L) {
+  return SM.getFileOffset(SM.getExpansionLoc(L));
+}
+
+/// Fuse launches of the region at [Begin, End) of \p Text until none fuses.
+Expected<FusedRegion> fuseRegion(const Toolchain &TC, const SourceInput &Base,
+                                 StringRef Text, const RegionSignature &Sig) {
+  FusedRegion F;
+  F.Text = Text.str();
+  F.Begin = Sig.Begin;
+  F.End = Sig.End;
+  F.FunctionBegin = Sig.FunctionBegin;
+  std::unique_ptr<Transform> Fuse = TransformRegistry::create("fuse-launches");
+  if (!Fuse)
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: fuse-launches is not registered");
+  ParamValues None;
+  for (unsigned Round = 0; Round < 16; ++Round) {
+    SourceInput In = Base;
+    In.Text = F.Text;
+    Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
+    if (!P)
+      return P.takeError();
+    clang::ASTContext &Ctx = (*P)->getASTContext();
+    const clang::SourceManager &SM = Ctx.getSourceManager();
+    std::vector<KernelInfo> Kernels = findKernels(Ctx);
+    std::vector<HostRegion> Regions = findHostRegions(Ctx, Kernels);
+    const HostRegion *R = nullptr;
+    for (const HostRegion &Cand : Regions)
+      if (offsetOf(SM, Cand.Range.getBegin()) == F.Begin)
+        R = &Cand;
+    if (!R)
+      break; // One launch left: no longer a region of two.
+    bool Applied = false;
+    for (const RegionStep &St : R->Steps) {
+      if (St.Kind != RegionStep::Launch)
+        continue;
+      KernelTarget T{Ctx, Kernels[St.Kernel]};
+      Expected<std::unique_ptr<TransformPlan>> Plan = Fuse->plan(T, None);
+      if (!Plan) {
+        std::string Why = toString(Plan.takeError());
+        if (F.Refusal.empty() && F.Pairs.empty())
+          F.Refusal = Why;
+        continue;
+      }
+      Expected<clang::tooling::Replacements> Edits = Fuse->apply(T, **Plan);
+      if (!Edits)
+        return Edits.takeError();
+      // The kernel's first fusable launch may be in another region.
+      bool Here = any_of(*Edits, [&](const clang::tooling::Replacement &E) {
+        return E.getLength() > 0 && E.getOffset() >= F.Begin &&
+               E.getOffset() < F.End;
+      });
+      if (!Here)
+        continue;
+      Expected<std::string> New =
+          clang::tooling::applyAllReplacements(F.Text, *Edits);
+      if (!New)
+        return New.takeError();
+      F.Pairs.push_back(Kernels[St.Kernel].name());
+      F.Text = std::move(*New);
+      F.Begin = Edits->getShiftedCodePosition(F.Begin);
+      F.End = Edits->getShiftedCodePosition(F.End);
+      F.FunctionBegin = Edits->getShiftedCodePosition(F.FunctionBegin);
+      Applied = true;
+      break;
+    }
+    if (!Applied)
+      break;
+  }
+  return F;
+}
+
+json::Object regionLibrary(StringRef Path) {
+  namespace L = worker::library;
+  return json::Object{{L::Kind, L::KindRegion},
+                      {L::Path, Path.str()},
+                      {L::Entry, L::RegionEntryDefault}};
+}
+
+/// Bytes of the region's live inputs and live outputs: the traffic of a
+/// region that keeps nothing else in memory (the fused floor).
+int64_t liveBytes(const json::Array &Args) {
+  int64_t Bytes = 0;
+  for (const json::Value &V : Args) {
+    const json::Object *A = V.getAsObject();
+    if (!A || A->getString(worker::arg::Kind) != worker::arg::KindBuffer ||
+        A->get(worker::arg::SameAs))
+      continue;
+    int64_t Count = A->getInteger(worker::arg::Count).value_or(0);
+    StringRef DT = A->getString(worker::arg::DType).value_or("u8");
+    int64_t Elt = DT == "f64" || DT == "i64" || DT == "u64" ? 8
+                  : DT == "f32" || DT == "i32" || DT == "u32" ? 4
+                  : DT == "f16" || DT == "bf16"               ? 2
+                                                              : 1;
+    bool Scratch = A->getBoolean(worker::arg::Scratch).value_or(false);
+    bool Output = A->getBoolean(worker::arg::Output).value_or(false);
+    bool Input = A->getBoolean(worker::arg::Input).value_or(true);
+    if (Scratch)
+      continue;
+    Bytes += Count * Elt * ((Input ? 1 : 0) + (Output ? 1 : 0));
+  }
+  return Bytes;
+}
+
+} // namespace
+
+Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
+                                  const Harness &H, const TuneOptions &Opts,
+                                  TuneResult &Result) {
+  std::string Current = Input.Text;
+  StringSet<> Done;
+  unsigned Count = 0;
+  for (unsigned Iteration = 0; Iteration < 32; ++Iteration) {
+    SourceInput In = Input;
+    In.Text = Current;
+    Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
+    if (!P)
+      return P.takeError();
+    clang::ASTContext &Ctx = (*P)->getASTContext();
+    std::vector<KernelInfo> Kernels = findKernels(Ctx);
+    std::vector<HostRegion> Regions = findHostRegions(Ctx, Kernels);
+    const HostRegion *R = nullptr;
+    std::string Key;
+    for (const HostRegion &Cand : Regions) {
+      std::string K = (Cand.Host ? Cand.Host->getNameAsString() : "") + "\n" +
+                      sourceText(Ctx, Cand.Range);
+      if (!Done.contains(K)) {
+        R = &Cand;
+        Key = K;
+        break;
+      }
+    }
+    if (!R)
+      break;
+    Done.insert(Key);
+    ++Count;
+    std::string Label = "region #" + std::to_string(Count);
+    auto Record = [&](StringRef Id, StringRef Pipeline, StringRef Status,
+                      StringRef Detail, const Measurement *M = nullptr) {
+      CandidateRecord C;
+      C.Kernel = Label;
+      C.Id = Id.str();
+      C.Pipeline = Pipeline.str();
+      C.Status = Status.str();
+      C.Detail = Detail.str();
+      if (M)
+        C.M = *M;
+      Result.Candidates.push_back(std::move(C));
+    };
+    Expected<RegionSignature> Sig = regionSignature(Ctx, *R);
+    if (!Sig) {
+      Record("original", "", "not-measured",
+             "the region cannot be outlined: " + toString(Sig.takeError()));
+      continue;
+    }
+    Label += " (" + Sig->Where + ")";
+    if (!fpModelAllows(Opts.Model, FpEffect::Reassociates)) {
+      Record("v1", "fuse-launches", "illegal",
+             "fuse-launches may change FMA contraction, which --fp-model=" +
+                 fpModelName(Opts.Model).str() + " does not allow");
+      continue;
+    }
+    auto Start = std::chrono::steady_clock::now();
+    Expected<FusedRegion> F = fuseRegion(TC, Input, Current, *Sig);
+    Result.addPhase("rewrite", Start);
+    if (!F)
+      return F.takeError();
+    if (F->Pairs.empty()) {
+      Record("v1", "fuse-launches", "illegal",
+             F->Refusal.empty() ? "no launch of the region fuses" : F->Refusal);
+      continue;
+    }
+    Done.insert((R->Host ? R->Host->getNameAsString() : "") + "\n" +
+                StringRef(F->Text).slice(F->Begin, F->End).str());
+    std::string Pipeline = "fuse-launches";
+    if (F->Pairs.size() > 1)
+      Pipeline += " (x" + std::to_string(F->Pairs.size()) + ")";
+
+    // Capture the region's inputs from the original program.
+    CaptureOptions CO = H.Capture;
+    CO.Tag = "region-" + std::to_string(Count);
+    CO.LaunchIndex = 0;
+    CO.ConfigOnly = false;
+    CO.Probes.clear();
+    progress(Opts, "capture " + Label, 0, 1);
+    Start = std::chrono::steady_clock::now();
+    Expected<CapturedLaunch> L = captureInstrumented(
+        TC, In, outlineRegion(Current, *Sig, Sig->Begin, Sig->End, true),
+        "the first run of " + Label, CO);
+    Result.addPhase("capture", Start);
+    progress(Opts, "capture " + Label, 1, 1);
+    if (!L) {
+      Record("original", "", "not-measured", toString(L.takeError()));
+      continue;
+    }
+    Expected<json::Array> Args = regionReplayArgs(*L, Ctx, *R, *Sig);
+    if (!Args) {
+      Record("original", "", "not-measured", toString(Args.takeError()));
+      continue;
+    }
+
+    // Build both regions into libraries the worker calls.
+    RegionSignature FusedSig = *Sig;
+    FusedSig.Begin = F->Begin;
+    FusedSig.End = F->End;
+    FusedSig.FunctionBegin = F->FunctionBegin;
+    std::vector<std::string> Texts = {
+        outlineRegion(Current, *Sig, Sig->Begin, Sig->End, false) +
+            regionEntryText(*Sig),
+        outlineRegion(F->Text, FusedSig, F->Begin, F->End, false) +
+            regionEntryText(FusedSig)};
+    CompileOptions Comp;
+    Comp.SourcePath = Input.Path;
+    Comp.Flags = Input.Flags;
+    Comp.Arch = TC.GpuArch;
+    Comp.DependencyFingerprint =
+        projectHeaderFingerprint((*P)->getSourceManager(), TC);
+    SmallString<256> Dir(Opts.WorkDir);
+    sys::path::append(Dir, "region-" + std::to_string(Count));
+    std::vector<std::string> Errors;
+    Start = std::chrono::steady_clock::now();
+    std::vector<std::string> Libs =
+        compileRegionLibraries(TC, Texts, Comp, Dir, Errors);
+    Result.addPhase("compile", Start);
+    if (Libs[0].empty()) {
+      Record("original", "", "not-measured", Errors[0]);
+      continue;
+    }
+    if (Libs[1].empty()) {
+      Record("v1", Pipeline, "compile-error", Errors[1]);
+      continue;
+    }
+    std::vector<VariantSource> Vs(2);
+    Vs[0].Id = "original";
+    Vs[0].Text = Current;
+    Vs[0].Library = regionLibrary(Libs[0]);
+    Vs[1].Id = "v1";
+    Vs[1].Pipeline = Pipeline;
+    Vs[1].Text = F->Text;
+    Vs[1].Library = regionLibrary(Libs[1]);
+
+    MeasureOptions MO;
+    MO.FpModel = fpModelName(Opts.Model).str();
+    MO.Worker = Opts.WorkerPath;
+    MO.Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
+    MO.Devices.resize(std::min<size_t>(MO.Devices.size(), 1));
+    MO.Runs = H.Runs;
+    MO.RelTol = H.RelTol;
+    MO.DeadlineSeconds = 300;
+    MO.WorkDir = std::string(Dir);
+    MO.Race = false;
+    MO.TimeBudgetEnd = timeBudgetEnd(Opts);
+    Start = std::chrono::steady_clock::now();
+    std::string DeviceName;
+    Expected<std::vector<Measurement>> Ms =
+        measureVariants(Vs, {"", ""}, *Args, MO, DeviceName);
+    Result.addPhase("measure", Start);
+    if (!Ms) {
+      Record("original", "", "not-measured", toString(Ms.takeError()));
+      continue;
+    }
+    const Measurement &O = (*Ms)[0], &V = (*Ms)[1];
+    double Noise = std::max(O.P90Ms - O.P10Ms, V.P90Ms - V.P10Ms);
+    bool Wins = V.Verified && !V.Skipped && V.MedianMs + Noise < O.MedianMs;
+    std::string Fused;
+    for (const std::string &K : F->Pairs)
+      Fused += (Fused.empty() ? "" : ", ") + K;
+    Record("original", "", Wins ? "verified" : "fastest",
+           O.ReplayWarning.empty() ? "" : "warning: " + O.ReplayWarning, &O);
+    Record("v1", Pipeline,
+           !V.Verified ? (V.Skipped ? "skipped" : "rejected")
+                       : (Wins ? "fastest" : "verified"),
+           V.Verified ? "launches of " + Fused + " fused with the next one"
+                      : V.Error,
+           &V);
+    Result.Measured = true;
+    KernelOutcome KO;
+    KO.Kernel = Label;
+    KO.Measured = true;
+    KO.Detail = "program mode, the whole region replayed";
+    KO.BaselineMs = O.MedianMs;
+    KO.BestMs = Wins ? V.MedianMs : O.MedianMs;
+    KO.Pipeline = Wins ? Pipeline : "";
+    KO.MinBytes = liveBytes(*Args);
+    KO.VerifyNote = "live outputs compared with the original region's (" +
+                    (V.Check.empty() ? std::string("not verified") : V.Check) +
+                    "); dead intermediates not compared";
+    KO.ChosenNeeds = Wins ? FpModel::Reassoc : FpModel::Strict;
+    Result.Kernels.push_back(KO);
+    if (Wins)
+      Current = F->Text;
+  }
+  return Current;
+}
+
+} // namespace tuner
+} // namespace cuda_opt
