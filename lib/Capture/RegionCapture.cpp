@@ -27,8 +27,9 @@ constexpr llvm::StringLiteral OutlinedName = "cudaopt_region";
 /// The offset just past the statement ending at \p End, its `;` included.
 unsigned endOffset(const SourceManager &SM, const LangOptions &LO,
                    SourceLocation End) {
-  SourceLocation After =
-      Lexer::getLocForEndOfToken(SM.getExpansionLoc(End), 0, SM, LO);
+  // The end of a check macro's invocation `CK(...)`, not of its body.
+  SourceLocation After = Lexer::getLocForEndOfToken(
+      SM.getExpansionRange(End).getEnd(), 0, SM, LO);
   unsigned Off = SM.getFileOffset(After);
   StringRef Buf = SM.getBufferData(SM.getFileID(After));
   unsigned I = Off;

@@ -145,6 +145,23 @@ public:
   StringSet<> Locals;
 };
 
+/// The subscript assigned by a statement `p[e] = v;` (a built-in assignment
+/// or a class type's operator=, as for __half), or null.
+const ArraySubscriptExpr *assignedSubscript(const Stmt *S) {
+  const Expr *LHS = nullptr;
+  if (const auto *E = dyn_cast<Expr>(S))
+    S = E->IgnoreImplicit(); // The cleanups of `p[i] = __hmul(a, b);`.
+  if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+    if (BO->getOpcode() == BO_Assign)
+      LHS = BO->getLHS();
+  } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S)) {
+    if (OC->getOperator() == OO_Equal && OC->getNumArgs() == 2)
+      LHS = OC->getArg(0);
+  }
+  return LHS ? dyn_cast<ArraySubscriptExpr>(LHS->IgnoreParenImpCasts())
+             : nullptr;
+}
+
 /// `p[i]` with \p Index the thread's own index.
 bool atOwnIndex(const MemoryAccess &A, const VarDecl *Index) {
   const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(A.E);
@@ -202,7 +219,7 @@ public:
       return refuse("kernel '" + T.Kernel.name() +
                     "' is not launched in a host region of two or more "
                     "launches (cuda-opt --list-regions shows them)");
-    return refuse("kernel '" + T.Kernel.name() + "': " + FirstWhy);
+    return refuse(FirstWhy);
   }
 
   Expected<tooling::Replacements>
@@ -447,10 +464,7 @@ private:
   /// at the top level of the work.
   bool topLevelStore(const Part &P, const VarDecl *V) const {
     for (const Stmt *S : P.Work) {
-      const auto *BO = dyn_cast<BinaryOperator>(S);
-      if (!BO || BO->getOpcode() != BO_Assign)
-        continue;
-      const auto *AS = dyn_cast<ArraySubscriptExpr>(BO->getLHS()->IgnoreParens());
+      const ArraySubscriptExpr *AS = assignedSubscript(S);
       if (!AS)
         continue;
       const auto *DRE = dyn_cast<DeclRefExpr>(strip(AS->getBase()));
@@ -605,9 +619,8 @@ private:
           // `tmp[i] = e;` declares the element.
           const Stmt *Store = nullptr;
           for (const Stmt *S : P->Work)
-            if (const auto *BO = dyn_cast<BinaryOperator>(S))
-              if (BO->getLHS()->IgnoreParens() == AS)
-                Store = S;
+            if (assignedSubscript(S) == AS)
+              Store = S;
           if (!Store)
             return refuse("internal error: the store to '" +
                           V->getName().str() + "' moved");

@@ -17,8 +17,8 @@ __global__ void shifted_read(float *t, const float *x, int n) {
 }
 __global__ void neighbour(float *y, const float *t, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i + 1 < n)
-    y[i] = t[i + 1];
+  if (i < n)
+    y[i] = t[i + 1 < n ? i + 1 : i];
 }
 // SHIFT: kernel 'shifted_read': 'shifted_read' then 'neighbour': 't' is written by one kernel and accessed by the other at another element than the thread's own
 void run_shift(const float *x, float *y, int n) {
@@ -78,7 +78,7 @@ __global__ void after_barrier(float *y, const float *t, int n) {
   if (i < n)
     y[i] = t[i];
 }
-// SYNC: kernel 'barrier': 
+// SYNC: kernel 'barrier': 'barrier': kernel 'barrier' calls __syncthreads
 void run_barrier(const float *x, float *y, int n) {
   float *t;
   cudaMalloc(&t, n * sizeof(float));

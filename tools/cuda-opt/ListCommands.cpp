@@ -10,6 +10,7 @@
 
 #include "cuda-opt/Analysis/HostRegions.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Capture/RegionCapture.h"
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Search/CandidateSpace.h"
@@ -140,6 +141,22 @@ Error listRegions(const Toolchain &TC, const SourceInput &In,
   clang::ASTContext &Ctx = (*Parsed)->getASTContext();
   std::vector<KernelInfo> Kernels = findKernels(Ctx);
   std::vector<HostRegion> Regions = findHostRegions(Ctx, Kernels);
+  if (unsigned N = cli::OutlineRegion) {
+    if (N > Regions.size())
+      return createStringError(inconvertibleErrorCode(),
+                               "--outline-region=%u: %s has %zu host "
+                               "region%s (--list-regions lists them)",
+                               N, In.Path.c_str(), Regions.size(),
+                               Regions.size() == 1 ? "" : "s");
+    Expected<RegionSignature> Sig = regionSignature(Ctx, Regions[N - 1]);
+    if (!Sig)
+      return createStringError(inconvertibleErrorCode(),
+                               "region %u cannot be outlined: %s", N,
+                               toString(Sig.takeError()).c_str());
+    outs() << outlineRegion(In.Text, *Sig, Sig->Begin, Sig->End, false)
+           << regionEntryText(*Sig);
+    return Error::success();
+  }
   if (!cli::JSON && Regions.empty())
     outs() << In.Path << ": no host region (two or more launches in a row, "
                          "or a launch in a counted loop)\n";

@@ -65,6 +65,11 @@ cl::opt<bool> ListRegions(
     cl::desc("List the host regions: runs of kernel launches and device "
              "memory operations in host code, with their buffers"),
     cl::cat(Category), cl::sub(Driver));
+cl::opt<unsigned> OutlineRegion(
+    "outline-region",
+    cl::desc("With --list-regions: print region N (from 1) outlined as tune "
+             "builds it into a library for the measurement worker"),
+    cl::value_desc("N"), cl::init(0), cl::cat(Category), cl::sub(Driver));
 cl::opt<bool>
     Tune("tune",
          cl::desc("Rewrite, measure the variants on the GPU and keep the "
@@ -276,6 +281,9 @@ Expected<Mode> selectMode() {
   const bool Transforming = !Passes.empty() && !Tuning;
   int Modes = ListKernels + ListRegions + Analyze + Tuning + InstrumentCapture +
               CompileCubin + Fp64ShadowMode + Transforming + LowerSparseMatmul;
+  if (OutlineRegion.getNumOccurrences() && !ListRegions)
+    return error("--outline-region=N goes with --list-regions (which lists "
+                 "the regions N counts)");
   if (Modes == 0) {
     if (Passes.getNumOccurrences())
       return error("nothing to do: --passes is empty; give a pipeline, e.g. "

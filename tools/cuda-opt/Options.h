@@ -43,6 +43,7 @@ extern llvm::cl::opt<bool> ListPasses;
 extern llvm::cl::opt<bool> PrintCandidateSpace;
 extern llvm::cl::opt<bool> ListKernels;
 extern llvm::cl::opt<bool> ListRegions;
+extern llvm::cl::opt<unsigned> OutlineRegion;
 extern llvm::cl::opt<bool> Analyze;
 extern llvm::cl::opt<bool> Tune;
 extern llvm::cl::opt<bool> InstrumentCapture;
