@@ -330,8 +330,12 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
                     "); dead intermediates not compared";
     KO.ChosenNeeds = Wins ? FpModel::Reassoc : FpModel::Strict;
     Result.Kernels.push_back(KO);
-    if (Wins)
+    if (Wins) {
+      // The program's input time must count the original region; the fused
+      // kernel's own tune adds about the fused region's time next.
+      Result.BaselineMs += O.MedianMs - V.MedianMs;
       Current = F->Text;
+    }
   }
   return Current;
 }
