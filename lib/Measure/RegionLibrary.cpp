@@ -71,17 +71,9 @@ compileRegionLibraries(const Toolchain &TC, const std::vector<std::string> &Text
       Args.push_back(Cu);
       Args.push_back("-o");
       Args.push_back(Tmp);
-      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
-                                              StringRef(Log)};
-      std::string ErrMsg;
-      if (sys::ExecuteAndWait(Args[0], Args, std::nullopt, Redirects, 900, 0,
-                              &ErrMsg) != 0) {
-        std::string Text;
-        if (ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log))
-          Text = (*B)->getBuffer().take_front(2000).str();
-        Errors[I] = "nvcc could not build the region library" +
-                    (ErrMsg.empty() ? "" : " (" + ErrMsg + ")") + ": " +
-                    StringRef(Text).trim().str();
+      Errors[I] = runNvcc(Args, Log);
+      if (!Errors[I].empty()) {
+        Errors[I] = "building the region library: " + Errors[I];
         sys::fs::remove(Tmp);
         return;
       }

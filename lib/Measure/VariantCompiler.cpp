@@ -25,6 +25,19 @@ using namespace llvm;
 
 namespace cuda_opt {
 
+std::string runNvcc(ArrayRef<StringRef> Args, StringRef Log) {
+  std::optional<StringRef> Redirects[] = {std::nullopt, Log, Log};
+  std::string ErrMsg;
+  if (sys::ExecuteAndWait(Args[0], Args, std::nullopt, Redirects, 900, 0,
+                          &ErrMsg) == 0)
+    return "";
+  std::string Text;
+  if (ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log))
+    Text = (*B)->getBuffer().take_front(2000).str();
+  return "nvcc failed" + (ErrMsg.empty() ? "" : " (" + ErrMsg + ")") + ": " +
+         StringRef(Text).trim().str();
+}
+
 static std::string cacheDir(const CompileOptions &Opts) {
   if (!Opts.CacheDir.empty())
     return Opts.CacheDir;
@@ -169,17 +182,8 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
       Args.push_back(Cu);
       Args.push_back("-o");
       Args.push_back(Tmp);
-      std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(Log),
-                                              StringRef(Log)};
-      std::string ErrMsg;
-      int RC = sys::ExecuteAndWait(Args[0], Args, std::nullopt, Redirects, 600,
-                                   0, &ErrMsg);
-      if (RC != 0) {
-        std::string Text;
-        if (ErrorOr<std::unique_ptr<MemoryBuffer>> B = MemoryBuffer::getFile(Log))
-          Text = (*B)->getBuffer().take_front(2000).str();
-        Errors[I] = "nvcc failed" + (ErrMsg.empty() ? "" : " (" + ErrMsg + ")") +
-                    ": " + StringRef(Text).trim().str();
+      Errors[I] = runNvcc(Args, Log);
+      if (!Errors[I].empty()) {
         sys::fs::remove(Tmp);
         return;
       }

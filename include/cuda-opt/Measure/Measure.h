@@ -63,6 +63,10 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
                                          const CompileOptions &Opts,
                                          std::vector<std::string> &Errors);
 
+/// Run the nvcc command line \p Args with its output in \p Log: "" when it
+/// succeeds, else "nvcc failed: " and the start of the log.
+std::string runNvcc(llvm::ArrayRef<llvm::StringRef> Args, llvm::StringRef Log);
+
 /// Build each outlined region file (Capture/RegionCapture.h) into a shared
 /// library under \p Dir with nvcc; returns the paths in order, or "" with
 /// the reason in \p Errors.
