@@ -197,12 +197,6 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       continue;
     }
     Label += " (" + Sig->Where + ")";
-    if (!fpModelAllows(Opts.Model, FpEffect::Reassociates)) {
-      Record("v1", "fuse-launches", "illegal",
-             "fuse-launches may change FMA contraction, which --fp-model=" +
-                 fpModelName(Opts.Model).str() + " does not allow");
-      continue;
-    }
     auto Start = std::chrono::steady_clock::now();
     Expected<FusedRegion> F = fuseRegion(TC, Input, Current, *Sig);
     Result.addPhase("rewrite", Start);
@@ -328,7 +322,7 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     KO.VerifyNote = "live outputs compared with the original region's (" +
                     (V.Check.empty() ? std::string("not verified") : V.Check) +
                     "); dead intermediates not compared";
-    KO.ChosenNeeds = Wins ? FpModel::Reassoc : FpModel::Strict;
+    KO.ChosenNeeds = FpModel::Strict; // fuse-launches keeps every bit.
     Result.Kernels.push_back(KO);
     if (Wins) {
       // The program's input time must count the original region; the fused

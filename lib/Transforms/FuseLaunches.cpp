@@ -162,6 +162,62 @@ const ArraySubscriptExpr *assignedSubscript(const Stmt *S) {
              : nullptr;
 }
 
+/// The assigned value of a statement found by assignedSubscript.
+const Expr *assignedValue(const Stmt *S) {
+  if (const auto *E = dyn_cast<Expr>(S))
+    S = E->IgnoreImplicit();
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    return BO->getRHS();
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S))
+    return OC->getArg(1);
+  return nullptr;
+}
+
+/// When \p E is a multiplication the compiler may contract into a later
+/// addition (`a * b`, `__hmul(a, b)`), the round-to-nearest function that
+/// it may not contract, and the two operands.
+std::optional<std::tuple<std::string, const Expr *, const Expr *>>
+contractibleProduct(const Expr *E) {
+  E = E->IgnoreImplicit()->IgnoreParens()->IgnoreImplicit();
+  auto Half = [](QualType T) -> std::string {
+    std::string N = T.getUnqualifiedType().getCanonicalType().getAsString();
+    if (StringRef(N).ends_with("__half") ||
+        StringRef(N).ends_with("__nv_bfloat16"))
+      return "__hmul_rn";
+    if (StringRef(N).ends_with("__half2") ||
+        StringRef(N).ends_with("__nv_bfloat162"))
+      return "__hmul2_rn";
+    return "";
+  };
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    if (BO->getOpcode() != BO_Mul)
+      return std::nullopt;
+    const BuiltinType *BT = BO->getType()->getAs<BuiltinType>();
+    if (BT && BT->getKind() == BuiltinType::Float)
+      return std::make_tuple(std::string("__fmul_rn"), BO->getLHS(),
+                             BO->getRHS());
+    if (BT && BT->getKind() == BuiltinType::Double)
+      return std::make_tuple(std::string("__dmul_rn"), BO->getLHS(),
+                             BO->getRHS());
+    return std::nullopt;
+  }
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(E)) {
+    std::string F = Half(OC->getType());
+    if (OC->getOperator() == OO_Star && OC->getNumArgs() == 2 && !F.empty())
+      return std::make_tuple(F, OC->getArg(0), OC->getArg(1));
+    return std::nullopt;
+  }
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    const FunctionDecl *F = CE->getDirectCallee();
+    if (!F || !F->getDeclName().isIdentifier() || CE->getNumArgs() != 2)
+      return std::nullopt;
+    if (F->getName() == "__hmul" || F->getName() == "__hmul2")
+      return std::make_tuple(F->getName().str() + "_rn", CE->getArg(0),
+                             CE->getArg(1));
+  }
+  return std::nullopt;
+}
+
 /// `p[i]` with \p Index the thread's own index.
 bool atOwnIndex(const MemoryAccess &A, const VarDecl *Index) {
   const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(A.E);
@@ -176,10 +232,10 @@ public:
            "elements into one kernel (host region rewrite)";
   }
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
-  /// Keeping the intermediate in a register lets the compiler contract the
-  /// first kernel's product into the second kernel's sum.
+  /// Each element's operations stay as they were: a value handed from the
+  /// first kernel to the second keeps its rounding (roundHandedOver).
   FpEffect fpEffect(const ParamValues &) const override {
-    return FpEffect::Reassociates;
+    return FpEffect::Preserves;
   }
 
   Expected<FuseLaunchesPlan> makePlan(const KernelTarget &T,
@@ -525,6 +581,73 @@ private:
     return !N.Other;
   }
 
+  /// A value the first kernel stores and the second reads was rounded by
+  /// the store; in one kernel the compiler could contract its last multiply
+  /// into the second kernel's addition (one rounding instead of two). Write
+  /// that multiply as its round-to-nearest form (`__fmul_rn`, `__hmul_rn`),
+  /// which is never contracted, so every output stays bit for bit.
+  Error roundHandedOver(ASTContext &Ctx, const Part &A, const Part &B,
+                        std::vector<Edit> &Edits) const {
+    const SourceManager &SM = Ctx.getSourceManager();
+    SmallPtrSet<const VarDecl *, 4> ReadByB;
+    for (const MemoryAccess &M : B.Model.Accesses)
+      if (const auto *PD = dyn_cast_or_null<ParmVarDecl>(M.BaseDecl))
+        if (M.Kind == AccessKind::Read)
+          if (const VarDecl *V = B.BufferOf.lookup(PD))
+            ReadByB.insert(V);
+    auto Within = [&](SourceRange In, SourceRange Out) {
+      SourceLocation IB = SM.getExpansionLoc(In.getBegin()),
+                     IE = SM.getExpansionLoc(In.getEnd()),
+                     OB = SM.getExpansionLoc(Out.getBegin()),
+                     OE = SM.getExpansionLoc(Out.getEnd());
+      return !SM.isBeforeInTranslationUnit(IB, OB) &&
+             !SM.isBeforeInTranslationUnit(OE, IE);
+    };
+    class Stores : public RecursiveASTVisitor<Stores> {
+    public:
+      bool VisitStmt(Stmt *S) {
+        if (isa<Expr>(S) && assignedSubscript(S))
+          Found.push_back(S);
+        return true;
+      }
+      std::vector<const Stmt *> Found;
+    } St;
+    for (const Stmt *S : A.Work)
+      St.TraverseStmt(const_cast<Stmt *>(S));
+    for (const Stmt *S : St.Found) {
+      const ArraySubscriptExpr *AS = assignedSubscript(S);
+      const auto *DRE = dyn_cast<DeclRefExpr>(strip(AS->getBase()));
+      const auto *PD = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+      const VarDecl *V = PD ? A.BufferOf.lookup(PD) : nullptr;
+      if (!V || !ReadByB.count(V))
+        continue;
+      const Expr *Value = assignedValue(S);
+      auto Product = Value ? contractibleProduct(Value) : std::nullopt;
+      if (!Product)
+        continue;
+      auto [Fn, L, R] = *Product;
+      SourceRange Whole = Value->getSourceRange();
+      std::vector<Edit> InL, InR, Rest;
+      for (Edit &E : Edits) {
+        if (Within(E.first, L->getSourceRange()))
+          InL.push_back(E);
+        else if (Within(E.first, R->getSourceRange()))
+          InR.push_back(E);
+        else if (!Within(E.first, Whole))
+          Rest.push_back(E);
+      }
+      Expected<std::string> LT = textWithEdits(Ctx, L->getSourceRange(), InL);
+      if (!LT)
+        return LT.takeError();
+      Expected<std::string> RT = textWithEdits(Ctx, R->getSourceRange(), InR);
+      if (!RT)
+        return RT.takeError();
+      Rest.push_back({Whole, Fn + "(" + *LT + ", " + *RT + ")"});
+      Edits = std::move(Rest);
+    }
+    return Error::success();
+  }
+
   Expected<FuseLaunchesPlan>
   buildPlan(ASTContext &Ctx, const Part &A, const Part &B,
             const SmallSetVector<const VarDecl *, 4> &Dead) const {
@@ -681,6 +804,9 @@ private:
       if (!V.Unmapped.empty())
         return refuse("'" + P->K->name() + "' uses '" + V.Unmapped +
                       "' other than as its element");
+      if (P == &A)
+        if (Error E = roundHandedOver(Ctx, A, B, Edits))
+          return std::move(E);
       if (P->Work.empty()) {
         Works.push_back("");
         continue;

@@ -1,17 +1,17 @@
 // REQUIRES: cuda-device
-// RUN: %gpu_equiv --fp-model=reassoc --passes='fuse-launches' --kernel=scale %s
-// RUN: %gpu_equiv --fp-model=reassoc --passes='fuse-launches' --kernel=square %s
+// RUN: %gpu_equiv --fp-model=strict --passes='fuse-launches' --kernel=scale %s
+// RUN: %gpu_equiv --fp-model=strict --passes='fuse-launches' --kernel=square %s
 // Planted bugs: the fused kernel reads the next element of x, its guard
 // drops the last element, and its second part reads the stored
 // intermediate of the next thread (a cross-thread dependence fusion must
 // never create).
-// RUN: %gpu_equiv --fp-model=reassoc --kernel=scale --plant='float tmp_i = alpha * x[i];=>float tmp_i = alpha * x[i + 1 < n ? i + 1 : i];' --passes='fuse-launches' %s
-// RUN: %gpu_equiv --fp-model=reassoc --kernel=scale --plant='  if (i < n) {=>  if (i < n - 1) {' --passes='fuse-launches' %s
-// RUN: %gpu_equiv --fp-model=reassoc --kernel=square --plant='      float v = mid[j];=>      float v = mid[j + (j + 1 < count)];' --passes='fuse-launches' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=scale --plant='float tmp_i = __fmul_rn(alpha, x[i]);=>float tmp_i = __fmul_rn(alpha, x[i + 1 < n ? i + 1 : i]);' --passes='fuse-launches' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=scale --plant='  if (i < n) {=>  if (i < n - 1) {' --passes='fuse-launches' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=square --plant='      float v = mid[j];=>      float v = mid[j + (j + 1 < count)];' --passes='fuse-launches' %s
 
 // fuse-launches: two back-to-back map launches become one kernel. The
-// fused result must equal the two launches' for sizes that are and are
-// not multiples of the block, with the dead intermediate kept in a local
+// fused result must equal the two launches' bit for bit (strict) for sizes
+// that are and are not multiples of the block, with the dead intermediate kept in a local
 // (scale/bias_relu) and with a live one stored (square/add_one).
 
 #include "gpu_check.h"
