@@ -51,6 +51,7 @@
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
@@ -92,6 +93,9 @@ struct Part {
   /// The statements of the work (inside the guard's braces).
   SmallVector<const Stmt *, 8> Work;
   StringSet<> Locals;
+  /// The second kernel of a map -> consumer fusion (a reduction, say): any
+  /// kernel, kept whole after the map's work; M is empty.
+  bool Consumer = false;
 };
 
 const Expr *strip(const Expr *E) {
@@ -121,9 +125,11 @@ SmallVector<const Stmt *, 8> workStatements(const ThreadMapping &M) {
 /// What the work contains that fusion cannot keep in order.
 class WorkScan : public RecursiveASTVisitor<WorkScan> {
 public:
-  explicit WorkScan(const VarDecl *Index) : Index(Index) {}
+  WorkScan(const VarDecl *Index, bool AllowReturn)
+      : Index(Index), AllowReturn(AllowReturn) {}
   bool VisitReturnStmt(ReturnStmt *) {
-    Problem = Problem.empty() ? "a 'return' inside its work" : Problem;
+    if (!AllowReturn)
+      Problem = Problem.empty() ? "a 'return' inside its work" : Problem;
     return true;
   }
   bool VisitVarDecl(VarDecl *V) {
@@ -131,16 +137,18 @@ public:
     return true;
   }
   bool VisitBinaryOperator(BinaryOperator *B) {
-    if (B->isAssignmentOp() && refersTo(B->getLHS(), Index))
+    if (Index && B->isAssignmentOp() && refersTo(B->getLHS(), Index))
       Problem = "an assignment to its index '" + Index->getName().str() + "'";
     return true;
   }
   bool VisitUnaryOperator(UnaryOperator *U) {
-    if (U->isIncrementDecrementOp() && refersTo(U->getSubExpr(), Index))
+    if (Index && U->isIncrementDecrementOp() &&
+        refersTo(U->getSubExpr(), Index))
       Problem = "an assignment to its index '" + Index->getName().str() + "'";
     return true;
   }
   const VarDecl *Index;
+  bool AllowReturn;
   std::string Problem;
   StringSet<> Locals;
 };
@@ -216,6 +224,16 @@ contractibleProduct(const Expr *E) {
                              CE->getArg(1));
   }
   return std::nullopt;
+}
+
+/// \p In lies inside \p Out (both token ranges).
+bool within(const SourceManager &SM, SourceRange In, SourceRange Out) {
+  SourceLocation IB = SM.getExpansionLoc(In.getBegin()),
+                 IE = SM.getExpansionLoc(In.getEnd()),
+                 OB = SM.getExpansionLoc(Out.getBegin()),
+                 OE = SM.getExpansionLoc(Out.getEnd());
+  return !SM.isBeforeInTranslationUnit(IB, OB) &&
+         !SM.isBeforeInTranslationUnit(OE, IE);
 }
 
 /// `p[i]` with \p Index the thread's own index.
@@ -369,7 +387,7 @@ private:
                       "' in one operation");
     }
     P.Work = workStatements(P.M);
-    WorkScan Scan(P.M.x().Var);
+    WorkScan Scan(P.M.x().Var, /*AllowReturn=*/false);
     for (const Stmt *S : P.Work)
       Scan.TraverseStmt(const_cast<Stmt *>(S));
     if (!Scan.Problem.empty())
@@ -401,6 +419,207 @@ private:
         P.BufferOf[FD->getParamDecl(I)] = R.Buffers[St.Args[I]].Var;
     }
     return P;
+  }
+
+  /// The second kernel of a map -> consumer fusion: any kernel whose
+  /// memory the analysis sees (its body is kept whole).
+  Expected<Part> makeConsumer(ASTContext &Ctx,
+                              const std::vector<KernelInfo> &Ks,
+                              const HostRegion &R,
+                              const RegionStep &St) const {
+    Part P;
+    P.Consumer = true;
+    P.K = &Ks[St.Kernel];
+    std::string Name = P.K->name();
+    const Expr *S = St.S ? dyn_cast<Expr>(St.S) : nullptr;
+    if (const auto *EWC = dyn_cast_or_null<ExprWithCleanups>(S))
+      S = EWC->getSubExpr();
+    P.Call = dyn_cast_or_null<CUDAKernelCallExpr>(S);
+    if (!P.Call)
+      return refuse("the launch of '" + Name +
+                    "' is not a statement of its own");
+    if (P.K->Template || !P.K->DeviceLaunches.empty())
+      return refuse("'" + Name + "' is a template or launched from device "
+                    "code");
+    P.Model = buildKernelModel(Ctx, *P.K);
+    if (!P.Model.Calls.empty())
+      return refuse("'" + Name + "' calls '" + P.Model.Calls.front() +
+                    "', whose memory accesses cuda-opt does not see");
+    for (const MemoryAccess &A : P.Model.Accesses)
+      if (A.Space == MemorySpace::Global && !isa_and_nonnull<ParmVarDecl>(A.BaseDecl))
+        return refuse("'" + Name + "' accesses '" + A.Base +
+                      "', which is not a pointer parameter");
+    const auto *Body = cast<CompoundStmt>(P.K->Decl->getBody());
+    P.Work.append(Body->body_begin(), Body->body_end());
+    WorkScan Scan(nullptr, /*AllowReturn=*/true);
+    // (Its text is taken between the braces: `__shared__` is a macro.)
+    for (const Stmt *S : P.Work)
+      Scan.TraverseStmt(const_cast<Stmt *>(S));
+    P.Locals = std::move(Scan.Locals);
+    const FunctionDecl *FD = P.K->Decl;
+    if (P.Call->getNumArgs() != FD->getNumParams())
+      return refuse("the launch of '" + Name + "' passes another number of "
+                    "arguments than it has parameters");
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      if (P.Call->getArg(I)->HasSideEffects(Ctx))
+        return refuse("an argument of the launch of '" + Name +
+                      "' has side effects");
+      if (I < St.Args.size() && St.Args[I] >= 0)
+        P.BufferOf[FD->getParamDecl(I)] = R.Buffers[St.Args[I]].Var;
+    }
+    return P;
+  }
+
+  /// The read \p AS of the consumer \p B is `t[j]` with j the global index
+  /// over .x, and sits where `j < N` holds (an `if` or `?:` condition, or a
+  /// conjunct of one) with N passed \p Bound: the element the map's thread
+  /// j wrote.
+  const VarDecl *readOfOwnMappedElement(ASTContext &Ctx, const Part &B,
+                                        const ArraySubscriptExpr *AS,
+                                        StringRef Bound) const {
+    const auto *JRef = dyn_cast<DeclRefExpr>(strip(AS->getIdx()));
+    const auto *J = JRef ? dyn_cast<VarDecl>(JRef->getDecl()) : nullptr;
+    if (!J)
+      return nullptr;
+    bool Global = any_of(B.Model.ThreadIndices, [&](const ThreadIndexVar &T) {
+      return T.Decl == J && T.Role == "global linear index x";
+    });
+    if (!Global)
+      return nullptr;
+    // j is never assigned after its declaration.
+    WorkScan Assign(J, /*AllowReturn=*/true);
+    for (const Stmt *S : B.Work)
+      Assign.TraverseStmt(const_cast<Stmt *>(S));
+    if (!Assign.Problem.empty())
+      return nullptr;
+    auto Guards = [&](const Expr *Cond) {
+      SmallVector<const Expr *, 4> Leaves;
+      std::function<void(const Expr *)> Flatten = [&](const Expr *E) {
+        E = strip(E);
+        if (const auto *BO = dyn_cast<BinaryOperator>(E))
+          if (BO->getOpcode() == BO_LAnd) {
+            Flatten(BO->getLHS());
+            Flatten(BO->getRHS());
+            return;
+          }
+        Leaves.push_back(E);
+      };
+      Flatten(Cond);
+      for (const Expr *L : Leaves)
+        if (const auto *C = dyn_cast<BinaryOperator>(L))
+          if (C->getOpcode() == BO_LT && refersTo(C->getLHS(), J))
+            if (const auto *N = dyn_cast<DeclRefExpr>(strip(C->getRHS())))
+              if (const auto *PD = dyn_cast<ParmVarDecl>(N->getDecl()))
+                if (squeeze(sourceText(
+                        Ctx, B.Call->getArg(PD->getFunctionScopeIndex())
+                                 ->getSourceRange())) == Bound)
+                  return true;
+      return false;
+    };
+    DynTypedNode Child = DynTypedNode::create(*AS);
+    for (unsigned Depth = 0; Depth < 32; ++Depth) {
+      DynTypedNodeList Parents = Ctx.getParents(Child);
+      if (Parents.size() != 1)
+        return nullptr;
+      const DynTypedNode &P = Parents[0];
+      if (const auto *CO = P.get<ConditionalOperator>()) {
+        if (CO->getTrueExpr() == Child.get<Expr>() && Guards(CO->getCond()))
+          return J;
+      } else if (const auto *If = P.get<IfStmt>()) {
+        if (If->getThen() == Child.get<Stmt>() && Guards(If->getCond()))
+          return J;
+      } else if (P.get<FunctionDecl>()) {
+        return nullptr;
+      }
+      Child = P;
+    }
+    return nullptr;
+  }
+
+  /// Map -> consumer: \p A's work is one store `t[i] = e;` into a dead
+  /// buffer that the consumer \p B reads only at the element A's thread of
+  /// the same index wrote. The fused kernel is B with each such read
+  /// replaced by `e` at B's index (B keeps its shape, so the rewrites that
+  /// know it, block-reduce for a reduction, still apply).
+  Expected<FuseLaunchesPlan> planConsumer(ASTContext &Ctx,
+                                          const HostRegion &R, const Part &A,
+                                          const Part &B,
+                                          StringRef Pair) const {
+    std::string Why = launchMismatch(Ctx, A, B);
+    if (!Why.empty())
+      return refuse(Pair + Why);
+    std::optional<std::string> Bound = boundArg(Ctx, A);
+    if (!Bound)
+      return refuse(Pair + "the map's bound is not a parameter");
+    const VarDecl *T = nullptr;
+    for (const MemoryAccess &M : A.Model.Accesses) {
+      if (M.Kind != AccessKind::Write)
+        continue;
+      const VarDecl *V =
+          A.BufferOf.lookup(dyn_cast_or_null<ParmVarDecl>(M.BaseDecl));
+      if (!V || (T && T != V))
+        return refuse(Pair + "the map writes more than one buffer");
+      if (T)
+        return refuse(Pair + "the map writes '" + V->getName().str() +
+                      "' twice");
+      T = V;
+    }
+    if (!T)
+      return refuse(Pair + "the map writes nothing");
+    if (A.Work.size() != 1 || !A.Locals.empty())
+      return refuse(Pair + "the map's work is more than one store");
+    if (!topLevelStore(A, T) ||
+        !onlyAllocatedAndPassed(Ctx, R.Host, T, {A.Call, B.Call}))
+      return refuse(Pair + "'" + T->getName().str() +
+                    "' is needed after the two launches (or not stored as "
+                    "'t[i] = e;')");
+    SmallPtrSet<const VarDecl *, 8> ReadByA, All;
+    for (const MemoryAccess &M : A.Model.Accesses)
+      if (const VarDecl *V =
+              A.BufferOf.lookup(dyn_cast_or_null<ParmVarDecl>(M.BaseDecl))) {
+        All.insert(V);
+        if (M.Kind == AccessKind::Read)
+          ReadByA.insert(V);
+      }
+    bool ReadsT = false;
+    const VarDecl *J = nullptr;
+    for (const MemoryAccess &M : B.Model.Accesses) {
+      const auto *PD = dyn_cast_or_null<ParmVarDecl>(M.BaseDecl);
+      const VarDecl *V = PD ? B.BufferOf.lookup(PD) : nullptr;
+      if (!PD || M.Space != MemorySpace::Global)
+        continue;
+      if (!V)
+        return refuse(Pair + "'" + B.K->name() + "' is passed something "
+                      "other than a buffer variable for '" +
+                      PD->getName().str() + "'");
+      All.insert(V);
+      if (V == T) {
+        const auto *AS = dyn_cast_or_null<ArraySubscriptExpr>(M.E);
+        const VarDecl *ReadAt =
+            M.Kind == AccessKind::Read && AS
+                ? readOfOwnMappedElement(Ctx, B, AS, *Bound)
+                : nullptr;
+        if (!ReadAt || (J && J != ReadAt))
+          return refuse(Pair + "'" + B.K->name() + "' accesses '" +
+                        M.Text + "' other than as the element its thread's "
+                        "global index names, under 'j < " + *Bound + "'");
+        J = ReadAt;
+        ReadsT = true;
+      } else if (M.Kind != AccessKind::Read && ReadByA.count(V)) {
+        return refuse(Pair + "'" + B.K->name() + "' writes '" +
+                      V->getName().str() + "', which the map reads");
+      }
+    }
+    if (!ReadsT)
+      return refuse(Pair + "'" + B.K->name() + "' does not read '" +
+                    T->getName().str() + "'");
+    for (const VarDecl *V : All)
+      if (std::optional<std::string> Alias = notOwnAllocation(Ctx, V))
+        return refuse(Pair + "'" + V->getName().str() +
+                      "' may share memory with another pointer: " + *Alias);
+    SmallSetVector<const VarDecl *, 4> Dead;
+    Dead.insert(T);
+    return buildPlan(Ctx, A, B, Dead, J);
   }
 
   /// Why launch \p A and \p B differ in shape, or "".
@@ -445,8 +664,18 @@ private:
     if (!A)
       return A.takeError();
     Expected<Part> B = makePart(Ctx, Ks, R, R.Steps[S2]);
-    if (!B)
-      return B.takeError();
+    if (!B) {
+      // Not a map: the map's work can still run first in the consumer.
+      std::string NotMap = toString(B.takeError());
+      Expected<Part> C = makeConsumer(Ctx, Ks, R, R.Steps[S2]);
+      if (!C)
+        return refuse(NotMap + "; as a consumer: " + toString(C.takeError()));
+      std::string Pair = "'" + A->K->name() + "' then '" + C->K->name() + "': ";
+      Expected<FuseLaunchesPlan> P = planConsumer(Ctx, R, *A, *C, Pair);
+      if (P)
+        return P;
+      return refuse(NotMap + "; as a consumer: " + toString(P.takeError()));
+    }
     std::string Pair = "'" + A->K->name() + "' then '" + B->K->name() + "': ";
     std::string Why = launchMismatch(Ctx, *A, *B);
     if (!Why.empty())
@@ -596,12 +825,7 @@ private:
           if (const VarDecl *V = B.BufferOf.lookup(PD))
             ReadByB.insert(V);
     auto Within = [&](SourceRange In, SourceRange Out) {
-      SourceLocation IB = SM.getExpansionLoc(In.getBegin()),
-                     IE = SM.getExpansionLoc(In.getEnd()),
-                     OB = SM.getExpansionLoc(Out.getBegin()),
-                     OE = SM.getExpansionLoc(Out.getEnd());
-      return !SM.isBeforeInTranslationUnit(IB, OB) &&
-             !SM.isBeforeInTranslationUnit(OE, IE);
+      return within(SM, In, Out);
     };
     class Stores : public RecursiveASTVisitor<Stores> {
     public:
@@ -650,7 +874,8 @@ private:
 
   Expected<FuseLaunchesPlan>
   buildPlan(ASTContext &Ctx, const Part &A, const Part &B,
-            const SmallSetVector<const VarDecl *, 4> &Dead) const {
+            const SmallSetVector<const VarDecl *, 4> &Dead,
+            const VarDecl *ConsumerIndex = nullptr) const {
     // Names the fused kernel must not reuse: both works' locals.
     StringSet<> Taken;
     for (const Part *P : {&A, &B})
@@ -658,7 +883,8 @@ private:
         Taken.insert(L.getKey());
     std::string Index = A.M.x().Var->getName().str();
     Taken.insert(Index);
-    if (B.Locals.contains(Index) && B.M.x().Var->getName() != Index)
+    if (!B.Consumer && B.Locals.contains(Index) &&
+        B.M.x().Var->getName() != Index)
       return refuse("'" + B.K->name() + "' declares '" + Index +
                     "', the first kernel's index");
     auto Fresh = [&](std::string Base) {
@@ -668,7 +894,7 @@ private:
       return Base;
     };
     // Locals of the two works collide: keep each work in its own block.
-    bool Flat = true;
+    bool Flat = !B.Consumer;
     for (const auto &L : A.Locals)
       if (B.Locals.contains(L.getKey()))
         Flat = false;
@@ -728,6 +954,7 @@ private:
     // The two works with parameters renamed, the dead buffers' elements
     // in locals, and the second kernel's index named as the first's.
     SmallVector<std::string, 2> Works;
+    std::string Inlined; // Map -> consumer: the map's stored value at j.
     for (const Part *P : {&A, &B}) {
       std::vector<Edit> Edits;
       SmallPtrSet<const Expr *, 8> Replaced;
@@ -737,7 +964,8 @@ private:
         if (!V || !Dead.count(V))
           continue;
         const auto *AS = cast<ArraySubscriptExpr>(M.E);
-        std::string Elt = ElementOf[V];
+        std::string Elt = B.Consumer && P == &B ? "(" + Inlined + ")"
+                                                : ElementOf[V];
         if (M.Kind == AccessKind::Write && Flat) {
           // `tmp[i] = e;` declares the element.
           const Stmt *Store = nullptr;
@@ -797,8 +1025,9 @@ private:
       V.Skip = &Replaced;
       V.Names = &NameOf;
       V.Out = &Edits;
-      V.OwnIndex = P->M.x().Var;
-      V.Index = Index;
+      V.OwnIndex = P->Consumer ? nullptr : P->M.x().Var;
+      V.Index = B.Consumer && ConsumerIndex ? ConsumerIndex->getName().str()
+                                            : Index;
       for (const Stmt *S : P->Work)
         V.TraverseStmt(const_cast<Stmt *>(S));
       if (!V.Unmapped.empty())
@@ -807,15 +1036,37 @@ private:
       if (P == &A)
         if (Error E = roundHandedOver(Ctx, A, B, Edits))
           return std::move(E);
+      if (P == &A && B.Consumer) {
+        // The stored value, renamed, at the consumer's index.
+        const Expr *Value = assignedValue(A.Work.front());
+        if (!Value)
+          return refuse("internal error: the map's store has no value");
+        std::vector<Edit> In;
+        for (const Edit &E : Edits)
+          if (within(Ctx.getSourceManager(), E.first,
+                     Value->getSourceRange()))
+            In.push_back(E);
+        Expected<std::string> T =
+            textWithEdits(Ctx, Value->getSourceRange(), In);
+        if (!T)
+          return T.takeError();
+        Inlined = *T;
+        Works.push_back("");
+        continue;
+      }
       if (P->Work.empty()) {
         Works.push_back("");
         continue;
       }
       SourceRange WR(P->Work.front()->getBeginLoc(),
                      stmtEnd(Ctx, P->Work.back()));
+      if (P->Consumer)
+        WR = P->K->Decl->getBody()->getSourceRange();
       Expected<std::string> Text = textWithEdits(Ctx, WR, Edits);
       if (!Text)
         return Text.takeError();
+      if (P->Consumer) // Without the body's braces.
+        *Text = StringRef(*Text).drop_front().drop_back().trim().str();
       Works.push_back(*Text);
     }
 
@@ -861,8 +1112,10 @@ private:
         FirstDead = false;
       }
       K += Dead.size() == 1 ? " is" : " are";
-      K += " not needed after them, so each thread keeps its element in a "
-           "local";
+      K += B.Consumer ? " not needed after them: '" + B.K->name() +
+                            "' computes each element where it read it"
+                      : " not needed after them, so each thread keeps its "
+                        "element in a local";
     }
     K += ".\n__global__ void " + Name + "(";
     for (size_t I = 0; I < Params.size(); ++I) {
@@ -871,12 +1124,17 @@ private:
            (StringRef(T).ends_with("*") ? "" : " ") + Params[I].Name;
     }
     K += ") {\n";
-    K += "  " + sourceText(Ctx, A.M.x().Decl->getSourceRange());
-    if (!StringRef(K).rtrim().ends_with(";"))
-      K += ";";
-    K += "\n  if (" + Index + (A.M.x().Inclusive ? " <= " : " < ") + Bound +
-         ") {\n";
-    if (Flat) {
+    std::string IndexDecl = sourceText(Ctx, A.M.x().Decl->getSourceRange());
+    if (!StringRef(IndexDecl).rtrim().ends_with(";"))
+      IndexDecl += ";";
+    if (!B.Consumer)
+      K += "  " + IndexDecl + "\n  if (" + Index +
+           (A.M.x().Inclusive ? " <= " : " < ") + Bound + ") {\n";
+    if (B.Consumer) {
+      // The consumer's body, reading the map's value in place of the buffer.
+      K += Indent(Works[1], "  ");
+      K += "}";
+    } else if (Flat) {
       K += Indent(Works[0], "    ");
       K += Indent(Works[1], "    ");
     } else {
@@ -884,7 +1142,8 @@ private:
       K += "    {\n" + Indent(Works[0], "      ") + "    }\n";
       K += "    {\n" + Indent(Works[1], "      ") + "    }\n";
     }
-    K += "  }\n}";
+    if (!B.Consumer)
+      K += "  }\n}";
     Plan.KernelText = K;
     std::string L = Name + "<<<" +
                     sourceText(Ctx, A.Call->getConfig()->getArg(0)->getSourceRange()) +

@@ -5,6 +5,7 @@
 // RUN: not cuda-opt --passes='fuse-launches' --kernel=alias_a %s 2>&1 | FileCheck %s --check-prefix=ALIAS
 // RUN: not cuda-opt --passes='fuse-launches' --kernel=lonely %s 2>&1 | FileCheck %s --check-prefix=ALONE
 // RUN: not cuda-opt --passes='fuse-launches' --kernel=pre_a %s 2>&1 | FileCheck %s --check-prefix=PRE
+// RUN: not cuda-opt --passes='fuse-launches' --kernel=sq_for_window %s 2>&1 | FileCheck %s --check-prefix=WINDOW
 
 // fuse-launches refusals: each names the rule that failed.
 
@@ -134,4 +135,31 @@ void run_pre(const float *x, const float *s, float *y, int n) {
   pre_a<<<(n + 255) / 256, 256>>>(t, x, s, n);
   pre_b<<<(n + 255) / 256, 256>>>(y, t, n);
   cudaFree(t);
+}
+
+__global__ void sq_for_window(float *sq, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    sq[i] = x[i] * x[i];
+}
+__global__ void window_sum(float *out, const float *in, int n) {
+  __shared__ float s[256];
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = j + 1 < n ? in[j + 1] : 0.0f;
+  __syncthreads();
+  if (j < n)
+    out[j] = s[threadIdx.x] + s[(threadIdx.x + 1) % 256];
+}
+// A consumer that reads the next thread's element.
+// WINDOW: as a consumer: 'sq_for_window' then 'window_sum': 'window_sum' accesses 'in[j + 1]' other than as the element its thread's global index names, under 'j < n'
+void run_window(int n) {
+  float *x, *sq, *out;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&out, n * sizeof(float));
+  cudaMalloc(&sq, n * sizeof(float));
+  sq_for_window<<<(n + 255) / 256, 256>>>(sq, x, n);
+  window_sum<<<(n + 255) / 256, 256>>>(out, sq, n);
+  cudaFree(sq);
+  cudaFree(x);
+  cudaFree(out);
 }

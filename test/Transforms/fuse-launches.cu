@@ -3,6 +3,7 @@
 // RUN: %cuda_compile %t.cu
 // RUN: cuda-opt --passes='fuse-launches' --kernel=square %s | FileCheck %s --check-prefix=KEPT
 // RUN: cuda-opt --fp-model=strict --passes='fuse-launches' --kernel=scale %s | FileCheck %s --check-prefix=STRICT
+// RUN: cuda-opt --passes='fuse-launches' --kernel=sq_map %s | FileCheck %s --check-prefix=CONSUMER
 
 // fuse-launches: two back-to-back launches of one-element-per-thread kernels
 // over the same elements become one launch of a new kernel. 'tmp' is only
@@ -110,3 +111,47 @@ float run_kept(int count, int blocks) {
 // Every output stays bit for bit (the handed-over product is rounded as the
 // store rounded it), so the rewrite is allowed under strict.
 // STRICT: float tmp_i = __fmul_rn(alpha, x[i]);
+
+// Map -> consumer: the reduction is not a map, but it reads 'sq' only at its
+// thread's global index under 'j < n': it reads 'x[j] * x[j]' there instead
+// and keeps its shape.
+__global__ void sq_map(float *sq, const float *x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    sq[i] = x[i] * x[i];
+}
+
+__global__ void tree_sum(float *result, const float *in, int n) {
+  __shared__ float sdata[256];
+  int tid = threadIdx.x;
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  sdata[tid] = j < n ? in[j] : 0.0f;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s)
+      sdata[tid] += sdata[tid + s];
+    __syncthreads();
+  }
+  if (tid == 0)
+    atomicAdd(result, sdata[0]);
+}
+
+// CONSUMER-LABEL: __global__ void sq_map_tree_sum(const float *x, int n, float *result) {
+// CONSUMER-NEXT:   __shared__ float sdata[256];
+// CONSUMER-NEXT:   int tid = threadIdx.x;
+// CONSUMER-NEXT:   int j = blockIdx.x * blockDim.x + threadIdx.x;
+// CONSUMER-NEXT:   sdata[tid] = j < n ? (__fmul_rn(x[j], x[j])) : 0.0f;
+// CONSUMER-NEXT:   __syncthreads();
+// CONSUMER: {{^ *}}sq_map_tree_sum<<<(n + 255) / 256, 256>>>(x, n, result);
+// CONSUMER-NOT: {{^ *}}tree_sum<<<
+float sum_of_squares(int n) {
+  float *x, *sq, *result, got;
+  cudaMalloc(&x, n * sizeof(float));
+  cudaMalloc(&result, sizeof(float));
+  cudaMalloc(&sq, n * sizeof(float));
+  sq_map<<<(n + 255) / 256, 256>>>(sq, x, n);
+  tree_sum<<<(n + 255) / 256, 256>>>(result, sq, n);
+  cudaFree(sq);
+  cudaMemcpy(&got, result, sizeof(float), cudaMemcpyDeviceToHost);
+  return got;
+}
