@@ -338,8 +338,12 @@ public:
   }
 
 private:
-  Expected<Part> makePart(ASTContext &Ctx, const std::vector<KernelInfo> &Ks,
-                          const HostRegion &R, const RegionStep &St) const {
+  /// The launch step \p St of \p R: its kernel, launch and the host
+  /// variable passed for each pointer parameter.
+  Expected<Part> launchedPart(ASTContext &Ctx,
+                              const std::vector<KernelInfo> &Ks,
+                              const HostRegion &R,
+                              const RegionStep &St) const {
     Part P;
     P.K = &Ks[St.Kernel];
     std::string Name = P.K->name();
@@ -354,6 +358,29 @@ private:
       return refuse("'" + Name + "' is a template kernel");
     if (!P.K->DeviceLaunches.empty())
       return refuse("'" + Name + "' is also launched from device code");
+    const FunctionDecl *FD = P.K->Decl;
+    if (P.Call->getNumArgs() != FD->getNumParams())
+      return refuse("the launch of '" + Name + "' passes " +
+                    Twine(P.Call->getNumArgs()) + " arguments for " +
+                    Twine(FD->getNumParams()) + " parameters");
+    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
+      if (P.Call->getArg(I)->HasSideEffects(Ctx))
+        return refuse("an argument of the launch of '" + Name +
+                      "' has side effects");
+      if (I < St.Args.size() && St.Args[I] >= 0)
+        P.BufferOf[FD->getParamDecl(I)] = R.Buffers[St.Args[I]].Var;
+    }
+    P.Model = buildKernelModel(Ctx, *P.K);
+    return P;
+  }
+
+  Expected<Part> makePart(ASTContext &Ctx, const std::vector<KernelInfo> &Ks,
+                          const HostRegion &R, const RegionStep &St) const {
+    Expected<Part> Base = launchedPart(Ctx, Ks, R, St);
+    if (!Base)
+      return Base.takeError();
+    Part &P = *Base;
+    std::string Name = P.K->name();
     Expected<ThreadMapping> M = analyzeThreadMapping(Ctx, *P.K);
     if (!M)
       return refuse("'" + Name + "': " + toString(M.takeError()));
@@ -361,7 +388,6 @@ private:
       return refuse("'" + Name + "' maps a 2-D index space (only 1-D maps "
                     "are fused)");
     P.M = std::move(*M);
-    P.Model = buildKernelModel(Ctx, *P.K);
     if (!P.Model.Barriers.empty())
       return refuse("'" + Name + "' synchronises threads (" +
                     P.Model.Barriers.front().Kind + ")");
@@ -406,19 +432,7 @@ private:
                     "at " + describeLocation(Ctx.getSourceManager(),
                                              S->getBeginLoc()));
     }
-    const FunctionDecl *FD = P.K->Decl;
-    if (P.Call->getNumArgs() != FD->getNumParams())
-      return refuse("the launch of '" + Name + "' passes " +
-                    Twine(P.Call->getNumArgs()) + " arguments for " +
-                    Twine(FD->getNumParams()) + " parameters");
-    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
-      if (P.Call->getArg(I)->HasSideEffects(Ctx))
-        return refuse("an argument of the launch of '" + Name +
-                      "' has side effects");
-      if (I < St.Args.size() && St.Args[I] >= 0)
-        P.BufferOf[FD->getParamDecl(I)] = R.Buffers[St.Args[I]].Var;
-    }
-    return P;
+    return Base;
   }
 
   /// The second kernel of a map -> consumer fusion: any kernel whose
@@ -427,21 +441,12 @@ private:
                               const std::vector<KernelInfo> &Ks,
                               const HostRegion &R,
                               const RegionStep &St) const {
-    Part P;
+    Expected<Part> Base = launchedPart(Ctx, Ks, R, St);
+    if (!Base)
+      return Base.takeError();
+    Part &P = *Base;
     P.Consumer = true;
-    P.K = &Ks[St.Kernel];
     std::string Name = P.K->name();
-    const Expr *S = St.S ? dyn_cast<Expr>(St.S) : nullptr;
-    if (const auto *EWC = dyn_cast_or_null<ExprWithCleanups>(S))
-      S = EWC->getSubExpr();
-    P.Call = dyn_cast_or_null<CUDAKernelCallExpr>(S);
-    if (!P.Call)
-      return refuse("the launch of '" + Name +
-                    "' is not a statement of its own");
-    if (P.K->Template || !P.K->DeviceLaunches.empty())
-      return refuse("'" + Name + "' is a template or launched from device "
-                    "code");
-    P.Model = buildKernelModel(Ctx, *P.K);
     if (!P.Model.Calls.empty())
       return refuse("'" + Name + "' calls '" + P.Model.Calls.front() +
                     "', whose memory accesses cuda-opt does not see");
@@ -456,18 +461,7 @@ private:
     for (const Stmt *S : P.Work)
       Scan.TraverseStmt(const_cast<Stmt *>(S));
     P.Locals = std::move(Scan.Locals);
-    const FunctionDecl *FD = P.K->Decl;
-    if (P.Call->getNumArgs() != FD->getNumParams())
-      return refuse("the launch of '" + Name + "' passes another number of "
-                    "arguments than it has parameters");
-    for (unsigned I = 0; I < FD->getNumParams(); ++I) {
-      if (P.Call->getArg(I)->HasSideEffects(Ctx))
-        return refuse("an argument of the launch of '" + Name +
-                      "' has side effects");
-      if (I < St.Args.size() && St.Args[I] >= 0)
-        P.BufferOf[FD->getParamDecl(I)] = R.Buffers[St.Args[I]].Var;
-    }
-    return P;
+    return Base;
   }
 
   /// The read \p AS of the consumer \p B is `t[j]` with j the global index
