@@ -15,8 +15,9 @@
 //     std::swap(cur, next);            // swap steps
 //   }
 //
-// It is the unit the region-level rewrites of issue 14 (launch fusion,
-// time-loop blocking, library routing) will measure and replace. For each
+// It is the unit the region-level rewrites (fuse-launches today;
+// time-loop blocking and library routing later) replace, and that tune
+// measures as a whole (Capture/RegionCapture.h). For each
 // region the analysis gives its steps, the device buffers the launches
 // pass (pointer variables), whether the region reads and writes each one
 // (from the kernels' bodies), and whether its value is needed after the
