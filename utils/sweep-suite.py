@@ -38,6 +38,9 @@ STEPS = {
     "list": ["--list-kernels"],
     "analyze": ["--analyze"],
     "regions": ["--list-regions"],
+    # Only on files with a host region: fuse-launches on every kernel; ok
+    # when a pair fused, else the first kernel's reason.
+    "fuse": ["--passes=fuse-launches"],
     "dry-run": ["tune", "--dry-run", "--budget=4", "-o"],
 }
 
@@ -77,10 +80,36 @@ def first_error(out):
     return ""
 
 
+def run_fuse(cuda_opt, path, flags, timeout):
+    p = subprocess.run(["timeout", str(timeout), cuda_opt, "--list-regions",
+                        "--json", path, "--"] + flags,
+                       capture_output=True, text=True, errors="replace")
+    if p.returncode != 0:
+        return classify(p.returncode, p.stdout + p.stderr), first_error(
+            p.stdout + p.stderr)
+    if not p.stdout.strip().startswith("[") or p.stdout.strip() == "[]":
+        return "no-region", ""
+    p = subprocess.run(["timeout", str(timeout), cuda_opt,
+                        "--passes=fuse-launches", path, "--"] + flags,
+                       capture_output=True, text=True, errors="replace")
+    out = p.stdout + p.stderr
+    if p.returncode == 0:
+        return "ok", "%d pair(s) fused" % out.count(
+            "Added by cuda-opt fuse-launches")
+    # The first kernel's reason, after "is not legal here:".
+    for line in out.splitlines():
+        if line.startswith("  kernel '"):
+            return classify(p.returncode, out), re.sub(
+                r"/\S+:\d+:\d+", "FILE", line.strip())[:200]
+    return classify(p.returncode, out), first_error(out)
+
+
 def run_step(cuda_opt, step, path, root, extra, timeout):
     flags = []
     for d in include_dirs(path, root, extra):
         flags += ["-I", d]
+    if step == "fuse":
+        return run_fuse(cuda_opt, path, flags, timeout)
     cmd = ["timeout", str(timeout), cuda_opt] + STEPS[step][:1]
     if step == "dry-run":
         # The dry run's output and report go to a scratch file.
