@@ -72,6 +72,8 @@ std::vector<std::string> candidatePipelines(unsigned Budget) {
   // still samples every transform instead of exhausting the first one's grid.
   std::vector<std::vector<std::string>> PerTransform;
   for (const auto &T : TransformRegistry::createAll()) {
+    if (T->rewritesHostRegion())
+      continue; // Measured in tune's region phase (RegionTuning.cpp).
     std::vector<std::string> Settings;
     for (const std::string &Params : paramGrid(T->getParams()))
       Settings.push_back(T->getName().str() + Params);

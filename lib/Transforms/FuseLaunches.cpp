@@ -250,6 +250,7 @@ public:
            "elements into one kernel (host region rewrite)";
   }
   bool changesLaunchConfig(const ParamValues &) const override { return true; }
+  bool rewritesHostRegion() const override { return true; }
   /// Each element's operations stay as they were: a value handed from the
   /// first kernel to the second keeps its rounding (roundHandedOver).
   FpEffect fpEffect(const ParamValues &) const override {

@@ -132,6 +132,10 @@ public:
     return std::nullopt;
   }
 
+  /// True when the rewrite changes a host region's launches as a whole
+  /// (fuse-launches): one kernel's replay cannot measure it, so tune
+  /// measures it in its region phase, not among the kernel's candidates.
+  virtual bool rewritesHostRegion() const { return false; }
   /// True when the rewrite and its legality look only at the kernel's body,
   /// never at its launch sites (unroll). Only such passes run on a kernel
   /// that is also launched from device code (KernelInfo::DeviceLaunches).
