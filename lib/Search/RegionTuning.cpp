@@ -45,8 +45,10 @@ unsigned offsetOf(const clang::SourceManager &SM, clang::SourceLocation L) {
 }
 
 /// Fuse launches of the region at [Begin, End) of \p Text until none fuses.
+/// \p Initial is the parse of \p Text (the first round needs no other).
 Expected<FusedRegion> fuseRegion(const Toolchain &TC, const SourceInput &Base,
-                                 StringRef Text, const RegionSignature &Sig) {
+                                 StringRef Text, ParsedSource &Initial,
+                                 const RegionSignature &Sig) {
   FusedRegion F;
   F.Text = Text.str();
   F.Begin = Sig.Begin;
@@ -57,13 +59,17 @@ Expected<FusedRegion> fuseRegion(const Toolchain &TC, const SourceInput &Base,
     return createStringError(inconvertibleErrorCode(),
                              "internal error: fuse-launches is not registered");
   ParamValues None;
+  std::unique_ptr<ParsedSource> Later;
   for (unsigned Round = 0; Round < 16; ++Round) {
-    SourceInput In = Base;
-    In.Text = F.Text;
-    Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
-    if (!P)
-      return P.takeError();
-    clang::ASTContext &Ctx = (*P)->getASTContext();
+    if (Round > 0) {
+      SourceInput In = Base;
+      In.Text = F.Text;
+      Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
+      if (!P)
+        return P.takeError();
+      Later = std::move(*P);
+    }
+    clang::ASTContext &Ctx = (Round ? *Later : Initial).getASTContext();
     const clang::SourceManager &SM = Ctx.getSourceManager();
     std::vector<KernelInfo> Kernels = findKernels(Ctx);
     std::vector<HostRegion> Regions = findHostRegions(Ctx, Kernels);
@@ -121,26 +127,19 @@ json::Object regionLibrary(StringRef Path) {
 }
 
 /// Bytes of the region's live inputs and live outputs: the traffic of a
-/// region that keeps nothing else in memory (the fused floor).
-int64_t liveBytes(const json::Array &Args) {
+/// region that keeps nothing else in memory (the fused floor). Sizes are
+/// the captured allocations'.
+int64_t liveBytes(const json::Array &Args, const CapturedLaunch &L) {
   int64_t Bytes = 0;
-  for (const json::Value &V : Args) {
-    const json::Object *A = V.getAsObject();
+  for (size_t I = 0; I < Args.size() && I < L.Params.size(); ++I) {
+    const json::Object *A = Args[I].getAsObject();
     if (!A || A->getString(worker::arg::Kind) != worker::arg::KindBuffer ||
-        A->get(worker::arg::SameAs))
+        A->get(worker::arg::SameAs) ||
+        A->getBoolean(worker::arg::Scratch).value_or(false))
       continue;
-    int64_t Count = A->getInteger(worker::arg::Count).value_or(0);
-    StringRef DT = A->getString(worker::arg::DType).value_or("u8");
-    int64_t Elt = DT == "f64" || DT == "i64" || DT == "u64" ? 8
-                  : DT == "f32" || DT == "i32" || DT == "u32" ? 4
-                  : DT == "f16" || DT == "bf16"               ? 2
-                                                              : 1;
-    bool Scratch = A->getBoolean(worker::arg::Scratch).value_or(false);
-    bool Output = A->getBoolean(worker::arg::Output).value_or(false);
-    bool Input = A->getBoolean(worker::arg::Input).value_or(true);
-    if (Scratch)
-      continue;
-    Bytes += Count * Elt * ((Input ? 1 : 0) + (Output ? 1 : 0));
+    int64_t Size = static_cast<int64_t>(L.Allocs[L.Params[I].Alloc].Size);
+    Bytes += Size * (A->getBoolean(worker::arg::Input).value_or(true) +
+                     A->getBoolean(worker::arg::Output).value_or(false));
   }
   return Bytes;
 }
@@ -153,13 +152,20 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
   std::string Current = Input.Text;
   StringSet<> Done;
   unsigned Count = 0;
+  // Re-parsed only when a kept rewrite changed the text.
+  std::unique_ptr<ParsedSource> P;
+  std::string ParsedText;
   for (unsigned Iteration = 0; Iteration < 32; ++Iteration) {
     SourceInput In = Input;
     In.Text = Current;
-    Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
-    if (!P)
-      return P.takeError();
-    clang::ASTContext &Ctx = (*P)->getASTContext();
+    if (!P || ParsedText != Current) {
+      Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
+      if (!Parsed)
+        return Parsed.takeError();
+      P = std::move(*Parsed);
+      ParsedText = Current;
+    }
+    clang::ASTContext &Ctx = P->getASTContext();
     std::vector<KernelInfo> Kernels = findKernels(Ctx);
     std::vector<HostRegion> Regions = findHostRegions(Ctx, Kernels);
     const HostRegion *R = nullptr;
@@ -198,7 +204,7 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     }
     Label += " (" + Sig->Where + ")";
     auto Start = std::chrono::steady_clock::now();
-    Expected<FusedRegion> F = fuseRegion(TC, Input, Current, *Sig);
+    Expected<FusedRegion> F = fuseRegion(TC, Input, Current, *P, *Sig);
     Result.addPhase("rewrite", Start);
     if (!F)
       return F.takeError();
@@ -251,7 +257,7 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     Comp.Flags = Input.Flags;
     Comp.Arch = TC.GpuArch;
     Comp.DependencyFingerprint =
-        projectHeaderFingerprint((*P)->getSourceManager(), TC);
+        projectHeaderFingerprint(P->getSourceManager(), TC);
     SmallString<256> Dir(Opts.WorkDir);
     sys::path::append(Dir, "region-" + std::to_string(Count));
     std::vector<std::string> Errors;
@@ -318,7 +324,7 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     KO.BaselineMs = O.MedianMs;
     KO.BestMs = Wins ? V.MedianMs : O.MedianMs;
     KO.Pipeline = Wins ? Pipeline : "";
-    KO.MinBytes = liveBytes(*Args);
+    KO.MinBytes = liveBytes(*Args, *L);
     KO.VerifyNote = "live outputs compared with the original region's (" +
                     (V.Check.empty() ? std::string("not verified") : V.Check) +
                     "); dead intermediates not compared";
