@@ -300,6 +300,30 @@ std::optional<int64_t> capturedInteger(const CapturedParam &P,
   return V;
 }
 
+json::Object scalarReplayArg(StringRef Name, const CapturedParam &P) {
+  std::vector<uint8_t> Bytes = P.Bytes;
+  if (P.K == CapturedParam::Null)
+    Bytes.assign(sizeof(void *), 0);
+  return json::Object{{worker::arg::Name, Name.str()},
+                      {worker::arg::Kind, worker::arg::KindScalar},
+                      {worker::arg::DType, "raw"},
+                      {worker::arg::Raw, toHex(Bytes, /*LowerCase=*/true)}};
+}
+
+std::string replayDType(clang::QualType Pointee, const CapturedAlloc &A,
+                        uint64_t Offset, clang::ASTContext &Ctx,
+                        uint64_t &Elt) {
+  std::string DType = Pointee.isNull() ? "" : runtimeDTypeOf(Pointee, Ctx);
+  Elt = 1;
+  if (!DType.empty() && !Pointee->isIncompleteType())
+    Elt = Ctx.getTypeSizeInChars(Pointee).getQuantity();
+  if (DType.empty() || Elt == 0 || A.Size % Elt != 0 || Offset % Elt != 0) {
+    Elt = 1;
+    return "u8"; // Compared bit for bit.
+  }
+  return DType;
+}
+
 Expected<json::Array> replayArgs(const CapturedLaunch &L,
                                  clang::ASTContext &Ctx, const KernelInfo &K,
                                  const KernelModel &Model) {
@@ -322,14 +346,7 @@ Expected<json::Array> replayArgs(const CapturedLaunch &L,
     if (Name.empty())
       Name = "arg" + std::to_string(I);
     if (P.K != CapturedParam::Pointer) {
-      std::vector<uint8_t> Bytes = P.Bytes;
-      if (P.K == CapturedParam::Null)
-        Bytes.assign(sizeof(void *), 0);
-      Args.push_back(
-          json::Object{{worker::arg::Name, Name},
-                       {worker::arg::Kind, worker::arg::KindScalar},
-                       {worker::arg::DType, "raw"},
-                       {worker::arg::Raw, toHex(Bytes, /*LowerCase=*/true)}});
+      Args.push_back(scalarReplayArg(Name, P));
       continue;
     }
     if (P.Memory != "device" && P.Memory != "managed")
@@ -349,16 +366,9 @@ Expected<json::Array> replayArgs(const CapturedLaunch &L,
       continue;
     }
     OwnerOfAlloc[P.Alloc] = static_cast<int>(I);
-    clang::QualType Pointee = PD->getType()->getPointeeType();
-    std::string DType =
-        Pointee.isNull() ? "" : runtimeDTypeOf(Pointee, Ctx);
     uint64_t Elt = 1;
-    if (!DType.empty() && !Pointee->isIncompleteType())
-      Elt = Ctx.getTypeSizeInChars(Pointee).getQuantity();
-    if (DType.empty() || Elt == 0 || A.Size % Elt != 0 || P.Offset % Elt != 0) {
-      DType = "u8"; // Compared bit for bit.
-      Elt = 1;
-    }
+    std::string DType =
+        replayDType(PD->getType()->getPointeeType(), A, P.Offset, Ctx, Elt);
     const ParamInfo *PI = I < Model.Params.size() ? &Model.Params[I] : nullptr;
     bool Written = PI && (PI->Writes > 0 || PI->Atomics > 0);
     bool Read = !PI || PI->Reads > 0 || PI->Atomics > 0;

@@ -7,12 +7,10 @@
 
 #include "WorkerProtocol.h"
 #include "cuda-opt/Analysis/KernelModel.h"
-#include "cuda-opt/Capture/TuneSpec.h"
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
@@ -241,13 +239,7 @@ Expected<json::Array> regionReplayArgs(const CapturedLaunch &L,
     const CapturedParam &P = L.Params[I];
     const RegionVariable &V = Sig.Vars[I];
     if (P.K != CapturedParam::Pointer) {
-      std::vector<uint8_t> Bytes = P.Bytes;
-      if (P.K == CapturedParam::Null)
-        Bytes.assign(sizeof(void *), 0);
-      Args.push_back(json::Object{{A::Name, V.Name},
-                                  {A::Kind, A::KindScalar},
-                                  {A::DType, "raw"},
-                                  {A::Raw, toHex(Bytes, true)}});
+      Args.push_back(scalarReplayArg(V.Name, P));
       continue;
     }
     if (P.Memory != "device" && P.Memory != "managed")
@@ -280,16 +272,10 @@ Expected<json::Array> regionReplayArgs(const CapturedLaunch &L,
       continue;
     }
     OwnerOfAlloc[P.Alloc] = static_cast<int>(I);
-    QualType Pointee =
-        V.Var->getType().getNonReferenceType()->getPointeeType();
-    std::string DType = Pointee.isNull() ? "" : runtimeDTypeOf(Pointee, Ctx);
     uint64_t Elt = 1;
-    if (!DType.empty() && !Pointee->isIncompleteType())
-      Elt = Ctx.getTypeSizeInChars(Pointee).getQuantity();
-    if (DType.empty() || Elt == 0 || Al.Size % Elt != 0 || P.Offset % Elt) {
-      DType = "u8";
-      Elt = 1;
-    }
+    std::string DType = replayDType(
+        V.Var->getType().getNonReferenceType()->getPointeeType(), Al,
+        P.Offset, Ctx, Elt);
     // An output the region never reads is poisoned before each run, so a
     // variant that skips part of it is caught.
     bool Input = !Output || Read;

@@ -172,6 +172,18 @@ captureInstrumented(const Toolchain &TC, const SourceInput &Input,
 std::optional<int64_t> capturedInteger(const CapturedParam &P,
                                        clang::QualType T);
 
+/// A captured by-value (or null pointer) argument as a job scalar: its raw
+/// bytes.
+llvm::json::Object scalarReplayArg(llvm::StringRef Name,
+                                   const CapturedParam &P);
+
+/// The job dtype of a buffer of \p Pointee elements in allocation \p A at
+/// byte \p Offset, with the element size in \p Elt; "u8" (bit for bit)
+/// when the type has no dtype or does not divide the allocation.
+std::string replayDType(clang::QualType Pointee, const CapturedAlloc &A,
+                        uint64_t Offset, clang::ASTContext &Ctx,
+                        uint64_t &Elt);
+
 llvm::Expected<llvm::json::Array> replayArgs(const CapturedLaunch &L,
                                              clang::ASTContext &Ctx,
                                              const KernelInfo &K,
