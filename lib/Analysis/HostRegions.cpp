@@ -240,6 +240,8 @@ private:
       if (R.Steps.empty())
         R.Range.setBegin(Body[I]->getBeginLoc());
       R.Range.setEnd(Body[I + Used - 1]->getEndLoc());
+      Step->Span = SourceRange(Body[I]->getBeginLoc(),
+                               Body[I + Used - 1]->getEndLoc());
       for (const VarDecl *V : Vars)
         Step->Args.push_back(V ? bufferIndex(R, V) : -1);
       R.Steps.push_back(std::move(*Step));

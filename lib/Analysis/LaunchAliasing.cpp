@@ -203,7 +203,8 @@ std::optional<std::string> pointerGlobalBlocker(ASTContext &Ctx,
 /// Why \p V might point into memory another variable also points into, or
 /// nothing when it only ever holds its own cudaMalloc result (or null).
 std::optional<std::string> notOwnAllocation(ASTContext &Ctx,
-                                          const VarDecl *V) {
+                                          const VarDecl *V,
+                                          SourceRange Swap) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Name = quoted(V);
   if (!V->getType()->isPointerType())
@@ -236,6 +237,10 @@ std::optional<std::string> notOwnAllocation(ASTContext &Ctx,
   std::vector<const DeclRefExpr *> Refs =
       Scope ? referencesTo(V, Scope) : referencesTo(V, ScopeDecl);
   for (const DeclRefExpr *Ref : Refs) {
+    if (Swap.isValid() &&
+        !SM.isBeforeInTranslationUnit(Ref->getBeginLoc(), Swap.getBegin()) &&
+        !SM.isBeforeInTranslationUnit(Swap.getEnd(), Ref->getBeginLoc()))
+      continue;
     std::string Where = describeLocation(SM, Ref->getBeginLoc());
     const Expr *E = Ref;
     const Expr *Parent = nullptr;

@@ -12,6 +12,7 @@
 #include "cuda-opt/Analysis/TileTransposeMatch.h"
 #include "cuda-opt/Analysis/AccessAnalysis.h"
 #include "cuda-opt/Analysis/LoopAnalysis.h"
+#include "cuda-opt/Analysis/ThreadBound.h"
 #include "cuda-opt/Support/Refusal.h"
 
 #include "clang/AST/Attr.h"
@@ -41,66 +42,6 @@ namespace {
 struct AxisForm {
   IndexExpr Stride[2];
   IndexExpr Rest;
-};
-
-/// What a called function's body does that would tie it to its thread.
-class ThreadBoundFinder : public RecursiveASTVisitor<ThreadBoundFinder> {
-public:
-  explicit ThreadBoundFinder(unsigned Depth) : Depth(Depth) {}
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (const auto *VD = dyn_cast<VarDecl>(DRE->getDecl()))
-      if (StringSwitch<bool>(VD->getName())
-              .Cases({"threadIdx", "blockIdx", "blockDim", "gridDim"}, true)
-              .Default(false))
-        note("reads " + VD->getName().str());
-    return true;
-  }
-  bool VisitVarDecl(VarDecl *VD) {
-    if (VD->hasAttr<CUDASharedAttr>())
-      note("uses __shared__ memory");
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *CE) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD) {
-      note("makes an indirect call");
-      return true;
-    }
-    StringRef Name = FD->getDeclName().isIdentifier() ? FD->getName() : "";
-    if (Name.starts_with("__sync") || Name.starts_with("__shfl") ||
-        Name.starts_with("__ballot") || Name.starts_with("__activemask")) {
-      note("calls " + Name.str());
-      return true;
-    }
-    const SourceManager &SM = FD->getASTContext().getSourceManager();
-    if (SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
-      return true;
-    const FunctionDecl *Def = FD->getDefinition();
-    if (!Def || !Def->getBody()) {
-      note("calls '" + FD->getNameAsString() +
-           "', whose body cuda-opt cannot see");
-      return true;
-    }
-    if (Depth == 0) {
-      note("calls functions nested too deeply for cuda-opt to check");
-      return true;
-    }
-    if (!Visited.insert(Def).second)
-      return true;
-    ThreadBoundFinder Inner(Depth - 1);
-    Inner.Visited = Visited;
-    Inner.TraverseStmt(Def->getBody());
-    if (!Inner.What.empty())
-      note("calls '" + FD->getNameAsString() + "', which " + Inner.What);
-    return true;
-  }
-  void note(const std::string &W) {
-    if (What.empty())
-      What = W;
-  }
-  unsigned Depth;
-  SmallPtrSet<const FunctionDecl *, 4> Visited;
-  std::string What;
 };
 
 /// Every variable an expression names.
@@ -275,11 +216,10 @@ Expected<TileTransposeMatch> matchTileTranspose(ASTContext &Ctx,
   // Calls in the work run once per element either way, but on another
   // thread: they may not look at which thread they run on.
   for (const Stmt *S : Work) {
-    ThreadBoundFinder F(/*Depth=*/4);
-    F.TraverseStmt(const_cast<Stmt *>(S));
-    if (!F.What.empty())
+    std::string What = threadBoundUse(S);
+    if (!What.empty())
       return refuse("the per-element work at " + where(Ctx, S->getBeginLoc()) +
-                    " " + F.What +
+                    " " + What +
                     "; tile-transpose moves the work to another thread");
   }
 

@@ -47,6 +47,8 @@ struct RegionStep {
   };
   StepKind Kind = Launch;
   const clang::Stmt *S = nullptr;
+  /// The statements of the step (three for `t = a; a = b; b = t;`).
+  clang::SourceRange Span;
   /// Launch: the kernel (index into the analysed kernels).
   int Kernel = -1;
   /// Per argument of a launch (or the pointer operands of a memory step):

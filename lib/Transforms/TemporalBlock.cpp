@@ -1,0 +1,566 @@
+//===- TemporalBlock.cpp - Several stencil sweeps per launch --------------===//
+//
+// Part of cuda-opt.
+//
+// temporal-block{sweeps=S,tile=TX,rows=TY,threads=N} rewrites a host time
+// loop that launches one sweep of a 2-D stencil per iteration into
+// ping-pong buffers,
+//
+//   for (int t = 0; t < 10; ++t) {
+//     jacobi<<<grid, block>>>(next, cur, nx, ny);
+//     CK(cudaGetLastError());
+//     std::swap(cur, next);
+//   }
+//
+// into a loop that launches a new kernel advancing S sweeps per launch:
+//
+//   for (int t = 0; t < 10; t += 2)       // (a remainder loop of the
+//     jacobi_tb<<<...>>>(next, cur, ...)  //  original when S does not
+//     ...                                 //  divide the trip count)
+//
+// Each block of the new kernel owns TX x TY cells. It loads the
+// (TX + 2H) x (TY + 2H) tile around them (H = S * radius) into shared
+// memory, runs sweep s on the cells at least s * radius inside the tile's
+// edge (those whose neighbours the previous sweep computed), ping-ponging
+// between two tiles, and stores its own cells from the last sweep. The
+// cell update is the kernel's own code, with its reads of the input grid
+// redirected to the tile and its store to the other tile: every cell is
+// computed by the same operations on the same values as before.
+//
+// Legality: the kernel is one stencil sweep (Analysis/StencilSweep.h:
+// constant-offset reads proven inside the grid, one store per cell); its
+// launches cover the grid; the loop is `for (T v = A; v < B; ++v)` over
+// exactly this launch, error checks and the swap of the two grids (v not
+// used in it); the two grids (and any other pointer the launch passes) are
+// each their own cudaMalloc allocation; the buffer the loop writes last
+// (`next`) is dead after the loop, because with one swap per S sweeps it
+// holds a different (older) grid than before.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/HostRegions.h"
+#include "cuda-opt/Analysis/LaunchAliasing.h"
+#include "cuda-opt/Analysis/StencilSweep.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/Utils/HostInsertion.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
+
+#include "clang/AST/ExprCXX.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+namespace {
+
+/// The largest static __shared__ memory a block may declare.
+constexpr uint64_t MaxStaticShared = 48 * 1024;
+
+struct TemporalBlockPlan : TransformPlan {
+  const ForStmt *Loop = nullptr;
+  std::string LoopText;   ///< Replaces the loop.
+  std::string KernelText; ///< The new kernel's definition.
+  SourceLocation InsertAfter;
+};
+
+const VarDecl *plainVar(const Expr *E) {
+  if (const auto *DRE =
+          dyn_cast<DeclRefExpr>(stripLaunchArgImplicit(E)->IgnoreParenImpCasts()))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  return nullptr;
+}
+
+/// `for (T v = A; v < B; ++v)`: v, A and B, or why not.
+struct CountedLoop {
+  const VarDecl *Var = nullptr;
+  const Expr *Init = nullptr, *Bound = nullptr;
+};
+
+Expected<CountedLoop> countedLoop(ASTContext &Ctx, const ForStmt *FS) {
+  CountedLoop L;
+  const std::string Form = "temporal-block needs the time loop written "
+                           "'for (int t = A; t < B; ++t)'";
+  const auto *DS = dyn_cast_or_null<DeclStmt>(FS->getInit());
+  if (DS && DS->isSingleDecl())
+    L.Var = dyn_cast<VarDecl>(DS->getSingleDecl());
+  if (!L.Var || !L.Var->getInit() || !L.Var->getType()->isIntegerType())
+    return refuse("the loop at " +
+                  describeLocation(Ctx.getSourceManager(), FS->getBeginLoc()) +
+                  " does not declare one integer counter; " + Form);
+  L.Init = L.Var->getInit();
+  const auto *C = dyn_cast_or_null<BinaryOperator>(
+      FS->getCond() ? FS->getCond()->IgnoreParenImpCasts() : nullptr);
+  if (!C || C->getOpcode() != BO_LT || !refersTo(C->getLHS(), L.Var))
+    return refuse("the loop's condition is not '" +
+                  L.Var->getNameAsString() + " < bound'; " + Form);
+  L.Bound = C->getRHS();
+  const Expr *Inc = FS->getInc() ? FS->getInc()->IgnoreParenImpCasts() : nullptr;
+  bool Step1 = false;
+  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
+    Step1 = U->isIncrementOp() && refersTo(U->getSubExpr(), L.Var);
+  if (const auto *B = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
+    Expr::EvalResult R;
+    Step1 = B->getOpcode() == BO_AddAssign && refersTo(B->getLHS(), L.Var) &&
+            B->getRHS()->EvaluateAsInt(R, Ctx) && R.Val.getInt() == 1;
+  }
+  if (!Step1)
+    return refuse("the loop does not step '" + L.Var->getNameAsString() +
+                  "' by one; " + Form);
+  if (L.Init->HasSideEffects(Ctx) || L.Bound->HasSideEffects(Ctx))
+    return refuse("the loop's start or bound has side effects; " + Form);
+  return L;
+}
+
+bool mentions(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (DRE->getDecl() == V)
+      return true;
+  for (const Stmt *C : S->children())
+    if (mentions(C, V))
+      return true;
+  return false;
+}
+
+/// \p Text, whose first line started at column \p Col of the file,
+/// re-indented by \p Pad: later lines lose up to Col - 1 leading spaces
+/// (blank lines stay empty).
+std::string reindent(StringRef Text, unsigned Col, StringRef Pad) {
+  std::string Out;
+  SmallVector<StringRef, 32> Lines;
+  Text.split(Lines, '\n');
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef L = Lines[I];
+    if (I > 0) {
+      size_t Drop = 0;
+      while (Drop + 1 < Col && Drop < L.size() && L[Drop] == ' ')
+        ++Drop;
+      L = L.drop_front(Drop);
+    }
+    Out += (L.trim().empty() ? std::string() : Pad.str() + L.rtrim().str()) +
+           "\n";
+  }
+  return Out;
+}
+
+/// " + 2", " - 1" or "" for an offset.
+std::string offsetText(int64_t D) {
+  if (!D)
+    return "";
+  return (D < 0 ? " - " : " + ") + std::to_string(D < 0 ? -D : D);
+}
+
+class TemporalBlock : public TransformWithPlan<TemporalBlockPlan> {
+public:
+  StringRef getName() const override { return "temporal-block"; }
+  StringRef getSummary() const override {
+    return "advance several sweeps of a stencil time loop per launch "
+           "through shared-memory tiles with halos (host region rewrite)";
+  }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"sweeps", 4, 2, 16, "sweeps per launch", false, {2, 4, 6, 8}},
+        {"tile", 64, 8, 256, "cells per block along x", false, {64, 128}},
+        {"rows", 32, 4, 256, "cells per block along y", false, {32, 64}},
+        {"threads", 256, 64, 1024, "threads per block", true, {256, 512}},
+    };
+    return Specs;
+  }
+  bool changesLaunchConfig(const ParamValues &) const override { return true; }
+  bool rewritesHostRegion() const override { return true; }
+  /// Every cell is computed by the kernel's own operations on the same
+  /// values, so the result keeps every bit.
+  FpEffect fpEffect(const ParamValues &) const override {
+    return FpEffect::Preserves;
+  }
+
+  Expected<TemporalBlockPlan> makePlan(const KernelTarget &T,
+                                       const ParamValues &Params) const override {
+    ASTContext &Ctx = T.Ctx;
+    const KernelInfo &K = T.Kernel;
+    Expected<StencilSweep> Sw = matchStencilSweep(Ctx, K);
+    if (!Sw)
+      return Sw.takeError();
+    Expected<SmallVector<LaunchShape, 4>> Shapes =
+        analyzeLaunches(Ctx, K, Sw->M);
+    if (!Shapes)
+      return Shapes.takeError();
+    const ParmVarDecl *YBound = nullptr;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(
+            Sw->M.Dims[1].Bound->IgnoreParenImpCasts()))
+      YBound = dyn_cast<ParmVarDecl>(DRE->getDecl());
+    if (!YBound)
+      return refuse("kernel '" + K.name() + "''s y bound '" +
+                    sourceText(Ctx, Sw->M.Dims[1].Bound->getSourceRange()) +
+                    "' is not a parameter; temporal-block sizes its grid "
+                    "from the launch's arguments");
+
+    // The time loop around a launch of the kernel.
+    std::vector<KernelInfo> Kernels = findKernels(Ctx);
+    std::vector<HostRegion> Regions = findHostRegions(Ctx, Kernels);
+    const HostRegion *R = nullptr;
+    const RegionStep *Launch = nullptr;
+    for (const HostRegion &Cand : Regions)
+      for (const RegionStep &St : Cand.Steps)
+        if (St.Kind == RegionStep::Launch &&
+            Kernels[St.Kernel].Decl == K.Decl && Cand.TimeLoop) {
+          R = &Cand;
+          Launch = &St;
+        }
+    if (!R)
+      return refuse("kernel '" + K.name() +
+                    "' is not launched as the body of a counted host loop "
+                    "(a time loop; cuda-opt --list-regions shows the "
+                    "regions)");
+    return planLoop(Ctx, K, *Sw, *R, *Launch, YBound, Params);
+  }
+
+  Expected<tooling::Replacements>
+  applyPlan(const KernelTarget &T, const TemporalBlockPlan &P) const override {
+    const SourceManager &SM = T.getSourceManager();
+    tooling::Replacements Out;
+    CharSourceRange Loop = CharSourceRange::getTokenRange(
+        SM.getExpansionLoc(P.Loop->getBeginLoc()),
+        SM.getExpansionLoc(P.Loop->getEndLoc()));
+    if (Error E = Out.add(tooling::Replacement(SM, Loop, P.LoopText)))
+      return std::move(E);
+    if (Error E = Out.add(tooling::Replacement(SM, P.InsertAfter, 0,
+                                               "\n\n" + P.KernelText)))
+      return std::move(E);
+    return Out;
+  }
+
+private:
+  Expected<TemporalBlockPlan> planLoop(ASTContext &Ctx, const KernelInfo &K,
+                                       const StencilSweep &Sw,
+                                       const HostRegion &R,
+                                       const RegionStep &Launch,
+                                       const ParmVarDecl *YBound,
+                                       const ParamValues &Params) const {
+    const SourceManager &SM = Ctx.getSourceManager();
+    const CUDAKernelCallExpr *KC = nullptr;
+    for (const LaunchSite &L : K.Launches)
+      if (containsLaunch(Launch.S, L.Call))
+        KC = L.Call;
+    if (!KC)
+      return refuse("internal: the time loop's launch of '" + K.name() +
+                    "' is not among its launch sites");
+    std::string At = describeLocation(SM, R.TimeLoop->getBeginLoc());
+
+    // The loop: this launch, checks and one swap of the two grids.
+    unsigned Launches = 0, Swaps = 0;
+    const RegionStep *Swap = nullptr;
+    for (const RegionStep &St : R.Steps) {
+      if (St.Kind == RegionStep::Launch)
+        ++Launches;
+      else if (St.Kind == RegionStep::Swap) {
+        ++Swaps;
+        Swap = &St;
+      } else if (St.Kind != RegionStep::Check)
+        return refuse("the time loop at " + At +
+                      " also copies or sets memory; temporal-block needs a "
+                      "loop of one launch, checks and one swap");
+    }
+    if (Launches != 1 || Swaps != 1)
+      return refuse("the time loop at " + At + " has " +
+                    std::to_string(Launches) + " launches and " +
+                    std::to_string(Swaps) +
+                    " swaps; temporal-block needs one launch of the sweep "
+                    "and one swap of its two grids");
+    if (SM.isBeforeInTranslationUnit(Swap->S->getBeginLoc(),
+                                     Launch.S->getBeginLoc()))
+      return refuse("the time loop at " + At +
+                    " swaps the grids before the launch");
+    const auto *Kernel = K.Decl;
+    unsigned InIdx = Sw.In->getFunctionScopeIndex();
+    unsigned OutIdx = Sw.Out->getFunctionScopeIndex();
+    if (KC->getNumArgs() != Kernel->getNumParams())
+      return refuse("the launch at " + At + " passes default arguments");
+    const VarDecl *VIn = plainVar(KC->getArg(InIdx));
+    const VarDecl *VOut = plainVar(KC->getArg(OutIdx));
+    if (!VIn || !VOut || VIn == VOut)
+      return refuse("the launch in the time loop at " + At +
+                    " does not pass two different variables for '" +
+                    Sw.In->getNameAsString() + "' and '" +
+                    Sw.Out->getNameAsString() + "'");
+    SmallVector<const VarDecl *, 2> Swapped;
+    for (int B : Swap->Args)
+      if (B >= 0)
+        Swapped.push_back(R.Buffers[B].Var);
+    if (Swapped.size() != 2 || !is_contained(Swapped, VIn) ||
+        !is_contained(Swapped, VOut))
+      return refuse("the time loop at " + At + " does not swap '" +
+                    VIn->getNameAsString() + "' and '" +
+                    VOut->getNameAsString() + "', the sweep's two grids");
+    for (unsigned I = 0; I < KC->getNumArgs(); ++I) {
+      const Expr *A = KC->getArg(I);
+      if (A->HasSideEffects(Ctx))
+        return refuse("the launch's argument '" +
+                      sourceText(Ctx, A->getSourceRange()) +
+                      "' has side effects");
+      if (!Kernel->getParamDecl(I)->getType()->isPointerType())
+        continue;
+      const VarDecl *V = plainVar(A);
+      if (!V)
+        return refuse("the launch passes '" +
+                      sourceText(Ctx, A->getSourceRange()) +
+                      "', not a pointer variable, to '" +
+                      Kernel->getParamDecl(I)->getNameAsString() + "'");
+      if (std::optional<std::string> Why = notOwnAllocation(
+              Ctx, V,
+              V == VIn || V == VOut ? Swap->Span : SourceRange()))
+        return refuse(*Why + "; temporal-block reads one grid while it "
+                             "writes the other and needs them apart");
+      if (I != InIdx && I != OutIdx && (V == VIn || V == VOut))
+        return refuse("the launch also passes the grid '" +
+                      V->getNameAsString() + "' to '" +
+                      Kernel->getParamDecl(I)->getNameAsString() + "'");
+    }
+    for (const RegionBuffer &B : R.Buffers)
+      if (B.Var == VOut && B.LiveOut)
+        return refuse("'" + VOut->getNameAsString() +
+                      "' is used after the time loop at " + At +
+                      "; with several sweeps per launch it would hold an "
+                      "older sweep than now, so temporal-block needs it "
+                      "dead after the loop (only freed)");
+    const auto *Config = KC->getConfig();
+    for (unsigned I = 2; I < Config->getNumArgs(); ++I)
+      if (!isa<CXXDefaultArgExpr>(Config->getArg(I)))
+        return refuse("the launch at " + At +
+                      " passes shared memory or a stream; temporal-block "
+                      "launches on the default stream");
+
+    Expected<CountedLoop> L = countedLoop(Ctx, R.TimeLoop);
+    if (!L)
+      return L.takeError();
+    if (mentions(R.TimeLoop->getBody(), L->Var))
+      return refuse("the body of the time loop at " + At + " uses '" +
+                    L->Var->getNameAsString() +
+                    "'; temporal-block launches several sweeps at once");
+    if (mentions(L->Bound, VIn) || mentions(L->Bound, VOut))
+      return refuse("the time loop's bound names a grid");
+
+    // The tile.
+    int64_t S = Params.get("sweeps"), TX = Params.get("tile"),
+            TY = Params.get("rows"), Threads = Params.get("threads");
+    int64_t H = S * Sw.Radius;
+    uint64_t Elem = Ctx.getTypeSizeInChars(Sw.Element).getQuantity();
+    uint64_t Bytes = 2 * (TX + 2 * H) * (TY + 2 * H) * Elem;
+    if (Bytes > MaxStaticShared)
+      return refuse(formatv("two {0} x {1} tiles of {2}-byte cells take {3} "
+                            "bytes of shared memory, more than {4}; lower "
+                            "sweeps, tile or rows",
+                            TX + 2 * H, TY + 2 * H, Elem, Bytes,
+                            MaxStaticShared)
+                        .str());
+
+    TemporalBlockPlan P;
+    P.Loop = R.TimeLoop;
+    std::string Name = K.name() + "_tb";
+    while (declaresFunction(Ctx, Name))
+      Name += "_";
+    Expected<std::string> KText = kernelText(Ctx, K, Sw, Name, S, TX, TY,
+                                             Threads, H);
+    if (!KText)
+      return KText.takeError();
+    P.KernelText = *KText;
+    P.InsertAfter = Lexer::getLocForEndOfToken(
+        SM.getExpansionLoc(Kernel->getEndLoc()), 0, SM, Ctx.getLangOpts());
+
+    // The host loop.
+    std::string XArg = parenthesizedText(Ctx, KC->getArg(Sw.Pitch->getFunctionScopeIndex()));
+    std::string YArg = parenthesizedText(Ctx, KC->getArg(YBound->getFunctionScopeIndex()));
+    std::string NewLaunch = Name + "<<<dim3(" + ceilDivText(XArg, TX) + ", " +
+                            ceilDivText(YArg, TY) + "), " +
+                            std::to_string(Threads) + ">>>(";
+    for (unsigned I = 0; I < KC->getNumArgs(); ++I)
+      NewLaunch += (I ? ", " : "") +
+                   sourceText(Ctx, KC->getArg(I)->getSourceRange());
+    NewLaunch += ")";
+    const Stmt *Body = R.TimeLoop->getBody();
+    Expected<std::string> Blocked = textWithEdits(
+        Ctx, Body->getSourceRange(), {{KC->getSourceRange(), NewLaunch}});
+    if (!Blocked)
+      return Blocked.takeError();
+    std::string Original = sourceText(Ctx, Body->getSourceRange());
+    std::string V = L->Var->getNameAsString();
+    std::string VT = typeText(Ctx, L->Var->getType());
+    std::string A = sourceText(Ctx, L->Init->getSourceRange());
+    std::string B = sourceText(Ctx, L->Bound->getSourceRange());
+    std::string SS = std::to_string(S);
+    unsigned Col = SM.getExpansionColumnNumber(R.TimeLoop->getBeginLoc());
+    std::string Pad(Col > 0 ? Col - 1 : 0, ' ');
+    std::string Head = formatv("// cuda-opt temporal-block: {0} sweeps of "
+                               "'{1}' per launch of '{2}'",
+                               S, K.name(), Name)
+                           .str();
+    if (R.Trips && *R.Trips % S == 0) {
+      P.LoopText = Head + "\n" + Pad + "for (" + VT + " " + V + " = " + A +
+                   "; " + V + " < " + B + "; " + V + " += " + SS + ") " +
+                   *Blocked;
+    } else {
+      P.LoopText = Head + " (the last trips % " + SS + " one at a time)\n" +
+                   Pad + "{\n" + Pad + "  " + VT + " " + V + " = " + A +
+                   ";\n" + Pad + "  for (; " + V + " + " + SS + " <= " + B +
+                   "; " + V + " += " + SS + ") " + *Blocked + "\n" + Pad +
+                   "  for (; " + V + " < " + B + "; ++" + V + ") " + Original +
+                   "\n" + Pad + "}";
+    }
+    P.Notes.push_back("temporal-block: kernel '" + K.name() + "': " +
+                      Sw.Summary + "; " + SS + " sweeps per launch of '" +
+                      Name + "' (" + std::to_string(TX) + " x " +
+                      std::to_string(TY) + " cells per block, halo " +
+                      std::to_string(H) + ")");
+    return P;
+  }
+
+  static bool containsLaunch(const Stmt *S, const Stmt *Call) {
+    if (!S)
+      return false;
+    if (S == Call)
+      return true;
+    for (const Stmt *C : S->children())
+      if (containsLaunch(C, Call))
+        return true;
+    return false;
+  }
+
+  /// The new kernel's definition.
+  static Expected<std::string>
+  kernelText(ASTContext &Ctx, const KernelInfo &K, const StencilSweep &Sw,
+             StringRef Name, int64_t S, int64_t TX, int64_t TY,
+             int64_t Threads, int64_t H) {
+    const FunctionDecl *FD = K.Decl;
+    std::string ParamsText;
+    for (unsigned I = 0; I < FD->getNumParams(); ++I)
+      ParamsText += (I ? ", " : "") +
+                    sourceText(Ctx, FD->getParamDecl(I)->getSourceRange());
+    std::string T = typeText(Ctx, Sw.Element);
+    std::string XB = sourceText(Ctx, Sw.M.Dims[0].Bound->getSourceRange());
+    std::string YB = sourceText(Ctx, Sw.M.Dims[1].Bound->getSourceRange());
+    std::string XV = Sw.M.Dims[0].Var->getNameAsString();
+    std::string YV = Sw.M.Dims[1].Var->getNameAsString();
+    std::string XT = typeText(Ctx, Sw.M.Dims[0].Var->getType());
+    std::string YT = typeText(Ctx, Sw.M.Dims[1].Var->getType());
+
+    // The cell update with its grid accesses redirected.
+    auto Cell = [&](StringRef Src, StringRef Dst) -> Expected<std::string> {
+      const SourceManager &SM = Ctx.getSourceManager();
+      auto ColOf = [&](SourceLocation L) {
+        return SM.getExpansionColumnNumber(SM.getExpansionLoc(L));
+      };
+      std::vector<std::pair<SourceRange, std::string>> Edits;
+      for (const StencilRead &R : Sw.Reads)
+        Edits.push_back(
+            {R.E->getSourceRange(),
+             formatv("cudaopt_tile[{0}][cudaopt_ly{1}][cudaopt_lx{2}]", Src,
+                     offsetText(R.DY), offsetText(R.DX))
+                 .str()});
+      if (!Dst.empty())
+        for (const ArraySubscriptExpr *W : Sw.Writes)
+          Edits.push_back({W->getSourceRange(),
+                           ("cudaopt_tile[" + Dst +
+                            "][cudaopt_ly][cudaopt_lx]")
+                               .str()});
+      SourceRange Work = bodyRange(Ctx, Sw.M);
+      Expected<std::string> W = textWithEdits(Ctx, Work, Edits);
+      if (!W)
+        return W.takeError();
+      return reindent(*W, ColOf(Work.getBegin()), "");
+    };
+    Expected<std::string> Middle = Cell("(cudaopt_s - 1) & 1", "cudaopt_s & 1");
+    if (!Middle)
+      return Middle.takeError();
+    Expected<std::string> Last =
+        Cell(std::to_string((S - 1) & 1), "");
+    if (!Last)
+      return Last.takeError();
+
+    std::string In = Sw.In->getNameAsString();
+    std::string Pitch = Sw.Pitch->getNameAsString();
+    std::string K_;
+    raw_string_ostream OS(K_);
+    OS << "/// Added by cuda-opt temporal-block: " << S << " sweeps of '"
+       << K.name() << "' per launch. Each block owns " << TX << " x " << TY
+       << " cells; it loads\n/// them with a halo of " << H
+       << " cells (sweeps x radius " << Sw.Radius
+       << ") into shared memory, runs sweep s on the\n/// cells at least "
+          "s x radius inside the tile's edge, and stores its own cells "
+          "from\n/// the last sweep. The cell update is '"
+       << K.name() << "''s own.\n";
+    OS << "__global__ void __launch_bounds__(" << Threads << ") " << Name
+       << "(" << ParamsText << ") {\n";
+    OS << "  constexpr int cudaopt_halo = " << H << ";\n";
+    OS << "  constexpr int cudaopt_w = " << TX
+       << " + 2 * cudaopt_halo, cudaopt_h = " << TY
+       << " + 2 * cudaopt_halo;\n";
+    OS << "  __shared__ " << T << " cudaopt_tile[2][cudaopt_h][cudaopt_w];\n";
+    OS << "  const int cudaopt_x0 = (int)blockIdx.x * " << TX
+       << " - cudaopt_halo;\n";
+    OS << "  const int cudaopt_y0 = (int)blockIdx.y * " << TY
+       << " - cudaopt_halo;\n";
+    OS << "  for (int cudaopt_c = threadIdx.x; cudaopt_c < cudaopt_w * "
+          "cudaopt_h; cudaopt_c += "
+       << Threads << ") {\n";
+    OS << "    const int cudaopt_ly = cudaopt_c / cudaopt_w, cudaopt_lx = "
+          "cudaopt_c % cudaopt_w;\n";
+    OS << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, cudaopt_gy = "
+          "cudaopt_y0 + cudaopt_ly;\n";
+    OS << "    if (cudaopt_gx >= 0 && cudaopt_gy >= 0 && cudaopt_gx < " << XB
+       << " && cudaopt_gy < " << YB << ")\n";
+    OS << "      cudaopt_tile[0][cudaopt_ly][cudaopt_lx] = " << In
+       << "[(size_t)cudaopt_gy * " << Pitch << " + cudaopt_gx];\n";
+    OS << "  }\n  __syncthreads();\n";
+    if (S > 1) {
+      OS << "  // Sweeps 1 .. " << S - 1
+         << " stay in shared memory, each on a smaller tile.\n";
+      OS << "#pragma unroll\n";
+      OS << "  for (int cudaopt_s = 1; cudaopt_s < " << S
+         << "; ++cudaopt_s) {\n";
+      OS << "    const int cudaopt_m = cudaopt_s * " << Sw.Radius << ";\n";
+      OS << "    const int cudaopt_cw = cudaopt_w - 2 * cudaopt_m;\n";
+      OS << "    const int cudaopt_n = cudaopt_cw * (cudaopt_h - 2 * "
+            "cudaopt_m);\n";
+      OS << "    for (int cudaopt_c = threadIdx.x; cudaopt_c < cudaopt_n; "
+            "cudaopt_c += "
+         << Threads << ") {\n";
+      OS << "      const int cudaopt_ly = cudaopt_m + cudaopt_c / "
+            "cudaopt_cw;\n";
+      OS << "      const int cudaopt_lx = cudaopt_m + cudaopt_c % "
+            "cudaopt_cw;\n";
+      OS << "      const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, cudaopt_gy "
+            "= cudaopt_y0 + cudaopt_ly;\n";
+      OS << "      if (cudaopt_gx >= 0 && cudaopt_gy >= 0 && cudaopt_gx < "
+         << XB << " && cudaopt_gy < " << YB << ") {\n";
+      OS << "        " << XT << " " << XV << " = cudaopt_gx;\n";
+      OS << "        " << YT << " " << YV << " = cudaopt_gy;\n";
+      OS << reindent(*Middle, 1, "        ");
+      OS << "      }\n    }\n    __syncthreads();\n  }\n";
+    }
+    OS << "  // The last sweep stores the block's own cells.\n";
+    OS << "  for (int cudaopt_c = threadIdx.x; cudaopt_c < " << TX * TY
+       << "; cudaopt_c += " << Threads << ") {\n";
+    OS << "    const int cudaopt_ly = cudaopt_halo + cudaopt_c / " << TX
+       << ", cudaopt_lx = cudaopt_halo + cudaopt_c % " << TX << ";\n";
+    OS << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, cudaopt_gy = "
+          "cudaopt_y0 + cudaopt_ly;\n";
+    OS << "    if (cudaopt_gx < " << XB << " && cudaopt_gy < " << YB
+       << ") {\n";
+    OS << "      " << XT << " " << XV << " = cudaopt_gx;\n";
+    OS << "      " << YT << " " << YV << " = cudaopt_gy;\n";
+    OS << reindent(*Last, 1, "      ");
+    OS << "    }\n  }\n}";
+    return OS.str();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Transform> createTemporalBlockTransform() {
+  return std::make_unique<TemporalBlock>();
+}
+
+} // namespace cuda_opt
