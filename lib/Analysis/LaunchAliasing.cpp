@@ -204,7 +204,7 @@ std::optional<std::string> pointerGlobalBlocker(ASTContext &Ctx,
 /// nothing when it only ever holds its own cudaMalloc result (or null).
 std::optional<std::string> notOwnAllocation(ASTContext &Ctx,
                                           const VarDecl *V,
-                                          SourceRange Swap) {
+                                          ArrayRef<SourceRange> Swaps) {
   const SourceManager &SM = Ctx.getSourceManager();
   std::string Name = quoted(V);
   if (!V->getType()->isPointerType())
@@ -237,9 +237,12 @@ std::optional<std::string> notOwnAllocation(ASTContext &Ctx,
   std::vector<const DeclRefExpr *> Refs =
       Scope ? referencesTo(V, Scope) : referencesTo(V, ScopeDecl);
   for (const DeclRefExpr *Ref : Refs) {
-    if (Swap.isValid() &&
-        !SM.isBeforeInTranslationUnit(Ref->getBeginLoc(), Swap.getBegin()) &&
-        !SM.isBeforeInTranslationUnit(Swap.getEnd(), Ref->getBeginLoc()))
+    if (any_of(Swaps, [&](SourceRange Swap) {
+          return !SM.isBeforeInTranslationUnit(Ref->getBeginLoc(),
+                                               Swap.getBegin()) &&
+                 !SM.isBeforeInTranslationUnit(Swap.getEnd(),
+                                               Ref->getBeginLoc());
+        }))
       continue;
     std::string Where = describeLocation(SM, Ref->getBeginLoc());
     const Expr *E = Ref;

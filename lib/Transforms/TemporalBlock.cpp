@@ -184,6 +184,20 @@ public:
     Expected<StencilSweep> Sw = matchStencilSweep(Ctx, K);
     if (!Sw)
       return Sw.takeError();
+    // The tile.
+    int64_t S = Params.get("sweeps"), TX = Params.get("tile"),
+            TY = Params.get("rows");
+    int64_t H = S * Sw->Radius;
+    uint64_t Elem = Ctx.getTypeSizeInChars(Sw->Element).getQuantity();
+    uint64_t Bytes = 2 * (TX + 2 * H) * (TY + 2 * H) * Elem;
+    if (Bytes > MaxStaticShared)
+      return refuse(formatv("two {0} x {1} tiles of {2}-byte cells take {3} "
+                            "bytes of shared memory, more than {4}; lower "
+                            "sweeps, tile or rows",
+                            TX + 2 * H, TY + 2 * H, Elem, Bytes,
+                            MaxStaticShared)
+                        .str());
+
     Expected<SmallVector<LaunchShape, 4>> Shapes =
         analyzeLaunches(Ctx, K, Sw->M);
     if (!Shapes)
@@ -215,7 +229,7 @@ public:
                     "' is not launched as the body of a counted host loop "
                     "(a time loop; cuda-opt --list-regions shows the "
                     "regions)");
-    return planLoop(Ctx, K, *Sw, *R, *Launch, YBound, Params);
+    return planLoop(Ctx, K, *Sw, Regions, *R, *Launch, YBound, Params);
   }
 
   Expected<tooling::Replacements>
@@ -236,6 +250,7 @@ public:
 private:
   Expected<TemporalBlockPlan> planLoop(ASTContext &Ctx, const KernelInfo &K,
                                        const StencilSweep &Sw,
+                                       ArrayRef<HostRegion> Regions,
                                        const HostRegion &R,
                                        const RegionStep &Launch,
                                        const ParmVarDecl *YBound,
@@ -295,6 +310,20 @@ private:
       return refuse("the time loop at " + At + " does not swap '" +
                     VIn->getNameAsString() + "' and '" +
                     VOut->getNameAsString() + "', the sweep's two grids");
+    // Swapping the two grids keeps each its own allocation: every swap of
+    // the pair in the host function's regions is not a reason to refuse.
+    SmallVector<SourceRange, 4> PairSwaps;
+    for (const HostRegion &Other : Regions)
+      for (const RegionStep &St : Other.Steps) {
+        if (St.Kind != RegionStep::Swap || Other.Host != R.Host)
+          continue;
+        SmallVector<const VarDecl *, 2> Vs;
+        for (int B : St.Args)
+          if (B >= 0)
+            Vs.push_back(Other.Buffers[B].Var);
+        if (Vs.size() == 2 && is_contained(Vs, VIn) && is_contained(Vs, VOut))
+          PairSwaps.push_back(St.Span);
+      }
     for (unsigned I = 0; I < KC->getNumArgs(); ++I) {
       const Expr *A = KC->getArg(I);
       if (A->HasSideEffects(Ctx))
@@ -311,7 +340,8 @@ private:
                       Kernel->getParamDecl(I)->getNameAsString() + "'");
       if (std::optional<std::string> Why = notOwnAllocation(
               Ctx, V,
-              V == VIn || V == VOut ? Swap->Span : SourceRange()))
+              V == VIn || V == VOut ? ArrayRef<SourceRange>(PairSwaps)
+                                    : ArrayRef<SourceRange>()))
         return refuse(*Why + "; temporal-block reads one grid while it "
                              "writes the other and needs them apart");
       if (I != InIdx && I != OutIdx && (V == VIn || V == VOut))
@@ -343,20 +373,9 @@ private:
     if (mentions(L->Bound, VIn) || mentions(L->Bound, VOut))
       return refuse("the time loop's bound names a grid");
 
-    // The tile.
     int64_t S = Params.get("sweeps"), TX = Params.get("tile"),
             TY = Params.get("rows"), Threads = Params.get("threads");
     int64_t H = S * Sw.Radius;
-    uint64_t Elem = Ctx.getTypeSizeInChars(Sw.Element).getQuantity();
-    uint64_t Bytes = 2 * (TX + 2 * H) * (TY + 2 * H) * Elem;
-    if (Bytes > MaxStaticShared)
-      return refuse(formatv("two {0} x {1} tiles of {2}-byte cells take {3} "
-                            "bytes of shared memory, more than {4}; lower "
-                            "sweeps, tile or rows",
-                            TX + 2 * H, TY + 2 * H, Elem, Bytes,
-                            MaxStaticShared)
-                        .str());
-
     TemporalBlockPlan P;
     P.Loop = R.TimeLoop;
     std::string Name = K.name() + "_tb";

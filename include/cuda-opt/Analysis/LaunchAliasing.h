@@ -38,12 +38,13 @@ std::optional<std::string> pointerGlobalBlocker(clang::ASTContext &Ctx,
 
 /// Why \p V might point into memory another variable also points into, or
 /// nothing when it only ever holds its own cudaMalloc result (or null).
-/// Uses inside \p Swap are not looked at: a caller that passes the swap of
-/// two variables (a ping-pong `std::swap(cur, next)`) and checks both with
-/// it knows that each holds one of the two allocations, never both the same.
-std::optional<std::string> notOwnAllocation(clang::ASTContext &Ctx,
-                                            const clang::VarDecl *V,
-                                            clang::SourceRange Swap = {});
+/// Uses inside \p Swaps are not looked at: a caller that passes every swap
+/// of two variables (a ping-pong `std::swap(cur, next)`) and checks both
+/// with them knows that each holds one of the two allocations, never both
+/// the same.
+std::optional<std::string>
+notOwnAllocation(clang::ASTContext &Ctx, const clang::VarDecl *V,
+                 llvm::ArrayRef<clang::SourceRange> Swaps = {});
 
 /// Why the pointer arguments of launch \p L might alias, or nothing.
 std::optional<std::string> unprovableLaunch(clang::ASTContext &Ctx,
