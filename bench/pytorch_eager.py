@@ -466,7 +466,35 @@ def entries(s):
             note="eager slicing: ~8 kernels per sweep; two ping-pong "
                  "buffers holding x's border, made before timing; the first "
                  "sweep reads x")
+    if "box9_iter" in s:
+        z = s["box9_iter"]
+        E["box9_iter"] = Entry(
+            "20 x: dst[1:-1, 1:-1] = (sum of the nine shifted slices of src) "
+            "/ 9",
+            [T("x", (z.height, z.width), f32, U(0, 1))],
+            [T("out", (z.height, z.width), f32)],
+            lambda t, th, F: box9_sweeps(t, 20),
+            prepare=jacobi_buffers,
+            note="eager slicing: ~10 kernels per sweep; two ping-pong "
+                 "buffers holding x's border, made before timing")
     return E
+
+
+def box9_sweeps(t, sweeps):
+    """box9_iter's sweeps: interior = the mean of the 3 x 3 neighbourhood,
+    from x into buf0, then back and forth; returns the last."""
+    src, bufs = t["x"], (t["buf0"], t["buf1"])
+    for k in range(sweeps):
+        dst = bufs[k % 2]
+        h, w = src.shape
+        acc = None
+        for dy in (0, 1, 2):
+            for dx in (0, 1, 2):
+                part = src[dy:h - 2 + dy, dx:w - 2 + dx]
+                acc = part.clone() if acc is None else acc.add_(part)
+        dst[1:-1, 1:-1] = acc * (1.0 / 9.0)
+        src = dst
+    return src
 
 
 def histc_input(t, torch, gen):

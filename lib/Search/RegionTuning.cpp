@@ -125,16 +125,19 @@ struct RegionRewrite {
   unsigned Begin = 0, End = 0, FunctionBegin = 0;
 };
 
-/// The settings of temporal-block the region phase measures: a few sweep
-/// counts (those that divide a known trip count first) on two tile shapes.
+/// The settings of temporal-block the region phase measures: sweeps per
+/// launch 2 and 4 and those of 5, 8 and 10 that divide a known trip count
+/// (no remainder loop), on three tile shapes. Settings whose tiles do not
+/// fit in shared memory are refused by the transform and skipped.
 std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
-  std::vector<int64_t> Sweeps;
-  for (int64_t S : {2, 4, 5, 8})
-    if (!Trips || *Trips % S == 0 || S == 4)
+  std::vector<int64_t> Sweeps = {2, 4};
+  for (int64_t S : {5, 8, 10})
+    if (Trips && *Trips >= S && *Trips % S == 0)
       Sweeps.push_back(S);
   std::vector<ParamValues> Out;
   for (int64_t S : Sweeps)
-    for (auto [TX, TY] : {std::pair<int64_t, int64_t>{64, 32}, {128, 16}}) {
+    for (auto [TX, TY] : {std::pair<int64_t, int64_t>{64, 32}, {128, 32},
+                          {64, 64}}) {
       ParamValues V;
       V.set("sweeps", S);
       V.set("tile", TX);
