@@ -186,7 +186,7 @@ process() {
     # gemm-specialize rewrite calls the runtime GEMM library (sm_90a).
     local link=
     if grep -q '"cudaopt/gemm.h"' "$OUT/$name.opt.cu" 2>/dev/null; then
-      link="-gencode=arch=compute_90a,code=sm_90a -I ${CO_GEMM_INCLUDE:-} ${CO_GEMM_ARCHIVE:-} -lcuda"
+      link="-gencode=arch=compute_90a,code=sm_90a -I ${CO_GEMM_INCLUDE:-} ${CO_GEMM_ARCHIVE:-} -lcublas -lcuda"
     fi
     # shellcheck disable=SC2086
     if "$NVCC" $NVCC_FLAGS -I "$corpus" "$OUT/$name.opt.cu" $link \

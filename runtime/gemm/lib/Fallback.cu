@@ -59,7 +59,8 @@ __global__ void fallbackKernel(int M, int N, int K, const T *A, long long Lda,
 
 cudaError_t launchFallback(const cudaoptGemmProblem &P, cudaStream_t Stream) {
   if (P.Type == CUDAOPT_GEMM_F32)
-    return launchSgemm(P, Stream);
+    return P.Reassociate ? launchCublasSgemm(P, Stream)
+                         : launchSgemm(P, Stream);
   dim3 Grid((P.N + Tile - 1) / Tile, (P.M + Tile - 1) / Tile);
   dim3 Block(Tile, 8);
   const bool Row = P.LayoutB == CUDAOPT_GEMM_B_ROW;

@@ -65,6 +65,10 @@ int gemvSplits(int K, int Splits);
 /// it is the exact fp32 kernel, launchSgemm.
 cudaError_t launchFallback(const cudaoptGemmProblem &P, cudaStream_t Stream);
 
+/// fp32 problems with Reassociate: cuBLAS SGEMM (lib/CublasSgemm.cpp).
+cudaError_t launchCublasSgemm(const cudaoptGemmProblem &P,
+                              cudaStream_t Stream);
+
 /// The fp32 CUDA-core GEMM (lib/Sgemm.cu): bit-identical to a sequential
 /// fp32 FMA chain over k per output.
 cudaError_t launchSgemm(const cudaoptGemmProblem &P, cudaStream_t Stream);

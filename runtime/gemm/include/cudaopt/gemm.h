@@ -12,7 +12,8 @@
 //   C: element (m, n) at C[m * Ldc + n]; not read when Beta == 0
 // fp16 or bf16 in and out, fp32 accumulation (tensor cores); or fp32 in and
 // out (CUDAOPT_GEMM_F32), computed exactly as a sequential fp32 FMA chain
-// over k on the CUDA cores (lib/Sgemm.cu). Runs asynchronously on Stream.
+// over k on the CUDA cores (lib/Sgemm.cu), or by cuBLAS SGEMM when the
+// problem allows Reassociate. Runs asynchronously on Stream.
 //
 //===----------------------------------------------------------------------===*/
 
@@ -54,6 +55,12 @@ typedef struct {
    * fp32 runs all of them in one launch; fp16/bf16 one launch each. */
   int Batch;
   long long StrideA, StrideB, StrideC;
+  /* fp32 only: 0 keeps the exact sequential FMA chain over k (lib/Sgemm.cu,
+   * bit for bit the naive kernel's result); 1 lets the sum over k run in
+   * another order: cuBLAS SGEMM (fp32 FFMA, no TF32), faster, results differ
+   * in the last bits (cuda-opt emits it only under --fp-model=reassoc, after
+   * verifying it against the fp64 reference). Ignored for fp16/bf16. */
+  int Reassociate;
 } cudaoptGemmProblem;
 
 /* One point of the kernel family. Kernel indexes the compiled sm_90a
