@@ -127,8 +127,10 @@ struct RegionRewrite {
 
 /// The settings of temporal-block the region phase measures: sweeps per
 /// launch 2 and 4 and those of 5, 8 and 10 that divide a known trip count
-/// (no remainder loop), on three tile shapes. Settings whose tiles do not
-/// fit in shared memory are refused by the transform and skipped.
+/// (no remainder loop), on three tile shapes (tile=0: as wide as makes the
+/// shared tile 128 cells). Settings whose tiles do not fit in shared memory,
+/// or that cannot keep which buffer holds the result, are refused by the
+/// transform and skipped.
 std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
   std::vector<int64_t> Sweeps = {2, 4};
   for (int64_t S : {5, 8, 10})
@@ -136,7 +138,7 @@ std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
       Sweeps.push_back(S);
   std::vector<ParamValues> Out;
   for (int64_t S : Sweeps)
-    for (auto [TX, TY] : {std::pair<int64_t, int64_t>{64, 32}, {128, 32},
+    for (auto [TX, TY] : {std::pair<int64_t, int64_t>{64, 32}, {0, 32},
                           {64, 64}}) {
       ParamValues V;
       V.set("sweeps", S);

@@ -146,6 +146,18 @@ std::string reindent(StringRef Text, unsigned Col, StringRef Pad) {
   return Out;
 }
 
+/// The cells per block along x: \p Tile, or for 0 the width that makes the
+/// shared tile (with its halo \p Halo on both sides) a multiple of 32 cells
+/// of at least 128, so the cell loops' warps run full.
+int64_t tileWidth(int64_t Tile, int64_t Halo) {
+  if (Tile > 0)
+    return Tile;
+  int64_t W = 128;
+  while (W - 2 * Halo < 32)
+    W += 32;
+  return W - 2 * Halo;
+}
+
 /// " + 2", " - 1" or "" for an offset.
 std::string offsetText(int64_t D) {
   if (!D)
@@ -163,7 +175,10 @@ public:
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
         {"sweeps", 4, 2, 16, "sweeps per launch", false, {2, 4, 6, 8}},
-        {"tile", 64, 8, 256, "cells per block along x", false, {64, 128}},
+        {"tile", 64, 0, 256,
+         "cells per block along x; 0 = 128 - 2 x halo, so that the shared "
+         "tile is 128 cells (four warps' lanes) wide",
+         false, {64, 0}},
         {"rows", 32, 4, 256, "cells per block along y", false, {32, 64}},
         {"threads", 256, 64, 1024, "threads per block", true, {256, 512}},
     };
@@ -185,9 +200,9 @@ public:
     if (!Sw)
       return Sw.takeError();
     // The tile.
-    int64_t S = Params.get("sweeps"), TX = Params.get("tile"),
-            TY = Params.get("rows");
+    int64_t S = Params.get("sweeps"), TY = Params.get("rows");
     int64_t H = S * Sw->Radius;
+    int64_t TX = tileWidth(Params.get("tile"), H);
     uint64_t Elem = Ctx.getTypeSizeInChars(Sw->Element).getQuantity();
     uint64_t Bytes = 2 * (TX + 2 * H) * (TY + 2 * H) * Elem;
     if (Bytes > MaxStaticShared)
@@ -373,9 +388,10 @@ private:
     if (mentions(L->Bound, VIn) || mentions(L->Bound, VOut))
       return refuse("the time loop's bound names a grid");
 
-    int64_t S = Params.get("sweeps"), TX = Params.get("tile"),
-            TY = Params.get("rows"), Threads = Params.get("threads");
+    int64_t S = Params.get("sweeps"), TY = Params.get("rows"),
+            Threads = Params.get("threads");
     int64_t H = S * Sw.Radius;
+    int64_t TX = tileWidth(Params.get("tile"), H);
     TemporalBlockPlan P;
     P.Loop = R.TimeLoop;
     std::string Name = K.name() + "_tb";
@@ -416,17 +432,62 @@ private:
                                "'{1}' per launch of '{2}'",
                                S, K.name(), Name)
                            .str();
-    if (R.Trips && *R.Trips % S == 0) {
-      P.LoopText = Head + "\n" + Pad + "for (" + VT + " " + V + " = " + A +
-                   "; " + V + " < " + B + "; " + V + " += " + SS + ") " +
-                   *Blocked;
+    // The launches keep the parity of the swaps: after the loop the result
+    // is in the allocation it is in now (cur after an even number of swaps
+    // is the buffer it started as), so whatever knows the allocations apart
+    // (the tuner's replay compares allocations) sees the same. With S odd
+    // every split of the trips does; with S even the number of launches of
+    // S sweeps must be even, the rest run one at a time.
+    auto Blocked2 = [&](StringRef End) {
+      return Pad + "  for (; " + V + " < " + End.str() + "; " + V + " += " +
+             SS + ") " + *Blocked + "\n";
+    };
+    auto Rest = [&]() {
+      return Pad + "  for (; " + V + " < " + B + "; ++" + V + ") " +
+             Original + "\n";
+    };
+    std::optional<int64_t> InitValue;
+    if (Expr::EvalResult E; L->Init->EvaluateAsInt(E, Ctx))
+      InitValue = E.Val.getInt().getExtValue();
+    if (R.Trips) {
+      int64_t Launches = *R.Trips / S;
+      if (S % 2 == 0 && Launches % 2 == 1)
+        --Launches;
+      if (Launches == 0)
+        return refuse(formatv("the time loop at {0} runs {1} sweeps: with {2} "
+                              "sweeps per launch there is no run of launches "
+                              "that keeps which buffer holds the result (an "
+                              "even count when the sweeps per launch are "
+                              "even); use fewer sweeps per launch",
+                              At, *R.Trips, S)
+                          .str());
+      if (Launches * S == *R.Trips) {
+        P.LoopText = Head + "\n" + Pad + "for (" + VT + " " + V + " = " + A +
+                     "; " + V + " < " + B + "; " + V + " += " + SS + ") " +
+                     *Blocked;
+      } else {
+        P.LoopText = Head + formatv(" ({0} launches; the last {1} sweeps one "
+                                    "at a time)\n",
+                                    Launches, *R.Trips - Launches * S)
+                                .str() +
+                     Pad + "{\n" + Pad + "  " + VT + " " + V + " = " + A +
+                     ";\n" +
+                     Blocked2(InitValue ? std::to_string(*InitValue +
+                                                         Launches * S)
+                                        : "(" + A + ") + " +
+                                              std::to_string(Launches * S)) +
+                     Rest() + Pad + "}";
+      }
     } else {
-      P.LoopText = Head + " (the last trips % " + SS + " one at a time)\n" +
-                   Pad + "{\n" + Pad + "  " + VT + " " + V + " = " + A +
-                   ";\n" + Pad + "  for (; " + V + " + " + SS + " <= " + B +
-                   "; " + V + " += " + SS + ") " + *Blocked + "\n" + Pad +
-                   "  for (; " + V + " < " + B + "; ++" + V + ") " + Original +
-                   "\n" + Pad + "}";
+      // The trip count is known at run time only.
+      int64_t Step = S % 2 ? S : 2 * S;
+      std::string End = "cudaopt_" + V + "_blocked";
+      P.LoopText =
+          Head + " (the sweeps left over run one at a time)\n" + Pad + "{\n" + Pad + "  " + VT +
+          " " + V + " = " + A + ";\n" + Pad + "  const " + VT + " " + End +
+          " = " + V + " + (" + B + " - " + V + ") / " + std::to_string(Step) +
+          " * " + std::to_string(Step) + ";\n" + Blocked2(End) + Rest() +
+          Pad + "}";
     }
     P.Notes.push_back("temporal-block: kernel '" + K.name() + "': " +
                       Sw.Summary + "; " + SS + " sweeps per launch of '" +
@@ -533,6 +594,29 @@ private:
     OS << "      cudaopt_tile[0][cudaopt_ly][cudaopt_lx] = " << In
        << "[(size_t)cudaopt_gy * " << Pitch << " + cudaopt_gx];\n";
     OS << "  }\n  __syncthreads();\n";
+    // The cell loops: 32 threads along x, the others along y; the bounds
+    // checks are skipped for tiles that lie wholly inside the grid.
+    OS << "  const int cudaopt_tx = threadIdx.x % 32, cudaopt_ty = threadIdx.x "
+          "/ 32;\n";
+    OS << "  const bool cudaopt_inside = cudaopt_x0 >= 0 && cudaopt_y0 >= 0 && "
+          "cudaopt_x0 + cudaopt_w <= "
+       << XB << " && cudaopt_y0 + cudaopt_h <= " << YB << ";\n";
+    auto CellLoops = [&](StringRef Margin, StringRef Indent) {
+      std::string I = Indent.str();
+      OS << I << "for (int cudaopt_ly = " << Margin
+         << " + cudaopt_ty; cudaopt_ly < cudaopt_h - " << Margin
+         << "; cudaopt_ly += " << Threads / 32 << ")\n";
+      OS << I << "  for (int cudaopt_lx = " << Margin
+         << " + cudaopt_tx; cudaopt_lx < cudaopt_w - " << Margin
+         << "; cudaopt_lx += 32) {\n";
+      OS << I << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, "
+                 "cudaopt_gy = cudaopt_y0 + cudaopt_ly;\n";
+      OS << I << "    if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 "
+                 "&& cudaopt_gx < "
+         << XB << " && cudaopt_gy < " << YB << ")) {\n";
+      OS << I << "      " << XT << " " << XV << " = cudaopt_gx;\n";
+      OS << I << "      " << YT << " " << YV << " = cudaopt_gy;\n";
+    };
     if (S > 1) {
       OS << "  // Sweeps 1 .. " << S - 1
          << " stay in shared memory, each on a smaller tile.\n";
@@ -540,38 +624,14 @@ private:
       OS << "  for (int cudaopt_s = 1; cudaopt_s < " << S
          << "; ++cudaopt_s) {\n";
       OS << "    const int cudaopt_m = cudaopt_s * " << Sw.Radius << ";\n";
-      OS << "    const int cudaopt_cw = cudaopt_w - 2 * cudaopt_m;\n";
-      OS << "    const int cudaopt_n = cudaopt_cw * (cudaopt_h - 2 * "
-            "cudaopt_m);\n";
-      OS << "    for (int cudaopt_c = threadIdx.x; cudaopt_c < cudaopt_n; "
-            "cudaopt_c += "
-         << Threads << ") {\n";
-      OS << "      const int cudaopt_ly = cudaopt_m + cudaopt_c / "
-            "cudaopt_cw;\n";
-      OS << "      const int cudaopt_lx = cudaopt_m + cudaopt_c % "
-            "cudaopt_cw;\n";
-      OS << "      const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, cudaopt_gy "
-            "= cudaopt_y0 + cudaopt_ly;\n";
-      OS << "      if (cudaopt_gx >= 0 && cudaopt_gy >= 0 && cudaopt_gx < "
-         << XB << " && cudaopt_gy < " << YB << ") {\n";
-      OS << "        " << XT << " " << XV << " = cudaopt_gx;\n";
-      OS << "        " << YT << " " << YV << " = cudaopt_gy;\n";
-      OS << reindent(*Middle, 1, "        ");
-      OS << "      }\n    }\n    __syncthreads();\n  }\n";
+      CellLoops("cudaopt_m", "    ");
+      OS << reindent(*Middle, 1, "          ");
+      OS << "        }\n      }\n    __syncthreads();\n  }\n";
     }
     OS << "  // The last sweep stores the block's own cells.\n";
-    OS << "  for (int cudaopt_c = threadIdx.x; cudaopt_c < " << TX * TY
-       << "; cudaopt_c += " << Threads << ") {\n";
-    OS << "    const int cudaopt_ly = cudaopt_halo + cudaopt_c / " << TX
-       << ", cudaopt_lx = cudaopt_halo + cudaopt_c % " << TX << ";\n";
-    OS << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, cudaopt_gy = "
-          "cudaopt_y0 + cudaopt_ly;\n";
-    OS << "    if (cudaopt_gx < " << XB << " && cudaopt_gy < " << YB
-       << ") {\n";
-    OS << "      " << XT << " " << XV << " = cudaopt_gx;\n";
-    OS << "      " << YT << " " << YV << " = cudaopt_gy;\n";
-    OS << reindent(*Last, 1, "      ");
-    OS << "    }\n  }\n}";
+    CellLoops("cudaopt_halo", "  ");
+    OS << reindent(*Last, 1, "        ");
+    OS << "      }\n    }\n}";
     return OS.str();
   }
 };

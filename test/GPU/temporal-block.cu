@@ -3,12 +3,13 @@
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=5,tile=128,rows=16}' --kernel=jacobi %s
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' --kernel=star9 %s
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=3,tile=32,rows=32,threads=512}' --kernel=star9 %s
+// RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=3,tile=0,rows=16}' --kernel=jacobi %s
 // Planted bugs: a halo one cell short of the sweeps, the last sweep reading
 // the tile of the sweep before, a missing barrier between sweeps, the
 // remainder loop dropping its last sweep, and a radius-2 read shifted by a
 // row.
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='constexpr int cudaopt_halo = 4;=>constexpr int cudaopt_halo = 3;' --passes='temporal-block' %s
-// RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='next[i] = cudaopt_tile[1][cudaopt_ly][cudaopt_lx];=>next[i] = cudaopt_tile[0][cudaopt_ly][cudaopt_lx];' --passes='temporal-block' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='next[i] = 0.5f * cudaopt_tile[1][cudaopt_ly][cudaopt_lx] +=>next[i] = 0.5f * cudaopt_tile[0][cudaopt_ly][cudaopt_lx] +' --passes='temporal-block' %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='    __syncthreads();=>' --passes='temporal-block' %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='for (; t < steps; ++t)=>for (; t + 1 < steps; ++t)' --passes='temporal-block' %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=star9 --plant='[cudaopt_ly - 2]=>[cudaopt_ly - 1]' --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' %s
@@ -16,7 +17,8 @@
 // temporal-block: a time loop of stencil sweeps must give the same grid bit
 // for bit when several sweeps run per launch, for grids that are and are
 // not multiples of the tile, thinner than the halo, and trip counts that
-// the sweeps per launch do and do not divide.
+// the sweeps per launch do and do not divide (known only at run time).
+// Also tile=0 (the shared tile 128 cells wide) with an odd sweep count.
 
 #include "gpu_check.h"
 #include <string>
@@ -60,7 +62,7 @@ int main(int argc, char **argv) {
   for (int I = 0; I < Max; ++I)
     InD[I] = In[(I * 7 + 3) % Max];
   for (const auto &S : Shapes)
-    for (int steps : {10, 7, 1}) {
+    for (int steps : {10, 7, 17, 1}) {
       int nx = S[0], ny = S[1];
       float *cur, *next;
       GPU_CHECK(cudaMalloc(&cur, Max * sizeof(float)));

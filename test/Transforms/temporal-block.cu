@@ -3,11 +3,15 @@
 // RUN: %cuda_compile %t.cu
 // RUN: cuda-opt --fp-model=strict --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' --kernel=star9 %s | FileCheck %s --check-prefix=STAR
 // RUN: cuda-opt --passes='temporal-block{sweeps=5}' --kernel=jacobi %s | FileCheck %s --check-prefix=EVEN
+// RUN: not cuda-opt --passes='temporal-block{sweeps=10}' --kernel=jacobi %s 2>&1 | FileCheck %s --check-prefix=PARITY
+// RUN: cuda-opt --passes='temporal-block{sweeps=3,tile=0}' --kernel=jacobi %s | FileCheck %s --check-prefix=AUTO
 
 // temporal-block: a host time loop launching one stencil sweep per
 // iteration into ping-pong buffers becomes a loop launching a kernel that
 // advances several sweeps per launch through shared-memory tiles. 'jacobi'
-// runs 10 sweeps, so 4 per launch leaves a remainder loop of the original;
+// runs 10 sweeps, so 4 per launch runs two launches and the last 2 sweeps
+// with the original (an even number of 4-sweep launches keeps the result in
+// the buffer that holds it now);
 // 'star9' is a radius-2 stencil guarded by ranges, swapped by three
 // assignments, with a trip count known only at run time.
 
@@ -83,25 +87,28 @@ void smooth(int w, int h, int steps) {
 // CHECK-NEXT:   __shared__ float cudaopt_tile[2][cudaopt_h][cudaopt_w];
 // CHECK:          cur[(size_t)cudaopt_gy * nx + cudaopt_gx];
 // CHECK:        for (int cudaopt_s = 1; cudaopt_s < 4; ++cudaopt_s) {
-// CHECK:              int x = cudaopt_gx;
-// CHECK-NEXT:         int y = cudaopt_gy;
-// CHECK-NEXT:         {
-// CHECK-NEXT:           int i = y * nx + x;
-// CHECK-NEXT:           if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1)
-// CHECK-NEXT:             cudaopt_tile[cudaopt_s & 1][cudaopt_ly][cudaopt_lx] =
-// CHECK-NEXT:                 cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly][cudaopt_lx];
-// CHECK:                                    [cudaopt_lx - 1] +
-// CHECK:                    cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly + 1]
+// CHECK-NEXT:     const int cudaopt_m = cudaopt_s * 1;
+// CHECK-NEXT:     for (int cudaopt_ly = cudaopt_m + cudaopt_ty;
+// CHECK:                if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 &&
+// CHECK:                int x = cudaopt_gx;
+// CHECK-NEXT:           int y = cudaopt_gy;
+// CHECK-NEXT:           {
+// CHECK-NEXT:             int i = y * nx + x;
+// CHECK-NEXT:             if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1)
+// CHECK-NEXT:               cudaopt_tile[cudaopt_s & 1][cudaopt_ly][cudaopt_lx] =
+// CHECK-NEXT:                   cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly][cudaopt_lx];
+// CHECK:                                      [cudaopt_lx - 1] +
+// CHECK:                      cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly + 1]
 // CHECK:        // The last sweep stores the block's own cells.
-// CHECK:                next[i] = cudaopt_tile[1][cudaopt_ly][cudaopt_lx];
-// CHECK-NEXT:         else
-// CHECK-NEXT:           next[i] = 0.5f * cudaopt_tile[1][cudaopt_ly][cudaopt_lx] +
+// CHECK:                  next[i] = cudaopt_tile[1][cudaopt_ly][cudaopt_lx];
+// CHECK-NEXT:           else
+// CHECK-NEXT:             next[i] = 0.5f * cudaopt_tile[1][cudaopt_ly][cudaopt_lx] +
 // CHECK-LABEL: void heat(
-// CHECK:      // cuda-opt temporal-block: 4 sweeps of 'jacobi' per launch of 'jacobi_tb'
-// CHECK-NEXT: // (the last trips % 4 one at a time)
+// CHECK:      // cuda-opt temporal-block: 4 sweeps of 'jacobi' per launch of 'jacobi_tb' (2
+// CHECK-NEXT: // launches; the last 2 sweeps one at a time)
 // CHECK-NEXT: {
 // CHECK-NEXT:   int t = 0;
-// CHECK-NEXT:   for (; t + 4 <= 10; t += 4) {
+// CHECK-NEXT:   for (; t < 8; t += 4) {
 // CHECK-NEXT:     jacobi_tb<<<dim3((nx + 63) / 64, (ny + 31) / 32), 256>>>(next, cur, nx,
 // CHECK-NEXT:                                                              ny);
 // CHECK-NEXT:     cudaGetLastError();
@@ -119,10 +126,11 @@ void smooth(int w, int h, int steps) {
 // STAR:          int c = row * w + col;
 // STAR:          cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly - 2]
 // STAR-LABEL: void smooth(
-// STAR:      // last trips % 2 one at a time)
+// STAR:      // sweeps left over run one at a time)
 // STAR-NEXT: {
 // STAR-NEXT:   int s = 0;
-// STAR-NEXT:   for (; s + 2 <= steps; s += 2) {
+// STAR-NEXT:   const int cudaopt_s_blocked = s + (steps - s) / 4 * 4;
+// STAR-NEXT:   for (; s < cudaopt_s_blocked; s += 2) {
 // STAR-NEXT:     star9_tb<<<dim3((w + 31) / 32, (h + 15) / 16), 128>>>(b, a, w, h);
 // STAR-NEXT:     double *t = a;
 // STAR-NEXT:     a = b;
@@ -133,3 +141,10 @@ void smooth(int w, int h, int steps) {
 // EVEN:      // cuda-opt temporal-block: 5 sweeps of 'jacobi' per launch of 'jacobi_tb'
 // EVEN-NEXT: for (int t = 0; t < 10; t += 5) {
 // EVEN-NEXT:   jacobi_tb<<<
+
+// One launch of 10 sweeps would leave the result in the other buffer.
+// PARITY: runs 10 sweeps: with 10 sweeps per launch there is no run of launches that keeps which buffer holds the result
+
+// tile=0: the shared tile is 128 cells wide (122 + 2 x 3).
+// AUTO: constexpr int cudaopt_w = 122 + 2 * cudaopt_halo,
+// AUTO: for (; t < 9; t += 3) {
