@@ -337,6 +337,14 @@ def entries(s):
             "A @ B (fp32, TF32 off)", [T("A", (z.M, z.K), f32, U(-1, 1)),
                                        T("B", (z.K, z.N), f32, U(-0.5, 1.5))],
             [T("C", (z.M, z.N), f32)], lambda t, th, F: t["A"] @ t["B"])
+    for name in ("gemm_skinny", "gemm_smallk"):
+        if name in s:
+            z = s[name]
+            E[name] = Entry(
+                "A @ B (fp32, TF32 off)",
+                [T("A", (z.M, z.K), f32, U(-1, 1)),
+                 T("B", (z.K, z.N), f32, U(-0.5, 1.5))],
+                [T("C", (z.M, z.N), f32)], lambda t, th, F: t["A"] @ t["B"])
     if "gemm_fp16" in s:
         z = s["gemm_fp16"]
         E["gemm_fp16"] = Entry(

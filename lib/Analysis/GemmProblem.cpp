@@ -38,12 +38,13 @@ std::string renderProblemInit(const GemmProblem &P) {
          ", /*B=*/" + P.B + ", /*Ldb=*/" + P.Ldb + ", /*C=*/" + P.C +
          ", /*Ldc=*/" + P.Ldc + ", /*Alpha=*/" + P.Alpha + ", /*Beta=*/" +
          P.Beta +
-         (P.Batch.empty()
+         (P.Batch.empty() && !P.Reassociate
               ? std::string()
-              : ", /*Batch=*/" + P.Batch + ", /*StrideA=*/" + P.StrideA +
-                    ", /*StrideB=*/" + P.StrideB + ", /*StrideC=*/" +
-                    P.StrideC) +
-         "}";
+              : ", /*Batch=*/" + (P.Batch.empty() ? "1" : P.Batch) +
+                    ", /*StrideA=*/" + (P.Batch.empty() ? "0" : P.StrideA) +
+                    ", /*StrideB=*/" + (P.Batch.empty() ? "0" : P.StrideB) +
+                    ", /*StrideC=*/" + (P.Batch.empty() ? "0" : P.StrideC)) +
+         (P.Reassociate ? ", /*Reassociate=*/1" : "") + "}";
 }
 
 } // namespace cuda_opt

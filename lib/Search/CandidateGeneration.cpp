@@ -14,6 +14,7 @@
 #include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Search/TuningPolicy.h"
 #include "cuda-opt/Support/GpuLock.h"
+#include "WorkerProtocol.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
 #include <cstdlib>
@@ -51,7 +52,11 @@ Expected<json::Object> libraryCallFor(clang::ASTContext &Ctx,
         inconvertibleErrorCode(),
         "the runtime GEMM library (libcudaopt_gemm.so) was not found next to "
         "the worker; build it from runtime/gemm and pass --gemm-library=PATH");
-  return gemmLibraryCall(Ctx, K, H.Original, Opts.GemmLibraryPath);
+  Expected<json::Object> Call =
+      gemmLibraryCall(Ctx, K, H.Original, Opts.GemmLibraryPath);
+  if (Call && PI.Params.has("f32-cublas") && PI.Params.get("f32-cublas"))
+    (*Call)[worker::library::Reassociate] = true;
+  return Call;
 }
 
 } // namespace

@@ -82,6 +82,15 @@ public:
          "copies (CUBLAS_COMPUTE_32F_FAST_16F-like, fp16-rounded result)",
          false,
          {0}},
+        {"f32-cublas",
+         0,
+         0,
+         1,
+         "fp32 GEMM kernels: 1 = cuBLAS SGEMM (fp32, its own summation "
+         "order; under --fp-model=reassoc, verified against the fp64 "
+         "reference), 0 = the exact kernel (bit for bit the naive result)",
+         false,
+         {0, 1}},
     };
     return Specs;
   }
@@ -126,7 +135,11 @@ public:
 private:
   GemmPlan planEdits(const KernelTarget &T, const ParamValues &P) const {
     GemmPlan Pl;
-    planKernel(T, Pl);
+    planKernel(T, P.get("f32-cublas") != 0, Pl);
+    // f32-cublas is about fp32 kernels; cuBLAS calls are rewritten with it
+    // off (the same rewrite would be measured twice).
+    if (P.get("f32-cublas"))
+      return Pl;
     CublasMapOptions Opts;
     Opts.AllowFp16Compute = P.get("allow-fp16-compute") != 0;
     for (const CublasGemmCall &C : findCublasGemmCalls(T.Ctx)) {
@@ -160,7 +173,7 @@ private:
     return Pl;
   }
 
-  void planKernel(const KernelTarget &T, GemmPlan &Pl) const {
+  void planKernel(const KernelTarget &T, bool F32Cublas, GemmPlan &Pl) const {
     const KernelInfo &K = T.Kernel;
     Expected<GemmKernelMatch> Match = matchGemmKernel(T.Ctx, K);
     if (!Match) {
@@ -170,6 +183,12 @@ private:
     if (K.Launches.empty()) {
       Pl.Refusals.push_back("kernel '" + K.name() +
                             "' is a GEMM but is not launched in this file");
+      return;
+    }
+    if (F32Cublas && !Match->F32) {
+      Pl.Refusals.push_back("f32-cublas=1 applies to fp32 GEMM kernels; "
+                            "kernel '" +
+                            K.name() + "' is fp16/bf16");
       return;
     }
     // All launches or none: a kernel still launched somewhere would be
@@ -186,6 +205,8 @@ private:
         continue;
       }
       Expected<GemmProblem> Problem = problemAtLaunch(T.Ctx, K, *Match, L);
+      if (Problem && F32Cublas)
+        Problem->Reassociate = true;
       Expected<CharSourceRange> Range =
           Problem ? statementRange(T.Ctx, L.Call)
                   : Expected<CharSourceRange>(Problem.takeError());

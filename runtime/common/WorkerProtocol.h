@@ -158,6 +158,10 @@ inline constexpr char Batch[] = "batch";
 inline constexpr char StrideA[] = "stride_a";
 inline constexpr char StrideB[] = "stride_b";
 inline constexpr char StrideC[] = "stride_c";
+/// fp32 only: true lets the library sum over k in its own order (cuBLAS
+/// SGEMM; gemm-specialize{f32-cublas=1}); false or absent keeps the exact
+/// sequential FMA chain.
+inline constexpr char Reassociate[] = "reassociate";
 } // namespace library
 
 /// "reference" of the job and of the result: cuBLAS timed beside the

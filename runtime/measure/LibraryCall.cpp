@@ -54,6 +54,7 @@ bool LibraryCall::parseGemm(const Json &J, size_t NumArgs,
   StrideA = J[P::StrideA].integer(0);
   StrideB = J[P::StrideB].integer(0);
   StrideC = J[P::StrideC].integer(0);
+  Reassociate = J[P::Reassociate].boolean(false);
   Beta = J[P::Beta].number(0);
   auto Bad = [&](int I) { return I < 0 || static_cast<size_t>(I) >= NumArgs; };
   if (M <= 0 || N <= 0 || K <= 0 || Bad(A) || Bad(B) || Bad(C)) {
@@ -121,6 +122,7 @@ CUresult LibraryCall::runGemm(const std::vector<CUdeviceptr> &Ptrs,
   P.StrideA = StrideA;
   P.StrideB = StrideB;
   P.StrideC = StrideC;
+  P.Reassociate = Reassociate ? 1 : 0;
   using GemmFn = cudaError_t (*)(const cudaoptGemmProblem *, void *, size_t,
                                  cudaStream_t);
   cudaError_t E = reinterpret_cast<GemmFn>(Entry)(

@@ -66,6 +66,7 @@ private:
   int A = -1, B = -1, C = -1;
   double Alpha = 1, Beta = 0;
   long long Batch = 1, StrideA = 0, StrideB = 0, StrideC = 0;
+  bool Reassociate = false;
   void *Entry = nullptr;
 };
 

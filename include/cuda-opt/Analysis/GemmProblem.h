@@ -25,6 +25,8 @@ struct GemmProblem {
   std::string Alpha = "1.0f", Beta = "0.0f";
   /// Batched problems: the count and the element strides ("" for one).
   std::string Batch, StrideA, StrideB, StrideC;
+  /// fp32: let the library sum over k in its own order (cuBLAS SGEMM).
+  bool Reassociate = false;
 };
 
 /// The source text of \p E as a value of type \p To (int for M, N, K, long
