@@ -39,7 +39,8 @@ co_build_gemm_lib() {
       > "$co_gemm/build.log" 2>&1 || { tail -20 "$co_gemm/build.log"; return 1; }
     "$co_cuda/bin/nvcc" -shared -o "$co_gemm/libcudaopt_gemm.so" \
       "$co_gemm"/obj/*.o -L "$co_cuda/lib64" -lcublas \
-      -L "$co_cuda/lib64/stubs" -lcuda || return 1
+      -Xlinker -rpath,"$co_cuda/lib64" -L "$co_cuda/lib64/stubs" -lcuda \
+      || return 1
     cp "$co_carry/gemm-src.tar" "$co_gemm/src.tar"
   fi
   cp "$co_gemm/libcudaopt_gemm.so" "$CO_BIN/"
