@@ -17,6 +17,7 @@
 #include "cuda-opt/Capture/RegionCapture.h"
 #include "cuda-opt/Measure/Measure.h"
 #include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/TemporalBlockSchedule.h"
 #include "cuda-opt/Support/FpModel.h"
 #include "WorkerProtocol.h"
 
@@ -123,6 +124,9 @@ Expected<FusedRegion> fuseRegion(const Toolchain &TC, const SourceInput &Base,
 struct RegionRewrite {
   std::string Pipeline, Text, Detail;
   unsigned Begin = 0, End = 0, FunctionBegin = 0;
+  /// Launches per run of the rewritten region of the kernels it launches
+  /// more than once (a blocked time loop), when known.
+  std::map<std::string, int64_t> Launches;
 };
 
 /// The settings of temporal-block the region phase measures: sweeps per
@@ -195,6 +199,20 @@ std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
       W.FunctionBegin = Edits->getShiftedCodePosition(Sig.FunctionBegin);
       W.Detail = "sweeps of " + Kernels[St.Kernel].name() +
                  " advanced several per launch";
+      if (R.Trips) {
+        SweepSchedule Sched =
+            temporalBlockSchedule(*R.Trips, V.get("sweeps"));
+        // The new kernel is the one the rewritten loop launches: the
+        // original's name with "_tb" (and "_" until the name was free).
+        StringRef Loop = StringRef(W.Text).slice(W.Begin, W.End);
+        std::string New = Kernels[St.Kernel].name() + "_tb";
+        size_t At = Loop.find(New);
+        while (At != StringRef::npos && At + New.size() < Loop.size() &&
+               Loop[At + New.size()] == '_')
+          New += "_";
+        W.Launches[New] = Sched.Launches;
+        W.Launches[Kernels[St.Kernel].name()] = Sched.Singles;
+      }
       Out.push_back(std::move(W));
     }
   }
@@ -457,6 +475,8 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       // The program's input time must count the original region; the new
       // kernels' own tune adds about the rewritten region's time next.
       Result.BaselineMs += O.MedianMs - Chosen->MedianMs;
+      for (const auto &[Kernel, N] : Built[Best - 1]->Launches)
+        Result.LaunchesPerRun[Kernel] = N;
       Current = Built[Best - 1]->Text;
     }
   }

@@ -326,8 +326,14 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     consumeError(Chosen.takeError());
   }
   Result.Kernels.push_back(KO);
-  Result.BaselineMs += KO.BaselineMs;
-  Result.BestMs += KO.BestMs;
+  // A kernel a kept region rewrite launches N times per run counts N times
+  // (the region's own time was counted as the difference to the original).
+  auto Launched = Result.LaunchesPerRun.find(Kernel);
+  double Times = Launched == Result.LaunchesPerRun.end()
+                     ? 1.0
+                     : static_cast<double>(Launched->second);
+  Result.BaselineMs += Times * KO.BaselineMs;
+  Result.BestMs += Times * KO.BestMs;
   if (!KO.Pipeline.empty())
     Result.ChosenPipeline += (Result.ChosenPipeline.empty() ? "" : "; ") +
                              Kernel + ": " + KO.Pipeline;

@@ -42,6 +42,7 @@
 #include "cuda-opt/Analysis/StencilSweep.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/TemporalBlockSchedule.h"
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
 #include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
@@ -450,9 +451,7 @@ private:
     if (Expr::EvalResult E; L->Init->EvaluateAsInt(E, Ctx))
       InitValue = E.Val.getInt().getExtValue();
     if (R.Trips) {
-      int64_t Launches = *R.Trips / S;
-      if (S % 2 == 0 && Launches % 2 == 1)
-        --Launches;
+      int64_t Launches = temporalBlockSchedule(*R.Trips, S).Launches;
       if (Launches == 0)
         return refuse(formatv("the time loop at {0} runs {1} sweeps: with {2} "
                               "sweeps per launch there is no run of launches "

