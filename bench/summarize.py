@@ -126,13 +126,28 @@ def rate(value, ceiling):
     return 100.0 * value / ceiling
 
 
+def chosen_pipeline(rep):
+    """The report's chosen pipeline, with the host-region rewrites it kept
+    ("region #1: temporal-block{...}") in front when the report's own
+    pipeline does not name them (reports before session 14)."""
+    pipeline = rep.get("pipeline", "")
+    if "region #" in pipeline:
+        return pipeline
+    regions = []
+    for k in rep.get("kernels", []):
+        label = k.get("kernel", "")
+        if label.startswith("region #") and k.get("pipeline"):
+            regions.append("%s: %s" % (label.split(" (")[0], k["pipeline"]))
+    return "; ".join(regions + ([pipeline] if pipeline else []))
+
+
 def summarize_report(name, rep, precision, corpus=None):
     """One program's row from its report JSON."""
     row = {
         "program": name,
         "kernel": rep.get("kernel", ""),
         "measured": bool(rep.get("measured")),
-        "pipeline": rep.get("pipeline", ""),
+        "pipeline": chosen_pipeline(rep),
         "precision": precision,
     }
     if not row["measured"]:
