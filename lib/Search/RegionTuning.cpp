@@ -477,9 +477,9 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       Result.BaselineMs += O.MedianMs - Chosen->MedianMs;
       for (const auto &[Kernel, N] : Built[Best - 1]->Launches)
         Result.LaunchesPerRun[Kernel] = N;
-      Result.ChosenPipeline += (Result.ChosenPipeline.empty() ? "" : "; ") +
-                               "region #" + std::to_string(Count) + ": " +
-                               Built[Best - 1]->Pipeline;
+      Result.ChosenPipeline +=
+          std::string(Result.ChosenPipeline.empty() ? "" : "; ") + "region #" +
+          std::to_string(Count) + ": " + Built[Best - 1]->Pipeline;
       Current = Built[Best - 1]->Text;
     }
   }
