@@ -41,6 +41,9 @@ STEPS = {
     # Only on files with a host region: fuse-launches on every kernel; ok
     # when a pair fused, else the first kernel's reason.
     "fuse": ["--passes=fuse-launches"],
+    # Only on files with a host region: temporal-block on every kernel; ok
+    # when a time loop was blocked, else the first kernel's reason.
+    "temporal": ["--passes=temporal-block"],
     "dry-run": ["tune", "--dry-run", "--budget=4", "-o"],
 }
 
@@ -80,7 +83,16 @@ def first_error(out):
     return ""
 
 
-def run_fuse(cuda_opt, path, flags, timeout):
+# Region passes: the pass and the comment its rewrite adds, counted.
+REGION_PASSES = {
+    "fuse": ("fuse-launches", "Added by cuda-opt fuse-launches", "pair(s) fused"),
+    "temporal": ("temporal-block", "Added by cuda-opt temporal-block",
+                 "time loop(s) blocked"),
+}
+
+
+def run_region_pass(cuda_opt, step, path, flags, timeout):
+    pass_name, marker, what = REGION_PASSES[step]
     p = subprocess.run(["timeout", str(timeout), cuda_opt, "--list-regions",
                         "--json", path, "--"] + flags,
                        capture_output=True, text=True, errors="replace")
@@ -90,12 +102,11 @@ def run_fuse(cuda_opt, path, flags, timeout):
     if not p.stdout.strip().startswith("[") or p.stdout.strip() == "[]":
         return "no-region", ""
     p = subprocess.run(["timeout", str(timeout), cuda_opt,
-                        "--passes=fuse-launches", path, "--"] + flags,
+                        "--passes=" + pass_name, path, "--"] + flags,
                        capture_output=True, text=True, errors="replace")
     out = p.stdout + p.stderr
     if p.returncode == 0:
-        return "ok", "%d pair(s) fused" % out.count(
-            "Added by cuda-opt fuse-launches")
+        return "ok", "%d %s" % (out.count(marker), what)
     # The first kernel's reason, after "is not legal here:".
     for line in out.splitlines():
         if line.startswith("  kernel '"):
@@ -108,8 +119,8 @@ def run_step(cuda_opt, step, path, root, extra, timeout):
     flags = []
     for d in include_dirs(path, root, extra):
         flags += ["-I", d]
-    if step == "fuse":
-        return run_fuse(cuda_opt, path, flags, timeout)
+    if step in REGION_PASSES:
+        return run_region_pass(cuda_opt, step, path, flags, timeout)
     cmd = ["timeout", str(timeout), cuda_opt] + STEPS[step][:1]
     if step == "dry-run":
         # The dry run's output and report go to a scratch file.
