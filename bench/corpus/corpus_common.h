@@ -49,6 +49,35 @@ static float frand(float lo, float hi) {
   return lo + (hi - lo) * (float)(urand() * (1.0 / 4294967296.0));
 }
 
+// Checks 8192 outputs of a row-major fp32 GEMM C[M x N] = A[M x K] *
+// B[K x N] (the first and last corners, then random cells) against a double
+// dot product: an output is wrong when it is more than 1e-4 of the sum of
+// the terms' magnitudes (plus 1e-6) away. Returns how many are wrong;
+// *first gets the first wrong one's error.
+static int check_gemm_samples(const std::vector<float> &A,
+                              const std::vector<float> &B,
+                              const std::vector<float> &C, int M, int N,
+                              int K, double *first) {
+  int bad = 0;
+  for (int s = 0; s < 8192; ++s) {
+    int r = s == 0 ? 0 : s == 1 ? M - 1 : (int)(frand(0, 1) * M) % M;
+    int c = s == 0 ? 0 : s == 1 ? N - 1 : (int)(frand(0, 1) * N) % N;
+    double ref = 0, mag = 0;
+    for (int k = 0; k < K; ++k) {
+      double p = (double)A[(size_t)r * K + k] * B[(size_t)k * N + c];
+      ref += p;
+      mag += std::fabs(p);
+    }
+    double err = std::fabs(C[(size_t)r * N + c] - ref);
+    if (err > 1e-4 * mag + 1e-6) {
+      if (!bad)
+        *first = err;
+      ++bad;
+    }
+  }
+  return bad;
+}
+
 // Fill every element, in order, with frand(lo, hi) (one step per element).
 static void fill_uniform(std::vector<float> &v, float lo, float hi) {
   for (float &x : v)
