@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/HostRegions.h"
 #include "cuda-opt/Analysis/LaunchAliasing.h"
+#include "cuda-opt/Analysis/LoopAnalysis.h"
 #include "cuda-opt/Analysis/StencilSweep.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
@@ -274,7 +275,7 @@ private:
     const SourceManager &SM = Ctx.getSourceManager();
     const CUDAKernelCallExpr *KC = nullptr;
     for (const LaunchSite &L : K.Launches)
-      if (containsLaunch(Launch.S, L.Call))
+      if (containsStmt(Launch.S, L.Call))
         KC = L.Call;
     if (!KC)
       return refuse("internal: the time loop's launch of '" + K.name() +
@@ -494,17 +495,6 @@ private:
                       std::to_string(TY) + " cells per block, halo " +
                       std::to_string(H) + ")");
     return P;
-  }
-
-  static bool containsLaunch(const Stmt *S, const Stmt *Call) {
-    if (!S)
-      return false;
-    if (S == Call)
-      return true;
-    for (const Stmt *C : S->children())
-      if (containsLaunch(C, Call))
-        return true;
-    return false;
   }
 
   /// The new kernel's definition.
