@@ -404,28 +404,44 @@ private:
     return T.size() > 48 ? T.substr(0, 45) + "..." : T;
   }
 
+  /// The counter, start and bound of `for (T v = A; v < B; ++v)` (or
+  /// `v++`, `v += 1`), and the trips when A and B are constants.
+  void countLoop(HostRegion &R, const ForStmt *Loop) {
+    const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit());
+    const auto *V = DS && DS->isSingleDecl()
+                        ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                        : nullptr;
+    const auto *C = dyn_cast_or_null<BinaryOperator>(strip(Loop->getCond()));
+    if (!V || !V->getInit() || !C || C->getOpcode() != BO_LT ||
+        varOf(C->getLHS()) != V)
+      return;
+    const Expr *Inc = strip(Loop->getInc());
+    bool StepOne = false;
+    if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
+      StepOne = U->isIncrementOp() && varOf(U->getSubExpr()) == V;
+    if (const auto *A = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
+      Expr::EvalResult One;
+      StepOne = A->getOpcode() == BO_AddAssign && varOf(A->getLHS()) == V &&
+                A->getRHS()->EvaluateAsInt(One, Ctx) &&
+                One.Val.getInt() == 1;
+    }
+    if (!StepOne)
+      return;
+    R.Counter = V;
+    R.Start = V->getInit();
+    R.Bound = C->getRHS();
+    Expr::EvalResult A, B;
+    if (R.Start->EvaluateAsInt(A, Ctx) && R.Bound->EvaluateAsInt(B, Ctx))
+      R.Trips = std::max<int64_t>(0, B.Val.getInt().getExtValue() -
+                                         A.Val.getInt().getExtValue());
+  }
+
   /// Buffers, their accesses and liveness, once the steps are known.
   void finish(HostRegion &R, const ForStmt *Loop) {
     if (Loop) {
       R.TimeLoop = Loop;
       R.Range = Loop->getSourceRange();
-      if (const auto *DS = dyn_cast_or_null<DeclStmt>(Loop->getInit()))
-        if (DS->isSingleDecl())
-          if (const auto *V = dyn_cast<VarDecl>(DS->getSingleDecl()))
-            if (const auto *C = dyn_cast_or_null<BinaryOperator>(
-                    strip(Loop->getCond())))
-              if (C->getOpcode() == BO_LT && varOf(C->getLHS()) == V &&
-                  V->getInit()) {
-                Expr::EvalResult A, B;
-                if (V->getInit()->EvaluateAsInt(A, Ctx) &&
-                    C->getRHS()->EvaluateAsInt(B, Ctx))
-                  if (const auto *U = dyn_cast_or_null<UnaryOperator>(
-                          strip(Loop->getInc())))
-                    if (U->isIncrementOp() && varOf(U->getSubExpr()) == V)
-                      R.Trips = std::max<int64_t>(
-                          0, B.Val.getInt().getExtValue() -
-                                 A.Val.getInt().getExtValue());
-              }
+      countLoop(R, Loop);
     }
     std::vector<bool> Seen(R.Buffers.size(), false);
     for (const RegionStep &St : R.Steps) {

@@ -20,6 +20,7 @@
 #include "cuda-opt/Analysis/AccessAnalysis.h"
 #include "cuda-opt/Analysis/IndexExprBuilder.h"
 #include "cuda-opt/Analysis/LoopAnalysis.h"
+#include "cuda-opt/Analysis/PointerUses.h"
 #include "cuda-opt/Analysis/ThreadBound.h"
 #include "cuda-opt/Support/Refusal.h"
 
@@ -218,23 +219,8 @@ const Expr *assignedLHS(const Expr *E) {
   return nullptr;
 }
 
-/// Every use of a parameter in \p S.
-class ParamUses : public RecursiveASTVisitor<ParamUses> {
-public:
-  explicit ParamUses(const ParmVarDecl *P) : P(P) {}
-  bool VisitDeclRefExpr(DeclRefExpr *DRE) {
-    if (DRE->getDecl() == P)
-      Uses.push_back(DRE);
-    return true;
-  }
-  const ParmVarDecl *P;
-  SmallVector<const DeclRefExpr *, 8> Uses;
-};
-
 unsigned countUses(const Stmt *S, const ParmVarDecl *P) {
-  ParamUses U(P);
-  U.TraverseStmt(const_cast<Stmt *>(S));
-  return U.Uses.size();
+  return referencesTo(P, S).size();
 }
 
 /// How many writes `Out[...] = v` every path through \p S makes, or
@@ -449,9 +435,7 @@ Expected<StencilSweep> matchStencilSweep(ASTContext &Ctx,
 
   // Every use of In and Out is a subscript: a read of In, a store to Out.
   for (const ParmVarDecl *P : {Sw.In, Sw.Out}) {
-    ParamUses U(P);
-    U.TraverseStmt(K.Decl->getBody());
-    for (const DeclRefExpr *DRE : U.Uses) {
+    for (const DeclRefExpr *DRE : referencesTo(P, K.Decl->getBody())) {
       const Stmt *Child = DRE;
       const Stmt *Parent = nullptr;
       for (;;) {

@@ -157,6 +157,7 @@ std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
 /// temporal-block on the region's time loop, one rewrite per setting that
 /// applies; \p Refusal gets the first reason when none does.
 std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
+                                               ArrayRef<KernelInfo> Kernels,
                                                StringRef Text,
                                                const HostRegion &R,
                                                const RegionSignature &Sig,
@@ -167,7 +168,6 @@ std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
   std::unique_ptr<Transform> TB = TransformRegistry::create("temporal-block");
   if (!TB)
     return Out;
-  std::vector<KernelInfo> Kernels = findKernels(Ctx);
   for (const RegionStep &St : R.Steps) {
     if (St.Kind != RegionStep::Launch)
       continue;
@@ -202,15 +202,8 @@ std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
       if (R.Trips) {
         SweepSchedule Sched =
             temporalBlockSchedule(*R.Trips, V.get("sweeps"));
-        // The new kernel is the one the rewritten loop launches: the
-        // original's name with "_tb" (and "_" until the name was free).
-        StringRef Loop = StringRef(W.Text).slice(W.Begin, W.End);
-        std::string New = Kernels[St.Kernel].name() + "_tb";
-        size_t At = Loop.find(New);
-        while (At != StringRef::npos && At + New.size() < Loop.size() &&
-               Loop[At + New.size()] == '_')
-          New += "_";
-        W.Launches[New] = Sched.Launches;
+        W.Launches[temporalBlockKernelName(Ctx, Kernels[St.Kernel])] =
+            Sched.Launches;
         W.Launches[Kernels[St.Kernel].name()] = Sched.Singles;
       }
       Out.push_back(std::move(W));
@@ -325,7 +318,7 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     }
     std::string BlockRefusal;
     for (RegionRewrite &W :
-         temporalBlockRegion(Ctx, Current, *R, *Sig, BlockRefusal))
+         temporalBlockRegion(Ctx, Kernels, Current, *R, *Sig, BlockRefusal))
       Rewrites.push_back(std::move(W));
     Result.addPhase("rewrite", Start);
     if (Rewrites.empty()) {

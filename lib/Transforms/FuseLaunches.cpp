@@ -1065,30 +1065,6 @@ private:
       Works.push_back(*Text);
     }
 
-    auto Indent = [](StringRef S, StringRef Pad) {
-      std::string Out;
-      SmallVector<StringRef, 16> Lines;
-      S.split(Lines, '\n');
-      // Strip the common leading whitespace of the lines after the first.
-      size_t Common = std::string::npos;
-      for (size_t I = 1; I < Lines.size(); ++I) {
-        StringRef L = Lines[I];
-        if (L.trim().empty())
-          continue;
-        Common = std::min(Common, L.size() - L.ltrim().size());
-      }
-      if (Common == std::string::npos)
-        Common = 0;
-      for (size_t I = 0; I < Lines.size(); ++I) {
-        StringRef L = I ? Lines[I].drop_front(std::min(Common, Lines[I].size()))
-                        : Lines[I].ltrim();
-        if (L.trim().empty())
-          continue;
-        Out += Pad.str() + L.rtrim().str() + "\n";
-      }
-      return Out;
-    };
-
     FuseLaunchesPlan Plan;
     Plan.First = A.Call;
     Plan.Second = B.Call;
@@ -1127,15 +1103,15 @@ private:
            (A.M.x().Inclusive ? " <= " : " < ") + Bound + ") {\n";
     if (B.Consumer) {
       // The consumer's body, reading the map's value in place of the buffer.
-      K += Indent(Works[1], "  ");
+      K += indentBlock(Works[1], "  ");
       K += "}";
     } else if (Flat) {
-      K += Indent(Works[0], "    ");
-      K += Indent(Works[1], "    ");
+      K += indentBlock(Works[0], "    ");
+      K += indentBlock(Works[1], "    ");
     } else {
-      K += Indent(ElementDecls, "    ");
-      K += "    {\n" + Indent(Works[0], "      ") + "    }\n";
-      K += "    {\n" + Indent(Works[1], "      ") + "    }\n";
+      K += indentBlock(ElementDecls, "    ");
+      K += "    {\n" + indentBlock(Works[0], "      ") + "    }\n";
+      K += "    {\n" + indentBlock(Works[1], "      ") + "    }\n";
     }
     if (!B.Consumer)
       K += "  }\n}";

@@ -40,6 +40,7 @@
 #include "cuda-opt/Analysis/HostRegions.h"
 #include "cuda-opt/Analysis/LaunchAliasing.h"
 #include "cuda-opt/Analysis/LoopAnalysis.h"
+#include "cuda-opt/Analysis/PointerUses.h"
 #include "cuda-opt/Analysis/StencilSweep.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Transforms/Passes.h"
@@ -72,80 +73,6 @@ const VarDecl *plainVar(const Expr *E) {
           dyn_cast<DeclRefExpr>(stripLaunchArgImplicit(E)->IgnoreParenImpCasts()))
     return dyn_cast<VarDecl>(DRE->getDecl());
   return nullptr;
-}
-
-/// `for (T v = A; v < B; ++v)`: v, A and B, or why not.
-struct CountedLoop {
-  const VarDecl *Var = nullptr;
-  const Expr *Init = nullptr, *Bound = nullptr;
-};
-
-Expected<CountedLoop> countedLoop(ASTContext &Ctx, const ForStmt *FS) {
-  CountedLoop L;
-  const std::string Form = "temporal-block needs the time loop written "
-                           "'for (int t = A; t < B; ++t)'";
-  const auto *DS = dyn_cast_or_null<DeclStmt>(FS->getInit());
-  if (DS && DS->isSingleDecl())
-    L.Var = dyn_cast<VarDecl>(DS->getSingleDecl());
-  if (!L.Var || !L.Var->getInit() || !L.Var->getType()->isIntegerType())
-    return refuse("the loop at " +
-                  describeLocation(Ctx.getSourceManager(), FS->getBeginLoc()) +
-                  " does not declare one integer counter; " + Form);
-  L.Init = L.Var->getInit();
-  const auto *C = dyn_cast_or_null<BinaryOperator>(
-      FS->getCond() ? FS->getCond()->IgnoreParenImpCasts() : nullptr);
-  if (!C || C->getOpcode() != BO_LT || !refersTo(C->getLHS(), L.Var))
-    return refuse("the loop's condition is not '" +
-                  L.Var->getNameAsString() + " < bound'; " + Form);
-  L.Bound = C->getRHS();
-  const Expr *Inc = FS->getInc() ? FS->getInc()->IgnoreParenImpCasts() : nullptr;
-  bool Step1 = false;
-  if (const auto *U = dyn_cast_or_null<UnaryOperator>(Inc))
-    Step1 = U->isIncrementOp() && refersTo(U->getSubExpr(), L.Var);
-  if (const auto *B = dyn_cast_or_null<CompoundAssignOperator>(Inc)) {
-    Expr::EvalResult R;
-    Step1 = B->getOpcode() == BO_AddAssign && refersTo(B->getLHS(), L.Var) &&
-            B->getRHS()->EvaluateAsInt(R, Ctx) && R.Val.getInt() == 1;
-  }
-  if (!Step1)
-    return refuse("the loop does not step '" + L.Var->getNameAsString() +
-                  "' by one; " + Form);
-  if (L.Init->HasSideEffects(Ctx) || L.Bound->HasSideEffects(Ctx))
-    return refuse("the loop's start or bound has side effects; " + Form);
-  return L;
-}
-
-bool mentions(const Stmt *S, const VarDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (DRE->getDecl() == V)
-      return true;
-  for (const Stmt *C : S->children())
-    if (mentions(C, V))
-      return true;
-  return false;
-}
-
-/// \p Text, whose first line started at column \p Col of the file,
-/// re-indented by \p Pad: later lines lose up to Col - 1 leading spaces
-/// (blank lines stay empty).
-std::string reindent(StringRef Text, unsigned Col, StringRef Pad) {
-  std::string Out;
-  SmallVector<StringRef, 32> Lines;
-  Text.split(Lines, '\n');
-  for (size_t I = 0; I < Lines.size(); ++I) {
-    StringRef L = Lines[I];
-    if (I > 0) {
-      size_t Drop = 0;
-      while (Drop + 1 < Col && Drop < L.size() && L[Drop] == ' ')
-        ++Drop;
-      L = L.drop_front(Drop);
-    }
-    Out += (L.trim().empty() ? std::string() : Pad.str() + L.rtrim().str()) +
-           "\n";
-  }
-  return Out;
 }
 
 /// The cells per block along x: \p Tile, or for 0 the width that makes the
@@ -380,14 +307,19 @@ private:
                       " passes shared memory or a stream; temporal-block "
                       "launches on the default stream");
 
-    Expected<CountedLoop> L = countedLoop(Ctx, R.TimeLoop);
-    if (!L)
-      return L.takeError();
-    if (mentions(R.TimeLoop->getBody(), L->Var))
+    const std::string Form = "temporal-block needs the time loop written "
+                             "'for (int t = A; t < B; ++t)'";
+    if (!R.Counter || !R.Counter->getType()->isIntegerType())
+      return refuse("the time loop at " + At +
+                    " does not count one integer up by one; " + Form);
+    if (R.Start->HasSideEffects(Ctx) || R.Bound->HasSideEffects(Ctx))
+      return refuse("the loop's start or bound has side effects; " + Form);
+    if (!referencesTo(R.Counter, R.TimeLoop->getBody()).empty())
       return refuse("the body of the time loop at " + At + " uses '" +
-                    L->Var->getNameAsString() +
+                    R.Counter->getNameAsString() +
                     "'; temporal-block launches several sweeps at once");
-    if (mentions(L->Bound, VIn) || mentions(L->Bound, VOut))
+    if (!referencesTo(VIn, R.Bound).empty() ||
+        !referencesTo(VOut, R.Bound).empty())
       return refuse("the time loop's bound names a grid");
 
     int64_t S = Params.get("sweeps"), TY = Params.get("rows"),
@@ -396,9 +328,7 @@ private:
     int64_t TX = tileWidth(Params.get("tile"), H);
     TemporalBlockPlan P;
     P.Loop = R.TimeLoop;
-    std::string Name = K.name() + "_tb";
-    while (declaresFunction(Ctx, Name))
-      Name += "_";
+    std::string Name = temporalBlockKernelName(Ctx, K);
     Expected<std::string> KText = kernelText(Ctx, K, Sw, Name, S, TX, TY,
                                              Threads, H);
     if (!KText)
@@ -423,10 +353,10 @@ private:
     if (!Blocked)
       return Blocked.takeError();
     std::string Original = sourceText(Ctx, Body->getSourceRange());
-    std::string V = L->Var->getNameAsString();
-    std::string VT = typeText(Ctx, L->Var->getType());
-    std::string A = sourceText(Ctx, L->Init->getSourceRange());
-    std::string B = sourceText(Ctx, L->Bound->getSourceRange());
+    std::string V = R.Counter->getNameAsString();
+    std::string VT = typeText(Ctx, R.Counter->getType());
+    std::string A = sourceText(Ctx, R.Start->getSourceRange());
+    std::string B = sourceText(Ctx, R.Bound->getSourceRange());
     std::string SS = std::to_string(S);
     unsigned Col = SM.getExpansionColumnNumber(R.TimeLoop->getBeginLoc());
     std::string Pad(Col > 0 ? Col - 1 : 0, ' ');
@@ -449,7 +379,7 @@ private:
              Original + "\n";
     };
     std::optional<int64_t> InitValue;
-    if (Expr::EvalResult E; L->Init->EvaluateAsInt(E, Ctx))
+    if (Expr::EvalResult E; R.Start->EvaluateAsInt(E, Ctx))
       InitValue = E.Val.getInt().getExtValue();
     if (R.Trips) {
       int64_t Launches = temporalBlockSchedule(*R.Trips, S).Launches;
@@ -517,10 +447,6 @@ private:
 
     // The cell update with its grid accesses redirected.
     auto Cell = [&](StringRef Src, StringRef Dst) -> Expected<std::string> {
-      const SourceManager &SM = Ctx.getSourceManager();
-      auto ColOf = [&](SourceLocation L) {
-        return SM.getExpansionColumnNumber(SM.getExpansionLoc(L));
-      };
       std::vector<std::pair<SourceRange, std::string>> Edits;
       for (const StencilRead &R : Sw.Reads)
         Edits.push_back(
@@ -534,11 +460,7 @@ private:
                            ("cudaopt_tile[" + Dst +
                             "][cudaopt_ly][cudaopt_lx]")
                                .str()});
-      SourceRange Work = bodyRange(Ctx, Sw.M);
-      Expected<std::string> W = textWithEdits(Ctx, Work, Edits);
-      if (!W)
-        return W.takeError();
-      return reindent(*W, ColOf(Work.getBegin()), "");
+      return textWithEdits(Ctx, bodyRange(Ctx, Sw.M), Edits);
     };
     Expected<std::string> Middle = Cell("(cudaopt_s - 1) & 1", "cudaopt_s & 1");
     if (!Middle)
@@ -614,18 +536,25 @@ private:
          << "; ++cudaopt_s) {\n";
       OS << "    const int cudaopt_m = cudaopt_s * " << Sw.Radius << ";\n";
       CellLoops("cudaopt_m", "    ");
-      OS << reindent(*Middle, 1, "          ");
+      OS << indentBlock(*Middle, "          ");
       OS << "        }\n      }\n    __syncthreads();\n  }\n";
     }
     OS << "  // The last sweep stores the block's own cells.\n";
     CellLoops("cudaopt_halo", "  ");
-    OS << reindent(*Last, 1, "        ");
+    OS << indentBlock(*Last, "        ");
     OS << "      }\n    }\n}";
     return OS.str();
   }
 };
 
 } // namespace
+
+std::string temporalBlockKernelName(ASTContext &Ctx, const KernelInfo &K) {
+  std::string Name = K.name() + "_tb";
+  while (declaresFunction(Ctx, Name))
+    Name += "_";
+  return Name;
+}
 
 std::unique_ptr<Transform> createTemporalBlockTransform() {
   return std::make_unique<TemporalBlock>();

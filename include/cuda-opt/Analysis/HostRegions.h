@@ -75,6 +75,10 @@ struct HostRegion {
   /// The counted loop whose body is the region, if any, and its trip count
   /// when constant.
   const clang::ForStmt *TimeLoop = nullptr;
+  /// The time loop's counter when it counts up by one,
+  /// `for (T v = Start; v < Bound; ++v)` (or `v++`, `v += 1`), else null.
+  const clang::VarDecl *Counter = nullptr;
+  const clang::Expr *Start = nullptr, *Bound = nullptr;
   std::optional<int64_t> Trips;
   std::vector<RegionStep> Steps;
   std::vector<RegionBuffer> Buffers;

@@ -5,15 +5,22 @@
 // number of launches keeps the parity of the swaps (an even count when S
 // is even), so that the result stays in the allocation that holds it. The
 // transform and the tuner (which counts each kernel's launches per run of
-// the region) use this one schedule.
+// the region) use this one schedule and this one name for the new kernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_TRANSFORMS_TEMPORALBLOCKSCHEDULE_H
 #define CUDA_OPT_TRANSFORMS_TEMPORALBLOCKSCHEDULE_H
 
+#include "cuda-opt/Analysis/KernelFinder.h"
 #include <cstdint>
+#include <string>
 
 namespace cuda_opt {
+
+/// The name of the kernel temporal-block adds for \p K: K's name with
+/// "_tb", then "_" until no function of the file has it.
+std::string temporalBlockKernelName(clang::ASTContext &Ctx,
+                                    const KernelInfo &K);
 
 struct SweepSchedule {
   int64_t Launches = 0; ///< Launches of the S-sweep kernel.

@@ -170,6 +170,25 @@ bool isWideIndex(const ASTContext &Ctx, const VarDecl *V) {
   return Ctx.getTypeSize(V->getType()) > 32;
 }
 
+std::string indentBlock(StringRef Text, StringRef Pad) {
+  SmallVector<StringRef, 16> Lines;
+  Text.split(Lines, '\n');
+  size_t Common = std::string::npos;
+  for (size_t I = 1; I < Lines.size(); ++I)
+    if (!Lines[I].trim().empty())
+      Common = std::min(Common, Lines[I].size() - Lines[I].ltrim().size());
+  if (Common == std::string::npos)
+    Common = 0;
+  std::string Out;
+  for (size_t I = 0; I < Lines.size(); ++I) {
+    StringRef L = I ? Lines[I].drop_front(std::min(Common, Lines[I].size()))
+                    : Lines[I].ltrim();
+    if (!L.trim().empty())
+      Out += Pad.str() + L.rtrim().str() + "\n";
+  }
+  return Out;
+}
+
 Expected<std::string>
 textWithEdits(const ASTContext &Ctx, SourceRange R,
               ArrayRef<std::pair<SourceRange, std::string>> Edits) {

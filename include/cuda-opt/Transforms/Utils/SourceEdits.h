@@ -66,6 +66,12 @@ llvm::Expected<std::string>
 textWithEdits(const clang::ASTContext &Ctx, clang::SourceRange R,
               llvm::ArrayRef<std::pair<clang::SourceRange, std::string>> Edits);
 
+/// \p Text (source copied from a file, its first line starting mid-line)
+/// as a block indented by \p Pad: the first line without its leading
+/// whitespace, the later lines without the whitespace they all share, blank
+/// lines dropped; each line ends with a newline.
+std::string indentBlock(llvm::StringRef Text, llvm::StringRef Pad);
+
 /// Edits that turn every `return;` in \p Stmts into `continue;` so the
 /// statements can sit in a loop. Fails when a return sits inside a nested
 /// loop, where continue would mean something else.
