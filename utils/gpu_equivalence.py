@@ -36,6 +36,21 @@ DTYPES = {0: ("f", 4), 1: ("d", 8), 2: ("e", 2), 3: ("i", 4)}
 DEFAULT_RTOL = {0: 1e-5, 1: 1e-12, 2: 1e-2, 3: 0.0}
 
 
+def cudnn_flags(nvcc):
+    """Compile and link flags for cuDNN: $CUDNN_ROOT (pip's
+    site-packages/nvidia/cudnn) or the CUDA installation nvcc belongs to."""
+    root = os.environ.get("CUDNN_ROOT") or os.path.dirname(
+        os.path.dirname(os.path.abspath(nvcc)))
+    for sub in ("lib", "lib64"):
+        for name in ("libcudnn.so", "libcudnn.so.9"):
+            lib = os.path.join(root, sub, name)
+            if os.path.exists(lib):
+                return ["-I", os.path.join(root, "include"), "-Xlinker",
+                        "--no-as-needed", lib, "-Xlinker",
+                        "-rpath," + os.path.join(root, sub)]
+    sys.exit("--cudnn: no libcudnn.so under %s; set CUDNN_ROOT" % root)
+
+
 def read_dump(path):
     records = {}
     with open(path, "rb") as f:
@@ -159,6 +174,9 @@ def main():
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--fp-model", choices=("strict", "reassoc"), default=None)
     ap.add_argument("--plant", default=None)
+    ap.add_argument("--cudnn", action="store_true",
+                    help="link both programs with cuDNN ($CUDNN_ROOT, else "
+                         "the CUDA path next to nvcc)")
     ap.add_argument("--orig-runs", type=int, default=3,
                     help="--fp-model=reassoc: runs of the original per seed "
                     "whose largest error against fp64 is the yardstick")
@@ -177,6 +195,9 @@ def main():
             rest.remove(a)
         elif a.startswith("--plant="):
             args.plant = a.split("=", 1)[1]
+            rest.remove(a)
+        elif a == "--cudnn":
+            args.cudnn = True
             rest.remove(a)
         elif a.startswith("--orig-runs="):
             args.orig_runs = int(a.split("=", 1)[1])
@@ -209,6 +230,8 @@ def main():
         with open(rewritten, "w") as f:
             f.write("\n".join(lines))
     nvcc = [args.nvcc, "-O2", "-std=c++17", "-arch=" + args.arch, "-I", include]
+    if args.cudnn:
+        nvcc += cudnn_flags(args.nvcc)
     exe = {}
     for tag, path in (("orig", src), ("new", rewritten)):
         exe[tag] = os.path.join(args.work, tag + ".exe")

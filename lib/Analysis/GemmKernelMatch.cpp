@@ -25,6 +25,7 @@
 #include "cuda-opt/Analysis/GemmKernelMatch.h"
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
+#include "cuda-opt/Analysis/ProductAccumulation.h"
 #include "cuda-opt/Support/Refusal.h"
 #include "clang/Basic/SourceManager.h"
 
@@ -54,38 +55,6 @@ Elem elementOf(QualType T) {
       return Elem::BF16;
   }
   return Elem::Other;
-}
-
-/// Counts the writes to one local variable in a body.
-class WriteCounter : public RecursiveASTVisitor<WriteCounter> {
-public:
-  explicit WriteCounter(const VarDecl *V) : V(V) {}
-  bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->isAssignmentOp() && refersToV(BO->getLHS()))
-      ++Writes;
-    return true;
-  }
-  bool VisitUnaryOperator(UnaryOperator *UO) {
-    if ((UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
-        refersToV(UO->getSubExpr()))
-      ++Writes;
-    return true;
-  }
-  unsigned Writes = 0;
-
-private:
-  bool refersToV(const Expr *E) const {
-    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    return DRE && DRE->getDecl() == V;
-  }
-  const VarDecl *V;
-};
-
-const VarDecl *refVar(const Expr *E) {
-  if (!E)
-    return nullptr;
-  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-  return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
 }
 
 /// Looks through the conversions a 16-bit store is written with:
@@ -124,106 +93,6 @@ const Expr *stripStoreConversions(const Expr *E) {
   }
 }
 
-/// `blockIdx.d * blockDim.d + threadIdx.d` for the d it holds for.
-std::optional<unsigned> globalIndexDim(const IndexExpr &E,
-                                       const SymbolTable &Syms) {
-  for (unsigned D = 0; D < 3; ++D) {
-    std::optional<unsigned> Bi = Syms.findBuiltin(SymbolKind::BlockIdx, D);
-    std::optional<unsigned> Bd = Syms.findBuiltin(SymbolKind::BlockDim, D);
-    std::optional<unsigned> Ti = Syms.findBuiltin(SymbolKind::ThreadIdx, D);
-    if (!Bi || !Bd || !Ti)
-      continue;
-    if (E == IndexExpr::symbol(*Bi) * IndexExpr::symbol(*Bd) +
-                 IndexExpr::symbol(*Ti))
-      return D;
-  }
-  return std::nullopt;
-}
-
-/// The load a factor of a product reads, looking through the conversions
-/// of a 16-bit value to float (`__half2float(A[i])`, `float(A[i])`, the
-/// copy of a __half argument).
-const Expr *loadOfFactor(const Expr *E) {
-  while (true) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-      if (CE->getNumArgs() != 1)
-        return E;
-      E = CE->getArg(0);
-    } else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
-      E = MT->getSubExpr();
-    } else if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E)) {
-      E = FC->getSubExpr();
-    } else if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E);
-               MC && isa_and_nonnull<CXXConversionDecl>(MC->getMethodDecl())) {
-      E = MC->getImplicitObjectArgument();
-    } else if (const auto *Call = dyn_cast<CallExpr>(E)) {
-      const FunctionDecl *FD = Call->getDirectCallee();
-      if (!FD || !FD->getIdentifier() || Call->getNumArgs() != 1 ||
-          !FD->getName().ends_with("2float"))
-        return E;
-      E = Call->getArg(0);
-    } else {
-      return E;
-    }
-  }
-}
-
-/// `acc += x * y` (or `acc = fma(x, y, acc)`) with acc a local variable.
-struct ProductAccumulation {
-  const Stmt *S = nullptr;
-  const VarDecl *Acc = nullptr;
-  const Expr *X = nullptr, *Y = nullptr;
-};
-
-class ProductFinder : public RecursiveASTVisitor<ProductFinder> {
-public:
-  bool VisitBinaryOperator(BinaryOperator *BO) {
-    if (BO->getOpcode() == BO_AddAssign)
-      addSum(BO, BO->getLHS(), BO->getRHS());
-    return true;
-  }
-  bool VisitCXXOperatorCallExpr(CXXOperatorCallExpr *OC) {
-    // `__half acc; acc += a * b;` is an overloaded operator.
-    if (OC->getOperator() == OO_PlusEqual && OC->getNumArgs() == 2)
-      addSum(OC, OC->getArg(0), OC->getArg(1));
-    return true;
-  }
-  bool VisitCallExpr(CallExpr *CE) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD || !FD->getIdentifier() || CE->getNumArgs() != 3 ||
-        !FD->getName().ltrim('_').starts_with("fma"))
-      return true;
-    // acc = fmaf(x, y, acc)
-    for (const DynTypedNode &P : Ctx->getParents(*CE))
-      if (const auto *BO = P.get<BinaryOperator>())
-        if (BO->getOpcode() == BO_Assign) {
-          const VarDecl *V = refVar(BO->getLHS());
-          if (V && refVar(CE->getArg(2)) == V)
-            Found.push_back({BO, V, CE->getArg(0), CE->getArg(1)});
-        }
-    return true;
-  }
-  ASTContext *Ctx = nullptr;
-  std::vector<ProductAccumulation> Found;
-
-private:
-  void addSum(const Stmt *S, const Expr *Target, const Expr *Value) {
-    const VarDecl *V = refVar(Target);
-    if (!V || isa<ParmVarDecl>(V))
-      return;
-    Value = Value->IgnoreParenImpCasts();
-    if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(Value))
-      Value = MT->getSubExpr()->IgnoreParenImpCasts();
-    if (const auto *BO = dyn_cast<BinaryOperator>(Value);
-        BO && BO->getOpcode() == BO_Mul)
-      Found.push_back({S, V, BO->getLHS(), BO->getRHS()});
-    else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(Value);
-             OC && OC->getOperator() == OO_Star && OC->getNumArgs() == 2)
-      Found.push_back({S, V, OC->getArg(0), OC->getArg(1)});
-  }
-};
-
 class Matcher {
 public:
   Matcher(ASTContext &Ctx, const KernelInfo &K)
@@ -240,9 +109,7 @@ private:
   Error matchGuard(const MemoryAccess &Out, const IndexExpr &Row,
                    const IndexExpr &Col);
   unsigned writesTo(const VarDecl *V) const {
-    WriteCounter C(V);
-    C.TraverseStmt(K.Decl->getBody());
-    return C.Writes;
+    return countWrites(K.Decl->getBody(), V);
   }
   /// The symbol of scalar parameter number \p I.
   std::optional<unsigned> symbolOfParam(unsigned I) const {
@@ -420,16 +287,6 @@ bool collectBounds(const Expr *E, bool Negated, SmallVectorImpl<Bound> &Out) {
   return true;
 }
 
-/// Counts the statements that leave a loop or the kernel early.
-class ExitCounter : public RecursiveASTVisitor<ExitCounter> {
-public:
-  bool VisitReturnStmt(ReturnStmt *) { return ++Exits, true; }
-  bool VisitBreakStmt(BreakStmt *) { return ++Exits, true; }
-  bool VisitContinueStmt(ContinueStmt *) { return ++Exits, true; }
-  bool VisitGotoStmt(GotoStmt *) { return ++Exits, true; }
-  unsigned Exits = 0;
-};
-
 Error Matcher::matchGuard(const MemoryAccess &Out, const IndexExpr &Row,
                           const IndexExpr &Col) {
   SmallVector<Bound, 4> Bounds;
@@ -465,9 +322,7 @@ Error Matcher::matchGuard(const MemoryAccess &Out, const IndexExpr &Row,
         if (isa_and_nonnull<ReturnStmt>(If->getThen()) && !If->getElse() &&
             collectBounds(If->getCond(), /*Negated=*/true, Bounds))
           ++BoundExits;
-  ExitCounter Exits;
-  Exits.TraverseStmt(K.Decl->getBody());
-  if (Exits.Exits != BoundExits)
+  if (countEarlyExits(K.Decl->getBody()) != BoundExits)
     return refuse(kernel() + " has a return, break, continue or goto other "
                              "than an early `if (row >= M || col >= N) "
                              "return;`");
@@ -514,10 +369,9 @@ Expected<GemmKernelMatch> Matcher::run() {
                              "element types");
   // The analysis's idiom is a hint; the proof below is what counts (it also
   // sees through the conversions of 16-bit loads).
-  ProductFinder Finder;
-  Finder.Ctx = &Ctx;
-  Finder.TraverseStmt(K.Decl->getBody());
-  if (Finder.Found.empty())
+  std::vector<ProductAccumulation> Found =
+      findProductAccumulations(Ctx, K.Decl->getBody());
+  if (Found.empty())
     return refuse(kernel() + " is not a GEMM (" +
                   (Model.Idiom.Kind == Idiom::Gemm
                        ? std::string("no `acc += A[...] * B[...]` into a "
@@ -526,11 +380,11 @@ Expected<GemmKernelMatch> Matcher::run() {
                   ")");
   if (Error E = checkBodyIsOnlyTheProduct())
     return std::move(E);
-  if (Finder.Found.size() != 1)
-    return refuse(kernel() + " has " + Twine(Finder.Found.size()) +
+  if (Found.size() != 1)
+    return refuse(kernel() + " has " + Twine(Found.size()) +
                   " product accumulations; only a single `acc += A[...] * "
                   "B[...]` is mapped to cudaoptGemm");
-  const ProductAccumulation &PA = Finder.Found[0];
+  const ProductAccumulation &PA = Found[0];
   auto AccessOf = [&](const Expr *Factor) -> const MemoryAccess * {
     const Expr *Load = loadOfFactor(Factor);
     for (const MemoryAccess &A : Model.Accesses)

@@ -13,6 +13,9 @@
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
 #include "cuda-opt/Search/TuningPolicy.h"
+#include "cuda-opt/Transforms/ConvCudnnEntry.h"
+#include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Support/GpuLock.h"
 #include "WorkerProtocol.h"
 #include "llvm/Support/FileSystem.h"
@@ -29,16 +32,93 @@ namespace tuner {
 
 namespace {
 
+/// cuDNN's root: --cudnn-root, $CUDNN_ROOT, else the CUDA path when it
+/// holds cudnn.h; and the library to link in it.
+Expected<std::pair<std::string, std::string>>
+findCudnn(const Toolchain &TC, const TuneOptions &Opts) {
+  std::string Root = Opts.CudnnRoot.empty() ? TC.CudaPath : Opts.CudnnRoot;
+  SmallString<256> Header(Root);
+  sys::path::append(Header, "include", "cudnn.h");
+  if (sys::fs::exists(Header))
+    for (const char *Dir : {"lib", "lib64"})
+      for (const char *Name : {"libcudnn.so", "libcudnn.so.9"}) {
+        SmallString<256> Lib(Root);
+        sys::path::append(Lib, Dir, Name);
+        if (sys::fs::exists(Lib))
+          return std::pair{Root, std::string(Lib)};
+      }
+  return createStringError(
+      inconvertibleErrorCode(),
+      "cuDNN was not found under " + Root +
+          " (include/cudnn.h and lib/libcudnn.so*); pass --cudnn-root=DIR or "
+          "set CUDNN_ROOT (pip's nvidia-cudnn-cu13 keeps it in "
+          "site-packages/nvidia/cudnn)");
+}
+
+/// conv-cudnn: the captured launch run through cuDNN, built into a library
+/// the worker calls like a region (ConvCudnnEntry.h).
+Expected<json::Object> convLibraryCall(const Toolchain &TC,
+                                       clang::ASTContext &Ctx,
+                                       const KernelInfo &K, const Harness &H,
+                                       const TuneOptions &Opts) {
+  Expected<std::pair<std::string, std::string>> Cudnn = findCudnn(TC, Opts);
+  if (!Cudnn)
+    return Cudnn.takeError();
+  const CapturedLaunch &L = H.Original;
+  auto Param = [&](unsigned I) -> std::optional<int64_t> {
+    if (I >= L.Params.size() || I >= K.Decl->getNumParams())
+      return std::nullopt;
+    return capturedInteger(L.Params[I], K.Decl->getParamDecl(I)->getType());
+  };
+  Expected<std::string> Text = convCudnnEntryText(
+      Ctx, K, worker::library::RegionEntryDefault, L.Grid, L.Block, Param);
+  if (!Text)
+    return Text.takeError();
+  CompileOptions Comp;
+  Comp.Arch = TC.GpuArch;
+  SmallString<256> Include(Cudnn->first), LibDir(Cudnn->second);
+  sys::path::append(Include, "include");
+  sys::path::remove_filename(LibDir);
+  Comp.Flags = {"-I",          std::string(Include),
+                "-Xlinker",    "--no-as-needed",
+                Cudnn->second, "-Xlinker",
+                "-rpath," + std::string(LibDir)};
+  SmallString<256> Dir(Opts.WorkDir);
+  sys::path::append(Dir, "conv-cudnn");
+  std::vector<std::string> Errors;
+  std::vector<std::string> Libs =
+      compileRegionLibraries(TC, {*Text}, Comp, Dir, Errors);
+  if (Libs[0].empty())
+    return createStringError(inconvertibleErrorCode(), Errors[0]);
+  return json::Object{{worker::library::Kind, worker::library::KindRegion},
+                      {worker::library::Path, Libs[0]},
+                      {worker::library::Entry,
+                       worker::library::RegionEntryDefault}};
+}
+
 /// The measurement of a pass that replaces the kernel's launch with a
 /// library call (LibraryVariant.h), or why it cannot be measured.
-Expected<json::Object> libraryCallFor(clang::ASTContext &Ctx,
+Expected<json::Object> libraryCallFor(const Toolchain &TC,
+                                      clang::ASTContext &Ctx,
                                       const KernelInfo &K,
                                       const PassInvocation &PI,
                                       const Harness &H,
                                       const TuneOptions &Opts) {
+  if (PI.Pass->getName() == "conv-cudnn") {
+    if (Opts.DryRun)
+      return createStringError(inconvertibleErrorCode(),
+                               "measured by running cuDNN on the captured "
+                               "launch (not in a dry run)");
+    if (!H.ProgramMode)
+      return createStringError(inconvertibleErrorCode(),
+                               "spec mode has no captured launch to take the "
+                               "convolution's sizes from");
+    return convLibraryCall(TC, Ctx, K, H, Opts);
+  }
   if (PI.Pass->getName() != "gemm-specialize")
     return createStringError(inconvertibleErrorCode(),
-                             "the worker calls only cudaoptGemm so far");
+                             "the worker calls only cudaoptGemm and cuDNN "
+                             "so far");
   if (Opts.DryRun)
     return createStringError(inconvertibleErrorCode(),
                              "measured by calling cudaoptGemm on the captured "
@@ -124,7 +204,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
           break;
         }
         LibraryCall = true;
-        Expected<json::Object> Call = libraryCallFor(Ctx, K, PI, H, Opts);
+        Expected<json::Object> Call = libraryCallFor(TC, Ctx, K, PI, H, Opts);
         if (Call) {
           Library = std::move(*Call);
           continue; // Measured by calling the library on the replay.

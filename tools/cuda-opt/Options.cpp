@@ -117,6 +117,12 @@ cl::opt<std::string> GemmLibrary(
              "worker calls to measure gemm-specialize variants (default: next "
              "to the worker)"),
     cl::value_desc("path"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> CudnnRoot(
+    "cudnn-root",
+    cl::desc("tune: the cuDNN installation conv-cudnn variants are built "
+             "against (include/cudnn.h, lib/ or lib64/libcudnn.so*; default: "
+             "$CUDNN_ROOT, then the CUDA path)"),
+    cl::value_desc("dir"), cl::cat(Category), cl::sub(Driver));
 cl::opt<std::string>
     MeasureWorker("measure-worker",
                   cl::desc("tune: the cuda-opt-measure worker (default: next "
@@ -301,7 +307,7 @@ Expected<Mode> selectMode() {
     // (std::addressof: cl::list's operator& gives its vector of values.)
     const cl::Option *MeasuringOptions[] = {
         &SpecPath,       &Budget,      &DryRun,        &TimeBudget,
-        &RunCommand,     &GemmLibrary, &MeasureWorker, &WorkDir,
+        &RunCommand,     &GemmLibrary, &CudnnRoot,     &MeasureWorker, &WorkDir,
         &RunArgs,        &LaunchIndex, &RelTol,        std::addressof(Gpus),
         &ProgramTimeout, &Candidates,  &PolicyName,    &OrigRuns};
     for (const cl::Option *O : MeasuringOptions)

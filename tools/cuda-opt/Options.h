@@ -67,6 +67,7 @@ extern llvm::cl::opt<bool> DryRun;
 extern llvm::cl::opt<unsigned> TimeBudget;
 extern llvm::cl::opt<std::string> RunCommand;
 extern llvm::cl::opt<std::string> GemmLibrary;
+extern llvm::cl::opt<std::string> CudnnRoot;
 extern llvm::cl::opt<std::string> MeasureWorker;
 extern llvm::cl::opt<std::string> WorkDir;
 extern llvm::cl::opt<std::string> RunArgs;

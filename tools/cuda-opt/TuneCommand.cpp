@@ -78,6 +78,17 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
     sys::fs::make_absolute(Abs); // The worker dlopens it from anywhere.
     Opts.GemmLibraryPath = std::string(Abs);
   }
+  if (!cli::CudnnRoot.empty()) {
+    Opts.CudnnRoot = cli::CudnnRoot;
+    SmallString<256> Header(Opts.CudnnRoot);
+    sys::path::append(Header, "include", "cudnn.h");
+    if (!sys::fs::exists(Header))
+      return makeError("--cudnn-root=" + cli::CudnnRoot + ": no " +
+                       Header.str().str() +
+                       "; give the directory that holds include/cudnn.h");
+  } else if (const char *Env = std::getenv("CUDNN_ROOT")) {
+    Opts.CudnnRoot = Env;
+  }
   Opts.OnRewriteStep = [](const StepRecord &S) { printNotes(S.Notes); };
   Opts.TimeSeconds = cli::TimeBudget;
   Opts.DryRun = cli::DryRun;

@@ -68,6 +68,9 @@ struct TuneOptions {
   bool LearnedPolicy = true;
   /// libcudaopt_gemm.so, for measuring gemm-specialize (empty: not found).
   std::string GemmLibraryPath;
+  /// cuDNN's root (include/cudnn.h and lib/ or lib64/), for building the
+  /// libraries that measure conv-cudnn (empty: not found).
+  std::string CudnnRoot;
   /// Handed each step of the pipeline applied when nothing is measured, as
   /// it is decided (PipelineOptions::OnStep): how the tool shows its notes.
   std::function<void(const StepRecord &)> OnRewriteStep;

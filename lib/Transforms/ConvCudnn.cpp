@@ -1,0 +1,222 @@
+//===- ConvCudnn.cpp - Route direct convolutions to cuDNN ----------------===//
+//
+// Part of cuda-opt.
+//
+// conv-cudnn replaces, in host code, each launch of a kernel that
+// ConvKernelMatch proves to be a direct fp32 2-D convolution with
+//
+//   if (!(<the launch covers the output>) ||
+//       cudaoptConv2dLaunch(stream, cudaoptConv2dProblem{...}) != cudaSuccess)
+//     kernel<<<grid, block, shmem, stream>>>(args);
+//
+// cudaoptConv2dLaunch (Snippets/ConvCudnn.cuh, added to the file after its
+// includes) runs cuDNN's fastest fp32 FMA algorithm for the shape; the
+// original launch stays as the fallback for a launch whose grid does not
+// reach every output and for a shape cuDNN does not compute exactly. cuDNN
+// sums in its own order: the rewrite needs --fp-model=reassoc, and tune
+// verifies it against the fp64 reference like any variant. The rewritten
+// file needs -lcudnn.
+//
+//===----------------------------------------------------------------------===//
+#include "cuda-opt/Transforms/ConvCudnnEntry.h"
+
+#include "cuda-opt/Analysis/ConvKernelMatch.h"
+#include "cuda-opt/Analysis/LaunchConfig.h"
+#include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Transforms/Passes.h"
+#include "cuda-opt/Transforms/Utils/HostInsertion.h"
+#include "cuda-opt/Support/Refusal.h"
+
+#include "clang/AST/Attr.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace cuda_opt {
+
+// The text is lib/Transforms/Snippets/ConvCudnn.cuh.
+constexpr llvm::StringLiteral ConvHelper = "\n"
+#include "Snippets/ConvCudnn.cuh.inc"
+    ;
+
+StringRef convCudnnHelperText() { return ConvHelper; }
+
+namespace {
+
+/// The problem's fields, in the order of cudaoptConv2dProblem.
+std::string problemInit(const ConvKernelMatch &M,
+                        function_ref<std::string(unsigned)> Param) {
+  // A constant or a lone int parameter as it is; anything else converted.
+  auto Int = [&](const IndexExpr &E) {
+    std::string Text = M.render(E, Param);
+    if (E.getConstant())
+      return Text;
+    if (E.terms().size() == 1 && E.terms().begin()->second == 1 &&
+        E.terms().begin()->first.size() == 1)
+      if (const auto *PD = dyn_cast_or_null<ParmVarDecl>(
+              M.Symbols[E.terms().begin()->first[0]].Decl);
+          PD && PD->getType().getCanonicalType()->isSpecificBuiltinType(
+                    BuiltinType::Int))
+        return Text;
+    return "static_cast<int>(" + Text + ")";
+  };
+  std::string S = "cudaoptConv2dProblem{";
+  for (const IndexExpr *E :
+       {&M.N, &M.C, &M.H, &M.W, &M.K, &M.R, &M.S, &M.P, &M.Q, &M.PadH, &M.PadW,
+        &M.StrideH, &M.StrideW, &M.DilH, &M.DilW})
+    S += Int(*E) + ", ";
+  S += M.Nhwc ? "1, " : "0, ";
+  S += Param(M.In) + ", " + Param(M.Weight) + ", " + Param(M.Out) + "}";
+  return S;
+}
+
+/// \p E can be evaluated twice: no effects, possible or certain, beyond
+/// the construction of a dim3 (a launch's grid `n` is `dim3(n)`).
+bool repeatable(ASTContext &Ctx, const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return all_of(CE->arguments(),
+                  [&](const Expr *A) { return repeatable(Ctx, A); });
+  return !E->HasSideEffects(Ctx);
+}
+
+struct ConvPlan : TransformPlan {
+  std::vector<std::pair<CharSourceRange, std::string>> Edits;
+};
+
+class ConvCudnn : public TransformWithPlan<ConvPlan> {
+public:
+  StringRef getName() const override { return "conv-cudnn"; }
+  StringRef getSummary() const override {
+    return "replace the launch of a direct fp32 2-D convolution kernel "
+           "(NCHW or NHWC, stride, padding, dilation) with cuDNN's fastest "
+           "fp32 algorithm; needs --fp-model=reassoc and -lcudnn";
+  }
+  bool replacesLaunch(const ParamValues &) const override { return true; }
+  FpEffect fpEffect(const ParamValues &) const override {
+    return FpEffect::Reassociates;
+  }
+
+  Expected<ConvPlan> makePlan(const KernelTarget &T,
+                              const ParamValues &) const override {
+    const KernelInfo &K = T.Kernel;
+    Expected<ConvKernelMatch> Match = matchConvKernel(T.Ctx, K);
+    if (!Match)
+      return Match.takeError();
+    if (K.Launches.empty())
+      return refuse("kernel '" + K.name() +
+                    "' is a convolution but is not launched in this file");
+    ConvPlan Pl;
+    const SourceManager &SM = T.getSourceManager();
+    for (const LaunchSite &L : K.Launches) {
+      std::string Where = describeLocation(SM, L.Call->getBeginLoc());
+      if (L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
+                       L.Caller->hasAttr<CUDADeviceAttr>()))
+        return refuse("the launch of '" + K.name() + "' at " + Where +
+                      " is in device code");
+      if (L.Call->getNumArgs() != K.Decl->getNumParams())
+        return refuse("the launch at " + Where +
+                      " does not pass every argument");
+      // The fallback repeats the launch: nothing in it may have effects.
+      for (const Expr *A : L.Call->arguments())
+        if (!repeatable(T.Ctx, A))
+          return refuse("argument '" + sourceText(T.Ctx, A->getSourceRange()) +
+                        "' of the launch at " + Where +
+                        " has side effects; the rewrite evaluates it twice");
+      const Expr *Grid = launchGridExpr(L), *Block = launchBlockExpr(L);
+      for (const Expr *E : {Grid, Block, launchStreamExpr(L)})
+        if (E && !repeatable(T.Ctx, E))
+          return refuse("the launch configuration at " + Where +
+                        " has side effects; the rewrite evaluates it twice");
+      if (!Grid || !Block)
+        return refuse("the launch at " + Where + " has no grid or block");
+      Expected<CharSourceRange> Range = statementRange(T.Ctx, L.Call);
+      if (!Range)
+        return Range.takeError();
+      auto Arg = [&](unsigned I) {
+        return sourceText(T.Ctx, L.Call->getArg(I)->getSourceRange());
+      };
+      std::string GridText = sourceText(T.Ctx, Grid->getSourceRange());
+      std::string BlockText = sourceText(T.Ctx, Block->getSourceRange());
+      std::string Covers;
+      for (const ConvLaunchCover &C : Match->Covers) {
+        std::string D = std::string(".") + "xyz"[C.Dim];
+        std::string Have = "static_cast<long long>(dim3(" + GridText + ")" + D +
+                           ")";
+        if (!C.BlocksOnly)
+          Have += " * dim3(" + BlockText + ")" + D;
+        Covers += (Covers.empty() ? "" : " &&\n      ") + Have +
+                  (C.Exact ? " == " : " >= ") + Match->render(C.Extent, Arg);
+      }
+      const Expr *Stream = launchStreamExpr(L);
+      std::string StreamText =
+          Stream ? sourceText(T.Ctx, Stream->getSourceRange()) : "0";
+      std::string Launch = sourceText(T.Ctx, Range->getAsRange());
+      if (!StringRef(Launch).rtrim().ends_with(";"))
+        Launch += ";";
+      Pl.Edits.push_back(
+          {*Range, "if (!(" + Covers + ") ||\n    cudaoptConv2dLaunch(" +
+                       StreamText + ", " + problemInit(*Match, Arg) +
+                       ") != cudaSuccess)\n  " + Launch});
+    }
+    return Pl;
+  }
+
+  Expected<tooling::Replacements> applyPlan(const KernelTarget &T,
+                                            const ConvPlan &Pl) const override {
+    std::vector<HostAddition> Add = {
+        {HostAddition::Include, "cudnn.h", "#include <cudnn.h>\n"},
+        {HostAddition::Include, "mutex", "#include <mutex>\n"},
+        {HostAddition::Include, "vector", "#include <vector>\n"},
+        {HostAddition::Function, "cudaoptConv2dLaunch", ConvHelper.str()}};
+    return libraryCallReplacements(T.Ctx, Pl.Edits, Add);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Transform> createConvCudnnTransform() {
+  return std::make_unique<ConvCudnn>();
+}
+
+} // namespace cuda_opt
+
+namespace cuda_opt {
+
+Expected<std::string> convCudnnEntryText(
+    ASTContext &Ctx, const KernelInfo &K, StringRef Entry,
+    const std::array<int64_t, 3> &Grid, const std::array<int64_t, 3> &Block,
+    function_ref<std::optional<int64_t>(unsigned)> Param) {
+  Expected<ConvKernelMatch> Match = matchConvKernel(Ctx, K);
+  if (!Match)
+    return Match.takeError();
+  for (const ConvLaunchCover &C : Match->Covers) {
+    std::optional<int64_t> Need = Match->evaluate(C.Extent, Param);
+    if (!Need)
+      return refuse("the captured launch's arguments do not give the extent " +
+                    C.Extent.str(Match->Symbols));
+    int64_t Have = Grid[C.Dim] * (C.BlocksOnly ? 1 : Block[C.Dim]);
+    if (C.Exact ? Have != *Need : Have < *Need)
+      return refuse("the captured launch supplies " + Twine(Have) +
+                    " indices in dimension " + Twine("xyz"[C.Dim]) +
+                    " for the " + Twine(*Need) +
+                    " output coordinates taken from it");
+  }
+  // args[i] points at argument i, of the kernel parameter's type.
+  auto Arg = [&](unsigned I) {
+    QualType T = K.Decl->getParamDecl(I)->getType().getCanonicalType();
+    T = T.getUnqualifiedType();
+    if (T->isPointerType())
+      T = Ctx.getPointerType(T->getPointeeType().getUnqualifiedType());
+    std::string Type = T.getAsString(Ctx.getPrintingPolicy());
+    return "*static_cast<" + Type + " *>(Args[" + std::to_string(I) + "])";
+  };
+  return "#include <cuda_runtime.h>\n#include <cudnn.h>\n#include <mutex>\n"
+         "#include <vector>\n" +
+         convCudnnHelperText().str() + "\nextern \"C\" int " + Entry.str() +
+         "(void **Args, void *Stream) {\n  return static_cast<int>("
+         "cudaoptConv2dLaunch(static_cast<cudaStream_t>(Stream), " +
+         problemInit(*Match, Arg) + "));\n}\n";
+}
+
+} // namespace cuda_opt

@@ -1,0 +1,124 @@
+// conv-cudnn: one launch of a direct 2-D convolution kernel (fp32,
+// cross-correlation, zero padding): NCHW input, KCRS weights and NKPQ output,
+// or (Nhwc = 1) NHWC, KRSC and NPQK.
+struct cudaoptConv2dProblem {
+  int N, C, H, W, K, R, S, P, Q;
+  int PadH, PadW, StrideH, StrideW, DilH, DilW;
+  int Nhwc;
+  const float *In, *Weight;
+  float *Out;
+};
+
+// conv-cudnn: runs the problem with cuDNN on the launch's stream, in fp32
+// with FMA math only (no TF32): the fastest such algorithm cuDNN finds for
+// the shape on its first call is kept, with its descriptors and workspace,
+// for the life of the process. Returns cudaErrorNotSupported when cuDNN
+// cannot compute exactly the P x Q output the kernel writes; the caller then
+// launches the kernel instead. Link with -lcudnn.
+static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream,
+                                       cudaoptConv2dProblem Pb) {
+  struct Plan {
+    int Device;
+    cudaoptConv2dProblem Key;
+    cudnnHandle_t Handle;
+    cudnnTensorDescriptor_t X, Y;
+    cudnnFilterDescriptor_t Wt;
+    cudnnConvolutionDescriptor_t Conv;
+    cudnnConvolutionFwdAlgo_t Algo;
+    void *Workspace;
+    size_t Bytes;
+  };
+  static std::mutex Lock;
+  static std::vector<Plan> Plans;
+  auto Same = [](const cudaoptConv2dProblem &A, const cudaoptConv2dProblem &B) {
+    return A.N == B.N && A.C == B.C && A.H == B.H && A.W == B.W &&
+           A.K == B.K && A.R == B.R && A.S == B.S && A.P == B.P &&
+           A.Q == B.Q && A.PadH == B.PadH && A.PadW == B.PadW &&
+           A.StrideH == B.StrideH && A.StrideW == B.StrideW &&
+           A.DilH == B.DilH && A.DilW == B.DilW && A.Nhwc == B.Nhwc;
+  };
+  int Device = 0;
+  if (cudaGetDevice(&Device) != cudaSuccess)
+    return cudaErrorNotSupported;
+  std::lock_guard<std::mutex> Guard(Lock);
+  Plan *Found = nullptr;
+  cudnnHandle_t Handle = nullptr;
+  for (Plan &Pl : Plans) {
+    if (Pl.Device != Device)
+      continue;
+    Handle = Pl.Handle;
+    if (Same(Pl.Key, Pb))
+      Found = &Pl;
+  }
+  if (!Found) {
+    if (Pb.N < 1 || Pb.C < 1 || Pb.K < 1 || Pb.P < 1 || Pb.Q < 1)
+      return cudaErrorNotSupported;
+    if (!Handle && cudnnCreate(&Handle) != CUDNN_STATUS_SUCCESS)
+      return cudaErrorNotSupported;
+    Plan Pl = {};
+    Pl.Device = Device;
+    Pl.Key = Pb;
+    Pl.Handle = Handle;
+    cudnnTensorFormat_t Format = Pb.Nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
+    bool Ok =
+        cudnnCreateTensorDescriptor(&Pl.X) == CUDNN_STATUS_SUCCESS &&
+        cudnnCreateTensorDescriptor(&Pl.Y) == CUDNN_STATUS_SUCCESS &&
+        cudnnCreateFilterDescriptor(&Pl.Wt) == CUDNN_STATUS_SUCCESS &&
+        cudnnCreateConvolutionDescriptor(&Pl.Conv) == CUDNN_STATUS_SUCCESS &&
+        cudnnSetTensor4dDescriptor(Pl.X, Format, CUDNN_DATA_FLOAT, Pb.N, Pb.C,
+                                   Pb.H, Pb.W) == CUDNN_STATUS_SUCCESS &&
+        cudnnSetFilter4dDescriptor(Pl.Wt, CUDNN_DATA_FLOAT, Format, Pb.K, Pb.C,
+                                   Pb.R, Pb.S) == CUDNN_STATUS_SUCCESS &&
+        cudnnSetConvolution2dDescriptor(
+            Pl.Conv, Pb.PadH, Pb.PadW, Pb.StrideH, Pb.StrideW, Pb.DilH,
+            Pb.DilW, CUDNN_CROSS_CORRELATION,
+            CUDNN_DATA_FLOAT) == CUDNN_STATUS_SUCCESS &&
+        cudnnSetConvolutionMathType(Pl.Conv, CUDNN_FMA_MATH) ==
+            CUDNN_STATUS_SUCCESS;
+    int On = 0, Oc = 0, Op = 0, Oq = 0;
+    Ok = Ok && cudnnGetConvolution2dForwardOutputDim(Pl.Conv, Pl.X, Pl.Wt, &On,
+                                                     &Oc, &Op, &Oq) ==
+                   CUDNN_STATUS_SUCCESS;
+    // cuDNN computes exactly the output the convolution has; a kernel that
+    // writes fewer or more rows or columns stays a kernel.
+    Ok = Ok && On == Pb.N && Oc == Pb.K && Op == Pb.P && Oq == Pb.Q &&
+         cudnnSetTensor4dDescriptor(Pl.Y, Format, CUDNN_DATA_FLOAT, Pb.N, Pb.K,
+                                    Pb.P, Pb.Q) == CUDNN_STATUS_SUCCESS;
+    cudnnConvolutionFwdAlgoPerf_t Perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int Count = 0;
+    Ok = Ok && cudnnSetStream(Handle, Stream) == CUDNN_STATUS_SUCCESS &&
+         cudnnFindConvolutionForwardAlgorithm(
+             Handle, Pl.X, Pl.Wt, Pl.Conv, Pl.Y,
+             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &Count, Perf) ==
+             CUDNN_STATUS_SUCCESS;
+    // Fastest first; only algorithms that keep fp32 FMA math (no TF32).
+    int Pick = -1;
+    for (int I = 0; Ok && I < Count && Pick < 0; ++I)
+      if (Perf[I].status == CUDNN_STATUS_SUCCESS &&
+          Perf[I].mathType == CUDNN_FMA_MATH)
+        Pick = I;
+    Ok = Ok && Pick >= 0;
+    if (Ok) {
+      Pl.Algo = Perf[Pick].algo;
+      Pl.Bytes = Perf[Pick].memory;
+      Ok = Pl.Bytes == 0 || cudaMalloc(&Pl.Workspace, Pl.Bytes) == cudaSuccess;
+    }
+    if (!Ok) {
+      cudnnDestroyTensorDescriptor(Pl.X);
+      cudnnDestroyTensorDescriptor(Pl.Y);
+      cudnnDestroyFilterDescriptor(Pl.Wt);
+      cudnnDestroyConvolutionDescriptor(Pl.Conv);
+      return cudaErrorNotSupported;
+    }
+    Plans.push_back(Pl);
+    Found = &Plans.back();
+  }
+  const float One = 1.0f, Zero = 0.0f;
+  if (cudnnSetStream(Found->Handle, Stream) != CUDNN_STATUS_SUCCESS ||
+      cudnnConvolutionForward(Found->Handle, &One, Found->X, Pb.In, Found->Wt,
+                              Pb.Weight, Found->Conv, Found->Algo,
+                              Found->Workspace, Found->Bytes, &Zero, Found->Y,
+                              Pb.Out) != CUDNN_STATUS_SUCCESS)
+    return cudaErrorLaunchFailure;
+  return cudaSuccess;
+}

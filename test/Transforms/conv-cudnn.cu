@@ -1,0 +1,93 @@
+// RUN: cuda-opt --passes=conv-cudnn --kernel=conv_nchw %s -o %t.cu
+// RUN: FileCheck %s < %t.cu
+// RUN: %cuda_compile %t.cu
+// RUN: cuda-opt --passes=conv-cudnn --kernel=conv_nhwc_flat %s | FileCheck %s --check-prefix=NHWC
+// RUN: not cuda-opt --fp-model=strict --passes=conv-cudnn --kernel=conv_nchw %s 2>&1 | FileCheck %s --check-prefix=STRICT
+
+// conv-cudnn: a direct fp32 convolution kernel's launch becomes a cuDNN call
+// guarded by the launch's coverage of the output; the launch stays as the
+// fallback. cuDNN sums in its own order, so --fp-model=strict refuses it.
+
+// CHECK: #include <cudnn.h>
+// CHECK: struct cudaoptConv2dProblem {
+// CHECK: static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream,
+// CHECK: CUDNN_FMA_MATH
+// CHECK-LABEL: void layer(
+// CHECK:      if (!(static_cast<long long>(dim3(grid).z) >= static_cast<long long>(K) * N &&
+// CHECK-NEXT:       static_cast<long long>(dim3(grid).y) * dim3(block).y >= H &&
+// CHECK-NEXT:       static_cast<long long>(dim3(grid).x) * dim3(block).x >= W) ||
+// CHECK-NEXT:     cudaoptConv2dLaunch(
+// CHECK-NEXT:         0, cudaoptConv2dProblem{N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1, 0, in, w, out}) !=
+// CHECK-NEXT:         cudaSuccess)
+// CHECK-NEXT:   conv_nchw<<<grid, block>>>(in, w, out, N, C, H, W, K, pad);
+
+// NHWC:      if (!(static_cast<long long>(dim3(blocks).x) * dim3(256).x >=
+// NHWC-NEXT:       static_cast<long long>(N) * P * Q * K) ||
+// NHWC-NEXT:     cudaoptConv2dLaunch(stream, cudaoptConv2dProblem{N, C, H, W, K, R, S, P, Q, pad, pad, stride,
+// NHWC-NEXT:                                                      stride, dil, dil, 1, x, f, y}) !=
+// NHWC-NEXT:         cudaSuccess)
+// NHWC-NEXT:   conv_nhwc_flat<<<blocks, 256, 0, stream>>>(
+
+// STRICT: conv-cudnn
+
+__global__ void conv_nchw(const float *in, const float *w, float *out, int N,
+                          int C, int H, int W, int K, int pad) {
+  int q = blockIdx.x * blockDim.x + threadIdx.x;
+  int p = blockIdx.y * blockDim.y + threadIdx.y;
+  int n = blockIdx.z / K;
+  int k = blockIdx.z % K;
+  if (q >= W || p >= H || n >= N)
+    return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < 3; ++r)
+      for (int s = 0; s < 3; ++s) {
+        int y = p - pad + r;
+        int x = q - pad + s;
+        if (y >= 0 && y < H && x >= 0 && x < W)
+          acc += in[((n * C + c) * H + y) * W + x] *
+                 w[((k * C + c) * 3 + r) * 3 + s];
+      }
+  out[((n * K + k) * H + p) * W + q] = acc;
+}
+
+void layer(const float *in, const float *w, float *out, int N, int C, int H,
+           int W, int K, int pad) {
+  dim3 block(32, 8);
+  dim3 grid((W + 31) / 32, (H + 7) / 8, N * K);
+  conv_nchw<<<grid, block>>>(in, w, out, N, C, H, W, K, pad);
+}
+
+// NHWC input, KRSC weights, NPQK output; one flat index, stride and
+// dilation parameters, the channel loop innermost, guards split per axis.
+__global__ void conv_nhwc_flat(const float *x, const float *f, float *y,
+                               int N, int H, int W, int C, int K, int R, int S,
+                               int P, int Q, int stride, int pad, int dil) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= N * P * Q * K)
+    return;
+  int k = t % K;
+  int q = (t / K) % Q;
+  int p = (t / K / Q) % P;
+  int n = t / K / Q / P;
+  float acc = 0.0f;
+  for (int r = 0; r < R; ++r) {
+    int h = p * stride - pad + r * dil;
+    if (h >= 0 && h < H)
+      for (int s = 0; s < S; ++s) {
+        int v = q * stride - pad + s * dil;
+        if (v >= 0 && v < W)
+          for (int c = 0; c < C; ++c)
+            acc += x[((n * H + h) * W + v) * C + c] *
+                   f[((k * R + r) * S + s) * C + c];
+      }
+  }
+  y[((n * P + p) * Q + q) * K + k] = acc;
+}
+
+void layer_nhwc(const float *x, const float *f, float *y, int N, int H, int W,
+                int C, int K, int R, int S, int P, int Q, int stride, int pad,
+                int dil, cudaStream_t stream) {
+  int blocks = (N * P * Q * K + 255) / 256;
+  conv_nhwc_flat<<<blocks, 256, 0, stream>>>(x, f, y, N, H, W, C, K, R, S, P, Q, stride, pad, dil);
+}
