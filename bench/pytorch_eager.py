@@ -414,6 +414,14 @@ def entries(s):
              T("filt", (1, 1, 5, 5), f32, U(-0.2, 0.3))],
             [T("out", (1, 1, z.h, z.w), f32)],
             lambda t, th, F: F.conv2d(t["x"], t["filt"], padding=2))
+    if "conv3x3_nchw" in s:
+        z = s["conv3x3_nchw"]
+        E["conv3x3_nchw"] = Entry(
+            "F.conv2d(x, w, padding=1) (NCHW, 3x3, cuDNN, TF32 off)",
+            [T("x", (z.N, z.C, z.H, z.W), f32, U(-1, 1)),
+             T("w", (z.K, z.C, 3, 3), f32, U(-0.1, 0.1))],
+            [T("out", (z.N, z.K, z.H, z.W), f32)],
+            lambda t, th, F: F.conv2d(t["x"], t["w"], padding=1))
     if "stencil5" in s:
         z = s["stencil5"]
         E["stencil5"] = Entry(

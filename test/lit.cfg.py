@@ -19,7 +19,7 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cuda_opt_obj_root, "test")
 
-llvm_config.with_system_environment(["HOME", "PATH", "CUDA_PATH"])
+llvm_config.with_system_environment(["HOME", "PATH", "CUDA_PATH", "CUDNN_ROOT"])
 
 tool_dirs = [config.cuda_opt_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(

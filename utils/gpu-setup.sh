@@ -23,6 +23,13 @@ g++ -O2 -std=c++17 -I "$co_cuda/include" \
 export CUDA_OPT=$CO_BIN/cuda-opt
 export CUDA_OPT_MEASURE=$CO_BIN/cuda-opt-measure
 nvidia-smi -L
+# cuDNN for conv-cudnn: the toolkit's when it has cudnn.h, else pip's
+# nvidia-cudnn-cu13 (the GPU machine's Python image).
+if [ -z "${CUDNN_ROOT:-}" ] && [ ! -f "$co_cuda/include/cudnn.h" ]; then
+  CUDNN_ROOT=$(python3 -c 'import nvidia.cudnn, os; print(os.path.dirname(nvidia.cudnn.__file__) if nvidia.cudnn.__file__ else list(nvidia.cudnn.__path__)[0])' 2>/dev/null) &&
+    export CUDNN_ROOT && echo "== cuDNN: $CUDNN_ROOT" &&
+    export LD_LIBRARY_PATH=$CUDNN_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 # CO_GEMM_LIB=1: also build the shared runtime GEMM library next to the
 # worker, so tune measures gemm-specialize variants (the worker dlopens it).
 # Built from .carry/gemm-src.tar (`git archive HEAD runtime/gemm`, committed
