@@ -337,7 +337,7 @@ def entries(s):
             "A @ B (fp32, TF32 off)", [T("A", (z.M, z.K), f32, U(-1, 1)),
                                        T("B", (z.K, z.N), f32, U(-0.5, 1.5))],
             [T("C", (z.M, z.N), f32)], lambda t, th, F: t["A"] @ t["B"])
-    for name in ("gemm_skinny", "gemm_smallk"):
+    for name in ("gemm_skinny", "gemm_smallk", "gemm_irregular"):
         if name in s:
             z = s[name]
             E[name] = Entry(
@@ -422,6 +422,16 @@ def entries(s):
              T("w", (z.K, z.C, 3, 3), f32, U(-0.1, 0.1))],
             [T("out", (z.N, z.K, z.H, z.W), f32)],
             lambda t, th, F: F.conv2d(t["x"], t["w"], padding=1))
+    if "conv_nhwc_s2" in s:
+        z = s["conv_nhwc_s2"]
+        E["conv_nhwc_s2"] = Entry(
+            "F.conv2d(x, w, stride=2, padding=1) (channels-last, 3x3, cuDNN, "
+            "TF32 off)",
+            [T("x", (z.N, z.C, z.H, z.W), f32, U(-1, 1)),
+             T("w", (z.K, z.C, 3, 3), f32, U(-0.1, 0.1))],
+            [T("out", (z.N, z.K, z.P, z.Q), f32)],
+            lambda t, th, F: F.conv2d(t["x"], t["w"], stride=2, padding=1),
+            prepare=channels_last)
     if "stencil5" in s:
         z = s["stencil5"]
         E["stencil5"] = Entry(
@@ -520,6 +530,12 @@ def histc_input(t, torch, gen):
         torch.histc(t["data"][:1024], bins=4, min=0, max=4)
     except RuntimeError:
         t["data"] = t["data"].float()
+
+
+def channels_last(t, torch, gen):
+    """conv_nhwc_s2: NHWC input and KRSC weights, as the program keeps them."""
+    for name in ("x", "w"):
+        t[name] = t[name].contiguous(memory_format=torch.channels_last)
 
 
 def labels_to_int64(t, torch, gen):
