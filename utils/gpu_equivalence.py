@@ -45,8 +45,9 @@ def cudnn_flags(nvcc):
         for name in ("libcudnn.so", "libcudnn.so.9"):
             lib = os.path.join(root, sub, name)
             if os.path.exists(lib):
+                # nvcc refuses a .so.9 argument: the linker takes it.
                 return ["-I", os.path.join(root, "include"), "-Xlinker",
-                        "--no-as-needed", lib, "-Xlinker",
+                        "--no-as-needed", "-Xlinker", lib, "-Xlinker",
                         "-rpath," + os.path.join(root, sub)]
     sys.exit("--cudnn: no libcudnn.so under %s; set CUDNN_ROOT" % root)
 

@@ -227,6 +227,8 @@ private:
   /// Division and remainder expressions of the body, by their text (the
   /// name of their opaque symbol).
   StringMap<const Expr *> Opaque;
+  /// `if (outside) continue;` padding guards (early exits that are fine).
+  unsigned PadContinues = 0;
 
   // Filled in as the proof goes.
   int LoopC = -1, LoopR = -1, LoopS = -1;
@@ -459,10 +461,11 @@ Error Matcher::matchOutputGuard(const MemoryAccess &Out,
             return E;
           ++Returns;
         }
-  if (countEarlyExits(K.Decl->getBody()) != Returns)
+  if (countEarlyExits(K.Decl->getBody()) != Returns + PadContinues)
     return refuse(kernel() + " has a return, break, continue or goto other "
                              "than an early `if (...) return;` at the top "
-                             "of its body");
+                             "of its body and `if (...) continue;` padding "
+                             "guards");
   return Error::success();
 }
 
@@ -757,13 +760,30 @@ Expected<ConvKernelMatch> Matcher::run() {
 
   // The path from the accumulation to the outer loop: blocks, the loops and
   // `if`s without else (the padding guard).
+  // A `if (outside) continue;` before the path in a block of a loop body
+  // guards the rest of the iteration like `if (!outside)` around it.
   std::vector<Condition> Pad;
+  const Stmt *Child = PA.S;
   for (DynTypedNodeList P = Ctx.getParents(*PA.S);
-       P.size() == 1 && P[0].get<Stmt>() != Outer; P = Ctx.getParents(P[0])) {
+       P.size() == 1 && P[0].get<Stmt>() != Outer;
+       Child = P[0].get<Stmt>(), P = Ctx.getParents(P[0])) {
     const Stmt *S = P[0].get<Stmt>();
     if (!S)
       return refuse(kernel() + " accumulates inside a declaration");
-    if (isa<CompoundStmt>(S) || isa<Expr>(S) || isa<ForStmt>(S))
+    if (const auto *Block = dyn_cast<CompoundStmt>(S)) {
+      for (const Stmt *Before : Block->body()) {
+        if (Before == Child)
+          break;
+        const auto *If = dyn_cast<IfStmt>(Before);
+        if (!If || If->getElse() || !isa<ContinueStmt>(If->getThen()))
+          continue;
+        if (Error E = collectConditions(If->getCond(), true, Pad))
+          return std::move(E);
+        ++PadContinues;
+      }
+      continue;
+    }
+    if (isa<Expr>(S) || isa<ForStmt>(S))
       continue;
     const auto *If = dyn_cast<IfStmt>(S);
     if (!If || If->getElse())

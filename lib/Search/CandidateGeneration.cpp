@@ -79,9 +79,9 @@ Expected<json::Object> convLibraryCall(const Toolchain &TC,
   SmallString<256> Include(Cudnn->first), LibDir(Cudnn->second);
   sys::path::append(Include, "include");
   sys::path::remove_filename(LibDir);
-  Comp.Flags = {"-I",          std::string(Include),
-                "-Xlinker",    "--no-as-needed",
-                Cudnn->second, "-Xlinker",
+  // nvcc takes no .so.9 argument: the library goes to the linker as is.
+  Comp.Flags = {"-I",       std::string(Include), "-Xlinker", "--no-as-needed",
+                "-Xlinker", Cudnn->second,         "-Xlinker",
                 "-rpath," + std::string(LibDir)};
   SmallString<256> Dir(Opts.WorkDir);
   sys::path::append(Dir, "conv-cudnn");

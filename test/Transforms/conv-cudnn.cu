@@ -2,6 +2,7 @@
 // RUN: FileCheck %s < %t.cu
 // RUN: %cuda_compile %t.cu
 // RUN: cuda-opt --passes=conv-cudnn --kernel=conv_nhwc_flat %s | FileCheck %s --check-prefix=NHWC
+// RUN: cuda-opt --passes=conv-cudnn --kernel=conv_flat_continue %s | FileCheck %s --check-prefix=CONT
 // RUN: not cuda-opt --fp-model=strict --passes=conv-cudnn --kernel=conv_nchw %s 2>&1 | FileCheck %s --check-prefix=STRICT
 
 // conv-cudnn: a direct fp32 convolution kernel's launch becomes a cuDNN call
@@ -27,6 +28,11 @@
 // NHWC-NEXT:                                                      stride, dil, dil, 1, x, f, y}) !=
 // NHWC-NEXT:         cudaSuccess)
 // NHWC-NEXT:   conv_nhwc_flat<<<blocks, 256, 0, stream>>>(
+
+// CONT:      if (!(static_cast<long long>(dim3(blocks).x) * dim3(threads).x >=
+// CONT-NEXT:       static_cast<long long>(OW) * OH * K * N) ||
+// CONT-NEXT:     cudaoptConv2dLaunch(0, cudaoptConv2dProblem{N, C, H, W, K, R, S, OH, OW, ph, pw, sh, sw, 1,
+// CONT-NEXT:                                                 1, 0, src, filt, dst}) != cudaSuccess)
 
 // STRICT: conv-cudnn
 
@@ -90,4 +96,47 @@ void layer_nhwc(const float *x, const float *f, float *y, int N, int H, int W,
                 int dil, cudaStream_t stream) {
   int blocks = (N * P * Q * K + 255) / 256;
   conv_nhwc_flat<<<blocks, 256, 0, stream>>>(x, f, y, N, H, W, C, K, R, S, P, Q, stride, pad, dil);
+}
+
+// NCHW over a flat index decoded with products of extents, the total in a
+// local, the padding guards as `continue`s.
+__global__ void conv_flat_continue(const float *src, const float *filt,
+                                   float *dst, int N, int C, int H, int W,
+                                   int K, int R, int S, int sh, int sw,
+                                   int ph, int pw, int OH, int OW) {
+  int id = blockIdx.x * blockDim.x + threadIdx.x;
+  int count = N * K * OH * OW;
+  if (id >= count)
+    return;
+  int ox = id % OW;
+  int oy = (id / OW) % OH;
+  int oc = (id / (OW * OH)) % K;
+  int img = id / (OW * OH * K);
+  int iy0 = oy * sh - ph, ix0 = ox * sw - pw;
+  float sum = 0.0f;
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r) {
+      int iy = iy0 + r;
+      if (iy < 0 || iy >= H)
+        continue;
+      for (int s = 0; s < S; ++s) {
+        int ix = ix0 + s;
+        if (ix < 0 || ix >= W)
+          continue;
+        int a = ((img * C + c) * H + iy) * W + ix;
+        int b = ((oc * C + c) * R + r) * S + s;
+        sum += src[a] * filt[b];
+      }
+    }
+  int o = ((img * K + oc) * OH + oy) * OW + ox;
+  dst[o] = sum;
+}
+
+void layer_continue(const float *src, const float *filt, float *dst, int N,
+                    int C, int H, int W, int K, int R, int S, int sh, int sw,
+                    int ph, int pw) {
+  int OH = (H + 2 * ph - R) / sh + 1, OW = (W + 2 * pw - S) / sw + 1;
+  int threads = 256, blocks = (N * K * OH * OW + threads - 1) / threads;
+  conv_flat_continue<<<blocks, threads>>>(src, filt, dst, N, C, H, W, K, R, S,
+                                          sh, sw, ph, pw, OH, OW);
 }
