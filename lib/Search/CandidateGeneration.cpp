@@ -59,7 +59,8 @@ findCudnn(const Toolchain &TC, const TuneOptions &Opts) {
 /// the worker calls like a region (ConvCudnnEntry.h).
 Expected<json::Object> convLibraryCall(const Toolchain &TC,
                                        clang::ASTContext &Ctx,
-                                       const KernelInfo &K, const Harness &H,
+                                       const KernelInfo &K, int64_t Algo,
+                                       const Harness &H,
                                        const TuneOptions &Opts) {
   Expected<std::pair<std::string, std::string>> Cudnn = findCudnn(TC, Opts);
   if (!Cudnn)
@@ -71,7 +72,8 @@ Expected<json::Object> convLibraryCall(const Toolchain &TC,
     return capturedInteger(L.Params[I], K.Decl->getParamDecl(I)->getType());
   };
   Expected<std::string> Text = convCudnnEntryText(
-      Ctx, K, worker::library::RegionEntryDefault, L.Grid, L.Block, Param);
+      Ctx, K, Algo, worker::library::RegionEntryDefault, L.Grid, L.Block,
+      Param);
   if (!Text)
     return Text.takeError();
   CompileOptions Comp;
@@ -113,7 +115,7 @@ Expected<json::Object> libraryCallFor(const Toolchain &TC,
       return createStringError(inconvertibleErrorCode(),
                                "spec mode has no captured launch to take the "
                                "convolution's sizes from");
-    return convLibraryCall(TC, Ctx, K, H, Opts);
+    return convLibraryCall(TC, Ctx, K, PI.Params.get("algo"), H, Opts);
   }
   if (PI.Pass->getName() != "gemm-specialize")
     return createStringError(inconvertibleErrorCode(),

@@ -6,7 +6,7 @@
 // ConvKernelMatch proves to be a direct fp32 2-D convolution with
 //
 //   if (!(<the launch covers the output>) ||
-//       cudaoptConv2dLaunch(stream, cudaoptConv2dProblem{...}) != cudaSuccess)
+//       cudaoptConv2dLaunch(stream, in, w, out, N, C, ...) != cudaSuccess)
 //     kernel<<<grid, block, shmem, stream>>>(args);
 //
 // cudaoptConv2dLaunch (Snippets/ConvCudnn.cuh, added to the file after its
@@ -43,9 +43,10 @@ StringRef convCudnnHelperText() { return ConvHelper; }
 
 namespace {
 
-/// The problem's fields, in the order of cudaoptConv2dProblem.
-std::string problemInit(const ConvKernelMatch &M,
-                        function_ref<std::string(unsigned)> Param) {
+/// cudaoptConv2dLaunch's arguments after the stream: the tensors, the
+/// extents, paddings, strides and dilations, the layout and the algorithm.
+std::string launchArgs(const ConvKernelMatch &M, int64_t Algo,
+                       function_ref<std::string(unsigned)> Param) {
   // A constant or a lone int parameter as it is; anything else converted.
   auto Int = [&](const IndexExpr &E) {
     std::string Text = M.render(E, Param);
@@ -60,14 +61,13 @@ std::string problemInit(const ConvKernelMatch &M,
         return Text;
     return "static_cast<int>(" + Text + ")";
   };
-  std::string S = "cudaoptConv2dProblem{";
+  std::string S = Param(M.In) + ", " + Param(M.Weight) + ", " + Param(M.Out);
   for (const IndexExpr *E :
        {&M.N, &M.C, &M.H, &M.W, &M.K, &M.R, &M.S, &M.P, &M.Q, &M.PadH, &M.PadW,
         &M.StrideH, &M.StrideW, &M.DilH, &M.DilW})
-    S += Int(*E) + ", ";
-  S += M.Nhwc ? "1, " : "0, ";
-  S += Param(M.In) + ", " + Param(M.Weight) + ", " + Param(M.Out) + "}";
-  return S;
+    S += ", " + Int(*E);
+  S += M.Nhwc ? ", 1, " : ", 0, ";
+  return S + std::to_string(Algo);
 }
 
 /// \p E can be evaluated twice: no effects, possible or certain, beyond
@@ -92,13 +92,28 @@ public:
            "(NCHW or NHWC, stride, padding, dilation) with cuDNN's fastest "
            "fp32 algorithm; needs --fp-model=reassoc and -lcudnn";
   }
+  ArrayRef<ParamSpec> getParams() const override {
+    static const ParamSpec Specs[] = {
+        {"algo",
+         -1,
+         -1,
+         7,
+         "the cudnnConvolutionFwdAlgo_t to run (0 implicit GEMM, 1 "
+         "precomputed implicit GEMM, 2 GEMM, 3 direct, 4 FFT, 5 tiled FFT, 6 "
+         "Winograd, 7 non-fused Winograd); -1 = cuDNN's heuristic first "
+         "choice with FMA math. tune measures each",
+         false,
+         {-1, 0, 1, 5, 6, 7}},
+    };
+    return Specs;
+  }
   bool replacesLaunch(const ParamValues &) const override { return true; }
   FpEffect fpEffect(const ParamValues &) const override {
     return FpEffect::Reassociates;
   }
 
   Expected<ConvPlan> makePlan(const KernelTarget &T,
-                              const ParamValues &) const override {
+                              const ParamValues &V) const override {
     const KernelInfo &K = T.Kernel;
     Expected<ConvKernelMatch> Match = matchConvKernel(T.Ctx, K);
     if (!Match)
@@ -156,7 +171,7 @@ public:
         Launch += ";";
       Pl.Edits.push_back(
           {*Range, "if (!(" + Covers + ") ||\n    cudaoptConv2dLaunch(" +
-                       StreamText + ", " + problemInit(*Match, Arg) +
+                       StreamText + ", " + launchArgs(*Match, V.get("algo"), Arg) +
                        ") != cudaSuccess)\n  " + Launch});
     }
     return Pl;
@@ -184,7 +199,7 @@ std::unique_ptr<Transform> createConvCudnnTransform() {
 namespace cuda_opt {
 
 Expected<std::string> convCudnnEntryText(
-    ASTContext &Ctx, const KernelInfo &K, StringRef Entry,
+    ASTContext &Ctx, const KernelInfo &K, int64_t Algo, StringRef Entry,
     const std::array<int64_t, 3> &Grid, const std::array<int64_t, 3> &Block,
     function_ref<std::optional<int64_t>(unsigned)> Param) {
   Expected<ConvKernelMatch> Match = matchConvKernel(Ctx, K);
@@ -216,7 +231,7 @@ Expected<std::string> convCudnnEntryText(
          convCudnnHelperText().str() + "\nextern \"C\" int " + Entry.str() +
          "(void **Args, void *Stream) {\n  return static_cast<int>("
          "cudaoptConv2dLaunch(static_cast<cudaStream_t>(Stream), " +
-         problemInit(*Match, Arg) + "));\n}\n";
+         launchArgs(*Match, Algo, Arg) + "));\n}\n";
 }
 
 } // namespace cuda_opt

@@ -1,11 +1,13 @@
 // REQUIRES: cuda-device
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes=conv-cudnn --kernel=conv_nchw %s
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes=conv-cudnn --kernel=conv_nhwc %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes='conv-cudnn{algo=1}' --kernel=conv_nchw %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes='conv-cudnn{algo=6}' --kernel=conv_nhwc %s
 // Planted bugs: convolution instead of cross-correlation, the channel count
 // one short, and NCHW described as NHWC (each keeps shapes cuDNN accepts).
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nchw --plant='CUDNN_CROSS_CORRELATION=>CUDNN_CONVOLUTION' --passes=conv-cudnn %s
-// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nhwc --plant='{S.N, S.C, S.H=>{S.N, S.C - 1, S.H' --passes=conv-cudnn %s
-// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nchw --plant='1, 1, 1, 1, 0,=>1, 1, 1, 1, 1,' --passes=conv-cudnn %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nhwc --plant='DOut, S.N, S.C, S.H=>DOut, S.N, S.C - 1, S.H' --passes=conv-cudnn %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nchw --plant='1, 1, 1, 1, 0, -1)=>1, 1, 1, 1, 1, -1)' --passes=conv-cudnn %s
 
 // conv-cudnn: the cuDNN call computes each kernel's convolution within the
 // reassoc rule against an fp64 host reference, on shapes with odd sizes,

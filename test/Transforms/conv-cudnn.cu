@@ -2,6 +2,7 @@
 // RUN: FileCheck %s < %t.cu
 // RUN: %cuda_compile %t.cu
 // RUN: cuda-opt --passes=conv-cudnn --kernel=conv_nhwc_flat %s | FileCheck %s --check-prefix=NHWC
+// RUN: cuda-opt --passes='conv-cudnn{algo=6}' --kernel=conv_nchw %s | FileCheck %s --check-prefix=ALGO
 // RUN: cuda-opt --passes=conv-cudnn --kernel=conv_flat_continue %s | FileCheck %s --check-prefix=CONT
 // RUN: not cuda-opt --fp-model=strict --passes=conv-cudnn --kernel=conv_nchw %s 2>&1 | FileCheck %s --check-prefix=STRICT
 
@@ -17,22 +18,22 @@
 // CHECK:      if (!(static_cast<long long>(dim3(grid).z) >= static_cast<long long>(K) * N &&
 // CHECK-NEXT:       static_cast<long long>(dim3(grid).y) * dim3(block).y >= H &&
 // CHECK-NEXT:       static_cast<long long>(dim3(grid).x) * dim3(block).x >= W) ||
-// CHECK-NEXT:     cudaoptConv2dLaunch(
-// CHECK-NEXT:         0, cudaoptConv2dProblem{N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1, 0, in, w, out}) !=
+// CHECK-NEXT:     cudaoptConv2dLaunch(0, in, w, out, N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1, 0, -1) !=
 // CHECK-NEXT:         cudaSuccess)
 // CHECK-NEXT:   conv_nchw<<<grid, block>>>(in, w, out, N, C, H, W, K, pad);
 
+// ALGO: cudaoptConv2dLaunch(0, in, w, out, N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1, 0, 6) !=
+
 // NHWC:      if (!(static_cast<long long>(dim3(blocks).x) * dim3(256).x >=
 // NHWC-NEXT:       static_cast<long long>(N) * P * Q * K) ||
-// NHWC-NEXT:     cudaoptConv2dLaunch(stream, cudaoptConv2dProblem{N, C, H, W, K, R, S, P, Q, pad, pad, stride,
-// NHWC-NEXT:                                                      stride, dil, dil, 1, x, f, y}) !=
-// NHWC-NEXT:         cudaSuccess)
+// NHWC-NEXT:     cudaoptConv2dLaunch(stream, x, f, y, N, C, H, W, K, R, S, P, Q, pad, pad, stride, stride,
+// NHWC-NEXT:                         dil, dil, 1, -1) != cudaSuccess)
 // NHWC-NEXT:   conv_nhwc_flat<<<blocks, 256, 0, stream>>>(
 
 // CONT:      if (!(static_cast<long long>(dim3(blocks).x) * dim3(threads).x >=
 // CONT-NEXT:       static_cast<long long>(OW) * OH * K * N) ||
-// CONT-NEXT:     cudaoptConv2dLaunch(0, cudaoptConv2dProblem{N, C, H, W, K, R, S, OH, OW, ph, pw, sh, sw, 1,
-// CONT-NEXT:                                                 1, 0, src, filt, dst}) != cudaSuccess)
+// CONT-NEXT:     cudaoptConv2dLaunch(0, src, filt, dst, N, C, H, W, K, R, S, OH, OW, ph, pw, sh, sw, 1, 1, 0,
+// CONT-NEXT:                         -1) != cudaSuccess)
 
 // STRICT: conv-cudnn
 

@@ -24,12 +24,14 @@ llvm::StringRef convCudnnHelperText();
 
 /// A whole .cu file defining `extern "C" int Entry(void **args, void
 /// *stream)` that runs one launch of kernel \p K (which must match
-/// ConvKernelMatch) through cuDNN; args[i] points at the kernel's argument
+/// ConvKernelMatch) through cuDNN algorithm \p Algo (-1: cuDNN's heuristic
+/// choice); args[i] points at the kernel's argument
 /// i. Fails with the reason when \p K is no convolution, or when a launch
 /// of \p Grid x \p Block with the scalar arguments \p Param does not reach
 /// every output element.
 llvm::Expected<std::string> convCudnnEntryText(
-    clang::ASTContext &Ctx, const KernelInfo &K, llvm::StringRef Entry,
+    clang::ASTContext &Ctx, const KernelInfo &K, int64_t Algo,
+    llvm::StringRef Entry,
     const std::array<int64_t, 3> &Grid, const std::array<int64_t, 3> &Block,
     llvm::function_ref<std::optional<int64_t>(unsigned)> Param);
 

@@ -7,16 +7,29 @@ struct cudaoptConv2dProblem {
   int Nhwc;
   const float *In, *Weight;
   float *Out;
+  // cudnnConvolutionFwdAlgo_t to run, or -1: cuDNN's heuristic first choice.
+  int Algo;
 };
 
 // conv-cudnn: runs the problem with cuDNN on the launch's stream, in fp32
-// with FMA math only (no TF32): the fastest such algorithm cuDNN finds for
-// the shape on its first call is kept, with its descriptors and workspace,
-// for the life of the process. Returns cudaErrorNotSupported when cuDNN
-// cannot compute exactly the P x Q output the kernel writes; the caller then
-// launches the kernel instead. Link with -lcudnn.
-static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream,
-                                       cudaoptConv2dProblem Pb) {
+// with FMA math only (no TF32), with the algorithm tune measured fastest
+// (or cuDNN's heuristic first choice); descriptors and workspace are kept
+// per shape for the life of the process. Returns cudaErrorNotSupported when
+// cuDNN cannot compute exactly the P x Q output the kernel writes with that
+// algorithm; the caller then launches the kernel instead. Link with -lcudnn.
+// The arguments are the fields of cudaoptConv2dProblem: the three tensors,
+// N, C, H, W, K, R, S, P, Q, the paddings, strides and dilations (rows, then
+// columns), NHWC or not, and the algorithm.
+static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream, const float *In,
+                                       const float *Weight, float *Out, int N,
+                                       int C, int H, int W, int K, int R, int S,
+                                       int P, int Q, int PadH, int PadW,
+                                       int StrideH, int StrideW, int DilH,
+                                       int DilW, int Nhwc, int Algo) {
+  const cudaoptConv2dProblem Pb = {N,     C,       H,       W,    K,    R,
+                                   S,     P,       Q,       PadH, PadW, StrideH,
+                                   StrideW, DilH,  DilW,    Nhwc, In,   Weight,
+                                   Out,   Algo};
   struct Plan {
     int Device;
     cudaoptConv2dProblem Key;
@@ -35,7 +48,8 @@ static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream,
            A.K == B.K && A.R == B.R && A.S == B.S && A.P == B.P &&
            A.Q == B.Q && A.PadH == B.PadH && A.PadW == B.PadW &&
            A.StrideH == B.StrideH && A.StrideW == B.StrideW &&
-           A.DilH == B.DilH && A.DilW == B.DilW && A.Nhwc == B.Nhwc;
+           A.DilH == B.DilH && A.DilW == B.DilW && A.Nhwc == B.Nhwc &&
+           A.Algo == B.Algo;
   };
   int Device = 0;
   if (cudaGetDevice(&Device) != cudaSuccess)
@@ -84,25 +98,31 @@ static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream,
     Ok = Ok && On == Pb.N && Oc == Pb.K && Op == Pb.P && Oq == Pb.Q &&
          cudnnSetTensor4dDescriptor(Pl.Y, Format, CUDNN_DATA_FLOAT, Pb.N, Pb.K,
                                     Pb.P, Pb.Q) == CUDNN_STATUS_SUCCESS;
-    cudnnConvolutionFwdAlgoPerf_t Perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int Count = 0;
-    Ok = Ok && cudnnSetStream(Handle, Stream) == CUDNN_STATUS_SUCCESS &&
-         cudnnFindConvolutionForwardAlgorithm(
-             Handle, Pl.X, Pl.Wt, Pl.Conv, Pl.Y,
-             CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &Count, Perf) ==
-             CUDNN_STATUS_SUCCESS;
-    // Fastest first; only algorithms that keep fp32 FMA math (no TF32).
-    int Pick = -1;
-    for (int I = 0; Ok && I < Count && Pick < 0; ++I)
-      if (Perf[I].status == CUDNN_STATUS_SUCCESS &&
-          Perf[I].mathType == CUDNN_FMA_MATH)
-        Pick = I;
-    Ok = Ok && Pick >= 0;
-    if (Ok) {
-      Pl.Algo = Perf[Pick].algo;
-      Pl.Bytes = Perf[Pick].memory;
-      Ok = Pl.Bytes == 0 || cudaMalloc(&Pl.Workspace, Pl.Bytes) == cudaSuccess;
+    if (Ok && Pb.Algo < 0) {
+      // cuDNN's ranking for the shape; the first that keeps FMA math.
+      cudnnConvolutionFwdAlgoPerf_t Perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      int Count = 0;
+      Ok = cudnnGetConvolutionForwardAlgorithm_v7(
+               Handle, Pl.X, Pl.Wt, Pl.Conv, Pl.Y,
+               CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &Count, Perf) ==
+           CUDNN_STATUS_SUCCESS;
+      int Pick = -1;
+      for (int I = 0; Ok && I < Count && Pick < 0; ++I)
+        if (Perf[I].status == CUDNN_STATUS_SUCCESS &&
+            Perf[I].mathType == CUDNN_FMA_MATH)
+          Pick = I;
+      Ok = Ok && Pick >= 0;
+      if (Ok)
+        Pl.Algo = Perf[Pick].algo;
+    } else {
+      Pl.Algo = static_cast<cudnnConvolutionFwdAlgo_t>(Pb.Algo);
     }
+    // An algorithm that does not support the shape fails here.
+    Ok = Ok && cudnnGetConvolutionForwardWorkspaceSize(
+                   Handle, Pl.X, Pl.Wt, Pl.Conv, Pl.Y, Pl.Algo, &Pl.Bytes) ==
+                   CUDNN_STATUS_SUCCESS;
+    Ok = Ok && (Pl.Bytes == 0 ||
+                cudaMalloc(&Pl.Workspace, Pl.Bytes) == cudaSuccess);
     if (!Ok) {
       cudnnDestroyTensorDescriptor(Pl.X);
       cudnnDestroyTensorDescriptor(Pl.Y);
