@@ -18,7 +18,6 @@ using namespace llvm;
 
 namespace cuda_opt {
 
-
 Expected<std::unique_ptr<ParsedSource>>
 parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
   std::string Messages;
@@ -35,7 +34,8 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
       std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(),
       tooling::FileContentMappings{
-          {nvccCompatHeaderPath().str(), nvccCompatHeaderText().str()}},
+          {nvccCompatHeaderPath().str(), nvccCompatHeaderText().str()},
+          {cudaLegacyHeaderPath().str(), cudaLegacyHeaderText().str()}},
       &Collector);
   OS.flush();
   if (!Unit || Collector.Errors > 0 ||

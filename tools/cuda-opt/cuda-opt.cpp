@@ -117,6 +117,7 @@ static int runTool(int argc, const char **argv) {
   TO.CudaPath = cli::CudaPath;
   TO.ResourceDir = cli::ResourceDir;
   TO.GpuArch = cli::GpuArch;
+  TO.CudaLegacy = cli::CudaLegacy;
   TO.ExecutablePath =
       sys::fs::getMainExecutable(argv[0], (void *)(intptr_t)&outputFor);
   Expected<Toolchain> TC = Toolchain::discover(TO);
