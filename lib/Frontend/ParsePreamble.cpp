@@ -105,7 +105,7 @@ ParsePreamble::parse(const Toolchain &TC, const SourceInput &Input) const {
   raw_string_ostream OS(Messages);
   auto DiagOpts = std::make_shared<DiagnosticOptions>();
   DiagOpts->ShowColors = false;
-  auto *Collector = new ParseErrorCollector(OS, *DiagOpts);
+  auto *Collector = new ParseErrorCollector(OS, *DiagOpts, Input.Path);
   IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
       CompilerInstance::createDiagnostics(*vfs::getRealFileSystem(), *DiagOpts,
                                           Collector, /*ShouldOwnClient=*/true);

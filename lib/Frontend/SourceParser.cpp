@@ -24,7 +24,7 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
   raw_string_ostream OS(Messages);
   DiagnosticOptions DiagOpts;
   DiagOpts.ShowColors = false;
-  ParseErrorCollector Collector(OS, DiagOpts);
+  ParseErrorCollector Collector(OS, DiagOpts, Input.Path);
 
   std::vector<std::string> Args = TC.parseArguments(Side, Input.Flags);
   // buildASTFromCodeWithArgs prepends the tool name itself.
