@@ -3,6 +3,7 @@
 #   cuda-device  a CUDA GPU is visible (nvidia-smi lists one); GPU-only tests
 #   cuda-multi-device  two or more GPUs are visible (one worker per GPU)
 #   nvcc         nvcc is installed (compile checks of rewritten output)
+#   root         the tests run as root, whom file permissions do not stop
 import os
 import shutil
 import subprocess
@@ -54,6 +55,9 @@ if os.path.exists(plugin):
 
 if os.path.exists(os.path.join(config.cuda_opt_tools_dir, "cuda-opt-mlir")):
     config.available_features.add("cuda-opt-mlir")
+
+if hasattr(os, "geteuid") and os.geteuid() == 0:
+    config.available_features.add("root")
 
 nvcc = os.path.join(cuda_path, "bin", "nvcc")
 if os.path.exists(nvcc):

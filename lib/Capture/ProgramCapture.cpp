@@ -8,6 +8,7 @@
 #include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Capture/ShadowTree.h"
 #include "cuda-opt/Capture/TuneSpec.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Support/GpuLock.h"
 #include "cuda-opt/Support/OutputFile.h"
 
@@ -185,6 +186,9 @@ Expected<CapturedLaunch> captureInstrumented(const Toolchain &TC,
                                              StringRef InstrumentedText,
                                              StringRef What,
                                              const CaptureOptions &Opts) {
+  // What the program's build compiles; under --cuda-legacy it carries the
+  // mapping of the removed runtime calls.
+  std::string Text = standaloneText(TC, InstrumentedText, /*KeepLines=*/true);
   SmallString<256> Dir(Opts.WorkDir);
   sys::path::append(Dir, "capture-" + Opts.Tag);
   sys::fs::remove_directories(Dir);
@@ -217,7 +221,7 @@ Expected<CapturedLaunch> captureInstrumented(const Toolchain &TC,
     SmallString<256> Tree(Dir);
     sys::path::append(Tree, "tree");
     Expected<std::string> Copy = makeShadowTree(
-        Opts.RunRoot, Tree, Input.Path, InstrumentedText, Opts.WorkDir);
+        Opts.RunRoot, Tree, Input.Path, Text, Opts.WorkDir);
     if (!Copy)
       return Copy.takeError();
     SmallString<256> Header(sys::path::parent_path(*Copy));
@@ -233,7 +237,7 @@ Expected<CapturedLaunch> captureInstrumented(const Toolchain &TC,
     sys::path::append(Program, "program");
     if (Error E = writeFileAtomically(Header, captureRuntimeHeader()))
       return std::move(E);
-    if (Error E = writeFileAtomically(Source, InstrumentedText))
+    if (Error E = writeFileAtomically(Source, Text))
       return std::move(E);
 
     SmallString<256> Nvcc(TC.CudaPath);

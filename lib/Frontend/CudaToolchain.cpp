@@ -102,6 +102,7 @@ Expected<Toolchain> Toolchain::discover(const ToolchainOptions &Opts) {
   TC.CudaPath = *Cuda;
   TC.ResourceDir = *Resource;
   TC.GpuArch = Opts.GpuArch;
+  TC.CudaLegacy = Opts.CudaLegacy;
   return TC;
 }
 
@@ -138,6 +139,10 @@ Toolchain::parseArguments(CudaSide Side, ArrayRef<std::string> UserArgs) const {
   // virtual file each parse maps (NvccCompat.h).
   Args.push_back("-include");
   Args.push_back(nvccCompatHeaderPath().str());
+  if (CudaLegacy) {
+    Args.push_back("-include");
+    Args.push_back(cudaLegacyHeaderPath().str());
+  }
   Args.insert(Args.end(), UserArgs.begin(), UserArgs.end());
   return Args;
 }

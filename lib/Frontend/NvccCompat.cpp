@@ -1,4 +1,4 @@
-//===- NvccCompat.cpp - Host overloads nvcc provides and clang does not ---===//
+//===- NvccCompat.cpp - What nvcc accepts and clang does not --------------===//
 //
 // Part of cuda-opt.
 //
@@ -7,6 +7,7 @@
 
 #include "clang/Basic/LangOptions.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 namespace cuda_opt {
@@ -61,6 +62,69 @@ CUDA_OPT_MINMAX(double, double, float)
 #endif
 #endif
 )";
+}
+
+llvm::StringRef cudaLegacyHeaderPath() {
+  return "/cuda-opt-builtin/cuda_legacy.h";
+}
+
+// The runtime calls CUDA 13 removed whose cudaDevice* successors do the
+// same thing (CUDA 12's documentation says each is "identical" to it), with
+// CUDA 12's signatures. Not texture references or the removed cudaDeviceProp
+// fields: their replacements work differently, and RemovedCudaApis.cpp says
+// how. Host-only and not for NVRTC, which has no runtime API.
+static constexpr llvm::StringLiteral LegacyApis[] = {
+    "cudaThreadSynchronize",    "cudaThreadExit",
+    "cudaThreadSetLimit",       "cudaThreadGetLimit",
+    "cudaThreadSetCacheConfig", "cudaThreadGetCacheConfig"};
+
+llvm::StringRef cudaLegacyHeaderText() {
+  return R"(#ifndef CUDA_OPT_CUDA_LEGACY_H
+#define CUDA_OPT_CUDA_LEGACY_H
+#if defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+static inline __host__ cudaError_t cudaThreadSynchronize(void) {
+  return cudaDeviceSynchronize();
+}
+static inline __host__ cudaError_t cudaThreadExit(void) {
+  return cudaDeviceReset();
+}
+static inline __host__ cudaError_t cudaThreadSetLimit(enum cudaLimit limit,
+                                                      size_t value) {
+  return cudaDeviceSetLimit(limit, value);
+}
+static inline __host__ cudaError_t cudaThreadGetLimit(size_t *pValue,
+                                                      enum cudaLimit limit) {
+  return cudaDeviceGetLimit(pValue, limit);
+}
+static inline __host__ cudaError_t
+cudaThreadSetCacheConfig(enum cudaFuncCache cacheConfig) {
+  return cudaDeviceSetCacheConfig(cacheConfig);
+}
+static inline __host__ cudaError_t
+cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig) {
+  return cudaDeviceGetCacheConfig(pCacheConfig);
+}
+#endif
+#endif
+)";
+}
+
+bool isMappedByCudaLegacy(llvm::StringRef Name) {
+  return llvm::is_contained(LegacyApis, Name);
+}
+
+std::string standaloneText(const Toolchain &TC, llvm::StringRef Text,
+                           bool KeepLines) {
+  if (!TC.CudaLegacy || Text.contains(cudaLegacyHeaderText()))
+    return Text.str();
+  return ("// cuda-opt --cuda-legacy: CUDA 13 removed these runtime calls; "
+          "each maps to the\n// cudaDevice* call that does the same. Calling "
+          "those instead makes this block\n// unnecessary.\n" +
+          cudaLegacyHeaderText() +
+          (KeepLines ? "#line 1\n"
+                     : "// End of the cuda-opt --cuda-legacy block.\n\n") +
+          Text)
+      .str();
 }
 
 namespace {

@@ -46,14 +46,15 @@ invocationFor(const Toolchain &TC, StringRef Path, ArrayRef<std::string> Flags,
   Opts.ProbePrecompiled = false;
   std::shared_ptr<CompilerInvocation> CI =
       createInvocation(Argv, std::move(Opts));
-  // The virtual header the arguments force-include (NvccCompat.h); whoever
-  // runs the invocation owns the buffer.
-  if (CI)
+  // The virtual headers the arguments force-include (NvccCompat.h); whoever
+  // runs the invocation owns the buffers.
+  if (!CI)
+    return CI;
+  for (auto [Path, Text] :
+       {std::pair(nvccCompatHeaderPath(), nvccCompatHeaderText()),
+        std::pair(cudaLegacyHeaderPath(), cudaLegacyHeaderText())})
     CI->getPreprocessorOpts().addRemappedFile(
-        nvccCompatHeaderPath(),
-        MemoryBuffer::getMemBufferCopy(nvccCompatHeaderText(),
-                                       nvccCompatHeaderPath())
-            .release());
+        Path, MemoryBuffer::getMemBufferCopy(Text, Path).release());
   return CI;
 }
 
@@ -104,7 +105,7 @@ ParsePreamble::parse(const Toolchain &TC, const SourceInput &Input) const {
   raw_string_ostream OS(Messages);
   auto DiagOpts = std::make_shared<DiagnosticOptions>();
   DiagOpts->ShowColors = false;
-  auto *Collector = new ParseErrorCollector(OS, *DiagOpts);
+  auto *Collector = new ParseErrorCollector(OS, *DiagOpts, Input.Path);
   IntrusiveRefCntPtr<DiagnosticsEngine> Diags =
       CompilerInstance::createDiagnostics(*vfs::getRealFileSystem(), *DiagOpts,
                                           Collector, /*ShouldOwnClient=*/true);

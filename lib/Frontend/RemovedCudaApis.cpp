@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RemovedCudaApis.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 
 #include "llvm/ADT/Twine.h"
 
@@ -74,7 +75,11 @@ std::optional<std::string> removedCudaApiNote(StringRef Message) {
           return (Twine("'") + *Name +
                   "' was removed in CUDA 13 (nvcc 13 rejects it "
                   "too); use " +
-                  R.Replacement)
+                  R.Replacement +
+                  (isMappedByCudaLegacy(*Name)
+                       ? ", or pass --cuda-legacy to map it (cuda-opt's "
+                         "output then carries the mapping)"
+                       : ""))
               .str();
   if (std::optional<StringRef> Field = quotedAfter(Message, "no member named ");
       Field && Message.contains("cudaDeviceProp"))

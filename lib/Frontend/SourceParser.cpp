@@ -18,14 +18,13 @@ using namespace llvm;
 
 namespace cuda_opt {
 
-
 Expected<std::unique_ptr<ParsedSource>>
 parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
   std::string Messages;
   raw_string_ostream OS(Messages);
   DiagnosticOptions DiagOpts;
   DiagOpts.ShowColors = false;
-  ParseErrorCollector Collector(OS, DiagOpts);
+  ParseErrorCollector Collector(OS, DiagOpts, Input.Path);
 
   std::vector<std::string> Args = TC.parseArguments(Side, Input.Flags);
   // buildASTFromCodeWithArgs prepends the tool name itself.
@@ -35,7 +34,8 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
       std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(),
       tooling::FileContentMappings{
-          {nvccCompatHeaderPath().str(), nvccCompatHeaderText().str()}},
+          {nvccCompatHeaderPath().str(), nvccCompatHeaderText().str()},
+          {cudaLegacyHeaderPath().str(), cudaLegacyHeaderText().str()}},
       &Collector);
   OS.flush();
   if (!Unit || Collector.Errors > 0 ||

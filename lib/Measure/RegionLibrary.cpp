@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -42,8 +43,9 @@ compileRegionLibraries(const Toolchain &TC, const std::vector<std::string> &Text
                                    : hardware_concurrency());
   for (size_t I = 0; I < Texts.size(); ++I)
     Pool.async([&, I] {
+      std::string Text = standaloneText(TC, Texts[I], /*KeepLines=*/true);
       SHA256 H;
-      H.update(Texts[I]);
+      H.update(Text);
       H.update(Opts.DependencyFingerprint);
       for (const std::string &A : Base)
         H.update(A + "\n");
@@ -63,7 +65,7 @@ compileRegionLibraries(const Toolchain &TC, const std::vector<std::string> &Text
           Errors[I] = "cannot write " + Cu.str().str() + ": " + EC.message();
           return;
         }
-        OS << Texts[I];
+        OS << Text;
       }
       SmallString<256> Tmp(Lib);
       Tmp += ".tmp";

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Measure/Nvrtc.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -87,7 +88,8 @@ Expected<std::string> compileWithNvrtc(const Toolchain &TC,
   StringRef Name = Opts.SourcePath.empty()
                        ? StringRef("variant.cu")
                        : sys::path::filename(Opts.SourcePath);
-  Expected<std::string> Cubin = N->compile(V.Text, Name, Opts.Arch, Flags);
+  Expected<std::string> Cubin =
+      N->compile(standaloneText(TC, V.Text, /*KeepLines=*/true), Name, Opts.Arch, Flags);
   if (!Cubin)
     return Cubin.takeError();
   // A template kernel the file never instantiates compiles to nothing under
@@ -133,8 +135,9 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
     if (Vs[I].Library)
       continue; // A library call: nothing of the variant's own to build.
     Pool.async([&, I] {
+      std::string Text = standaloneText(TC, Vs[I].Text, /*KeepLines=*/true);
       SHA256 H;
-      H.update(Vs[I].Text);
+      H.update(Text);
       H.update(Opts.DependencyFingerprint);
       for (const std::string &A : Base)
         H.update(A + "\n");
@@ -176,7 +179,7 @@ std::vector<std::string> compileVariants(const Toolchain &TC,
           Errors[I] = "cannot write " + Cu.str().str() + ": " + EC.message();
           return;
         }
-        OS << Vs[I].Text;
+        OS << Text;
       }
       std::vector<StringRef> Args(Base.begin(), Base.end());
       Args.push_back(Cu);

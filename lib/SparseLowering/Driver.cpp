@@ -8,6 +8,7 @@
 
 #include "cuda-opt/SparseLowering/Driver.h"
 #include "cuda-opt/SparseLowering/Passes.h"
+#include "cuda-opt/Support/OutputFile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +24,6 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -58,12 +58,10 @@ int cuda_opt::runLowerSparseMatmul(StringRef InputPath, StringRef OutputPath,
     llvm::WithColor::error(llvm::errs(), "cuda-opt") << Message << "\n";
     return 1;
   }
-  std::unique_ptr<llvm::ToolOutputFile> Output =
-      openOutputFile(OutputPath, &Message);
-  if (!Output) {
-    llvm::WithColor::error(llvm::errs(), "cuda-opt") << Message << "\n";
-    return 1;
-  }
+  // Written once the whole input is lowered, through a temporary file: a
+  // failure leaves an existing output as it was.
+  std::string Text;
+  llvm::raw_string_ostream Output(Text);
 
   DialectRegistry Registry;
   Registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
@@ -91,15 +89,19 @@ int cuda_opt::runLowerSparseMatmul(StringRef InputPath, StringRef OutputPath,
 
   LogicalResult Result = failure();
   if (Opts.SplitInputFile) {
-    Result = splitAndProcessBuffer(
-        std::move(Input), ChunkBufferHandler(ProcessChunk), Output->os(),
-        kDefaultSplitMarker, kDefaultSplitMarker);
+    Result = splitAndProcessBuffer(std::move(Input),
+                                   ChunkBufferHandler(ProcessChunk), Output,
+                                   kDefaultSplitMarker, kDefaultSplitMarker);
   } else {
     llvm::MemoryBufferRef Ref = Input->getMemBufferRef();
-    Result = ProcessChunk(std::move(Input), Ref, Output->os());
+    Result = ProcessChunk(std::move(Input), Ref, Output);
   }
   if (failed(Result))
     return 1;
-  Output->keep();
+  if (llvm::Error E = writeFileAtomically(OutputPath, Text)) {
+    llvm::WithColor::error(llvm::errs(), "cuda-opt")
+        << llvm::toString(std::move(E)) << "\n";
+    return 1;
+  }
   return 0;
 }

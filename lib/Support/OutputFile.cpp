@@ -36,6 +36,29 @@ static Error writeStream(StringRef Path, raw_fd_ostream &OS,
   return cannotWrite(Path == "-" ? "<stdout>" : Path, EC);
 }
 
+/// Writes a temporary file beside \p Path and renames it over \p Path only
+/// when every byte was written. (llvm::writeToOutput renames it even after
+/// a failed write, past a file-size limit, say, putting a truncated file in
+/// place of the old one.)
+static Error writeThroughTempFile(StringRef Path, StringRef Contents) {
+  Expected<sys::fs::TempFile> Temp =
+      sys::fs::TempFile::create(Path + ".tmp-%%%%%%");
+  if (!Temp)
+    return cannotWrite(Path, errorToErrorCode(Temp.takeError()));
+  raw_fd_ostream OS(Temp->FD, /*shouldClose=*/false);
+  OS << Contents;
+  OS.flush();
+  if (OS.has_error()) {
+    std::error_code EC = OS.error();
+    OS.clear_error();
+    consumeError(Temp->discard());
+    return cannotWrite(Path, EC);
+  }
+  if (Error E = Temp->keep(Path))
+    return cannotWrite(Path, errorToErrorCode(std::move(E)));
+  return Error::success();
+}
+
 Error writeFileAtomically(StringRef Path, StringRef Contents) {
   if (Path == "-")
     return writeStream(Path, outs(), Contents, /*Close=*/false);
@@ -50,15 +73,7 @@ Error writeFileAtomically(StringRef Path, StringRef Contents) {
       return cannotWrite(Path, EC);
     return writeStream(Path, OS, Contents, /*Close=*/true);
   }
-  // llvm::writeToOutput writes through a temporary file and renames it into
-  // place; only the message is ours.
-  Error E = writeToOutput(Path, [&](raw_ostream &OS) {
-    OS << Contents;
-    return Error::success();
-  });
-  if (!E)
-    return Error::success();
-  return cannotWrite(Path, errorToErrorCode(std::move(E)));
+  return writeThroughTempFile(Path, Contents);
 }
 
 std::string unifiedDiff(StringRef OldName, StringRef Old, StringRef NewName,

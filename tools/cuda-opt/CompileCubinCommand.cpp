@@ -10,7 +10,9 @@
 
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Measure/Measure.h"
+#include "cuda-opt/Support/OutputFile.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -50,6 +52,7 @@ Error compileCubin(const Toolchain &TC, const SourceInput &In,
           sys::fs::createUniqueDirectory("cuda-opt-cubin", Cache))
     return makeError("cannot create a directory: " + EC.message());
   CO.CacheDir = std::string(Cache); // Fresh: always compile.
+  llvm::scope_exit RemoveCache([&] { sys::fs::remove_directories(Cache); });
   std::vector<std::string> Errors;
   std::vector<std::string> Cubins = compileVariants(TC, {V}, CO, Errors);
   if (Cubins[0].empty())
@@ -62,9 +65,13 @@ Error compileCubin(const Toolchain &TC, const SourceInput &In,
     if (First.starts_with("compiled by NVRTC") || First.starts_with("NVRTC"))
       How = First.str();
   }
-  if (std::error_code EC = sys::fs::copy_file(Cubins[0], Output))
-    return makeError("cannot write " + Output + ": " + EC.message());
-  sys::fs::remove_directories(Cache);
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Cubin = MemoryBuffer::getFile(
+      Cubins[0], /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!Cubin)
+    return makeError("cannot read the cubin '" + Cubins[0] +
+                     "': " + Cubin.getError().message());
+  if (Error E = writeFileAtomically(Output, (*Cubin)->getBuffer()))
+    return E;
   errs() << ToolName << ": " << How << "\n";
   return Error::success();
 }

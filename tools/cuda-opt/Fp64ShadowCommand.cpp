@@ -9,6 +9,7 @@
 #include "Options.h"
 
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Measure/Fp64Shadow.h"
 #include "cuda-opt/Support/OutputFile.h"
 
@@ -38,7 +39,7 @@ Error printFp64Shadow(const Toolchain &TC, const SourceInput &In,
   Expected<Fp64Shadow> Sh = makeFp64Shadow(Ctx, *K, In.Text);
   if (!Sh)
     return Sh.takeError();
-  return writeFileAtomically(Output, Sh->Text);
+  return writeFileAtomically(Output, standaloneText(TC, Sh->Text));
 }
 
 } // namespace cuda_opt

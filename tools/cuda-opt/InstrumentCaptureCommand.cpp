@@ -11,6 +11,7 @@
 
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Capture/Capture.h"
+#include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Support/OutputFile.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -86,7 +87,7 @@ Error instrumentCapture(const Toolchain &TC, const SourceInput &In,
   for (const std::string &S : I->Skipped)
     WithColor::warning(errs(), ToolName)
         << "launch not instrumented: " << S << "\n";
-  return writeFileAtomically(Output, I->Text);
+  return writeFileAtomically(Output, standaloneText(TC, I->Text));
 }
 
 } // namespace cuda_opt

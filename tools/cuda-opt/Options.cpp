@@ -53,6 +53,15 @@ cl::opt<std::string> GpuArch("cuda-gpu-arch",
                              cl::init("sm_90"), cl::cat(Category),
                              cl::sub(Driver));
 
+cl::opt<bool> CudaLegacy(
+    "cuda-legacy",
+    cl::desc("Map the runtime calls CUDA 13 removed whose successors do the "
+             "same (cudaThreadSynchronize, cudaThreadExit, "
+             "cudaThreadSet/GetLimit, cudaThreadSet/GetCacheConfig -> "
+             "cudaDevice*); rewritten files carry the mapping at their top "
+             "so that nvcc 13 builds them (docs/nvcc-compatibility.md)"),
+    cl::cat(Category), cl::sub(Driver));
+
 cl::opt<bool> ListPasses("list-passes",
                          cl::desc("List every transform and exit"),
                          cl::cat(Category), cl::sub(Driver));

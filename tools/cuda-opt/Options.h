@@ -34,6 +34,7 @@ extern llvm::cl::opt<std::string> BuildPath;
 extern llvm::cl::opt<std::string> CudaPath;
 extern llvm::cl::opt<std::string> ResourceDir;
 extern llvm::cl::opt<std::string> GpuArch;
+extern llvm::cl::opt<bool> CudaLegacy;
 extern llvm::cl::opt<std::string> KernelName;
 extern llvm::cl::opt<std::string> OutputPath;
 extern llvm::cl::opt<bool> JSON;

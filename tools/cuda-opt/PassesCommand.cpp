@@ -8,6 +8,7 @@
 #include "Commands.h"
 #include "Options.h"
 
+#include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Support/OutputFile.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -68,10 +69,10 @@ Error runPasses(const Toolchain &TC, const SourceInput &In,
   std::string Out;
   switch (cli::Emit) {
   case cli::EmitKind::Source:
-    Out = fpModelHeader(*R) + R->Text;
+    Out = fpModelHeader(*R) + standaloneText(TC, R->Text);
     break;
   case cli::EmitKind::Diff:
-    Out = unifiedDiff(In.Path, In.Text, In.Path, R->Text);
+    Out = unifiedDiff(In.Path, In.Text, In.Path, standaloneText(TC, R->Text));
     break;
   case cli::EmitKind::Report:
     Out = report(In, *R);

@@ -11,6 +11,7 @@
 #include "Commands.h"
 #include "Options.h"
 
+#include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Pass/Pipeline.h"
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Support/OutputFile.h"
@@ -147,6 +148,7 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
   unsigned Applied = 0;
   for (const CandidateRecord &C : R->Candidates)
     Applied += C.Status == "applied";
+  R->Text = standaloneText(TC, R->Text);
   if (!R->Measured && !cli::DryRun)
     R->Text = notMeasuredHeader(*R, Applied, MeasureCommand) + R->Text;
   if (Error E = writeFileAtomically(Output, R->Text))

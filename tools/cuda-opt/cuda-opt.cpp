@@ -22,6 +22,8 @@
 #include "llvm/Support/thread.h"
 #include "llvm/Support/Path.h"
 
+#include <csignal>
+
 using namespace llvm;
 using namespace cuda_opt;
 
@@ -117,6 +119,7 @@ static int runTool(int argc, const char **argv) {
   TO.CudaPath = cli::CudaPath;
   TO.ResourceDir = cli::ResourceDir;
   TO.GpuArch = cli::GpuArch;
+  TO.CudaLegacy = cli::CudaLegacy;
   TO.ExecutablePath =
       sys::fs::getMainExecutable(argv[0], (void *)(intptr_t)&outputFor);
   Expected<Toolchain> TC = Toolchain::discover(TO);
@@ -178,6 +181,10 @@ static int runTool(int argc, const char **argv) {
 
 int main(int argc, const char **argv) {
   InitLLVM X(argc, argv);
+  // Past a file-size limit (ulimit -f) a write raises SIGXFSZ, which LLVM's
+  // crash handler turns into a stack dump; ignored, the write fails with
+  // EFBIG and the output writer reports it like a full disk.
+  std::signal(SIGXFSZ, SIG_IGN);
   // Clang's parser recurses once per nesting level of an expression; a
   // few hundred nested parentheses (or macros expanding to them) overflow
   // the 8 MiB main-thread stack. clang itself parses on a thread with more

@@ -25,6 +25,9 @@ struct ToolchainOptions {
   std::string ResourceDir;
   /// GPU architecture the device side is checked for.
   std::string GpuArch = "sm_90";
+  /// --cuda-legacy: map the runtime calls CUDA 13 removed whose successors do
+  /// the same (NvccCompat.h).
+  bool CudaLegacy = false;
   /// Path of the running executable (argv[0] resolved), used to find carried
   /// resource headers.
   std::string ExecutablePath;
@@ -35,6 +38,7 @@ struct Toolchain {
   std::string CudaPath;
   std::string ResourceDir;
   std::string GpuArch;
+  bool CudaLegacy = false; ///< --cuda-legacy (ToolchainOptions::CudaLegacy).
 
   /// Resolve and validate the directories; the error says what is missing
   /// and how to point cuda-opt at it.

@@ -4,12 +4,15 @@
 // callable from host code; clang's CUDA headers declare them for the device
 // only, so host code that nvcc compiles, such as `max(x, 1.0f)` in main(),
 // does not parse. Every parse force-includes a small virtual header that adds
-// the host overloads nvcc has.
+// the host overloads nvcc has. With --cuda-legacy a second one maps the
+// runtime calls CUDA 13 removed whose successors do the same; what cuda-opt
+// writes or compiles then carries it inline (standaloneText).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_FRONTEND_NVCCCOMPAT_H
 #define CUDA_OPT_FRONTEND_NVCCCOMPAT_H
 
+#include "cuda-opt/Frontend/CudaToolchain.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
 
@@ -21,6 +24,24 @@ llvm::StringRef nvccCompatHeaderPath();
 
 /// The header's text.
 llvm::StringRef nvccCompatHeaderText();
+
+/// The path of the header --cuda-legacy force-includes (virtual too) and its
+/// text: cudaThreadSynchronize, cudaThreadExit, cudaThreadSet/GetLimit and
+/// cudaThreadSet/GetCacheConfig as calls of their cudaDevice* successors.
+llvm::StringRef cudaLegacyHeaderPath();
+llvm::StringRef cudaLegacyHeaderText();
+
+/// Whether the --cuda-legacy header maps \p Name.
+bool isMappedByCudaLegacy(llvm::StringRef Name);
+
+/// \p Text as cuda-opt writes it or hands it to nvcc and NVRTC: under
+/// --cuda-legacy (\p TC .CudaLegacy) the legacy header is inlined at the top
+/// behind a comment, once, so that nvcc 13 builds the file without cuda-opt;
+/// otherwise \p Text itself. With \p KeepLines (a text for a compiler, not a
+/// file for the user) a #line directive after the header keeps the line
+/// numbers of \p Text in the compiler's messages.
+std::string standaloneText(const Toolchain &TC, llvm::StringRef Text,
+                           bool KeepLines = false);
 
 /// \p Text with every kernel launch written with spaced chevrons
 /// (`k << < grid, block >> > (args)`, which nvcc accepts and clang does not)
