@@ -28,6 +28,7 @@
 #   FORCE_TUNE=1      tune even when the original program did not print ok
 #   MODE              program | spec                               [program]
 #   JOBS              programs processed concurrently                      [4]
+#   CUDNN_ROOT        cuDNN for conv-cudnn rewrites  [the toolkit's]
 #   CO_GEMM_INCLUDE,  the runtime GEMM library's include directory and static
 #   CO_GEMM_ARCHIVE   archive (utils/gpu-setup.sh sets them with
 #                     CO_GEMM_LIB=1): cuda-opt then sees cudaopt/gemm.h when
@@ -187,6 +188,13 @@ process() {
     local link=
     if grep -q '"cudaopt/gemm.h"' "$OUT/$name.opt.cu" 2>/dev/null; then
       link="-gencode=arch=compute_90a,code=sm_90a -I ${CO_GEMM_INCLUDE:-} ${CO_GEMM_ARCHIVE:-} -lcublas -lcuda"
+    fi
+    # A conv-cudnn rewrite calls cuDNN ($CUDNN_ROOT, else the toolkit's).
+    if grep -q '^#include <cudnn.h>' "$OUT/$name.opt.cu" 2>/dev/null; then
+      local cudnn=${CUDNN_ROOT:-$(dirname "$(dirname "$(command -v "$NVCC")")")}
+      local lib
+      lib=$(ls "$cudnn"/lib*/libcudnn.so "$cudnn"/lib*/libcudnn.so.9 2>/dev/null | head -1)
+      link="$link -I $cudnn/include -Xlinker --no-as-needed -Xlinker $lib -Xlinker -rpath,$(dirname "$lib")"
     fi
     # shellcheck disable=SC2086
     if "$NVCC" $NVCC_FLAGS -I "$corpus" "$OUT/$name.opt.cu" $link \
