@@ -686,12 +686,8 @@ Expected<ConvKernelMatch> Matcher::run() {
   OF.TraverseStmt(K.Decl->getBody());
 
   // The accesses: two loads multiplied, one store after the loops.
-  auto AccessOf = [&](const Expr *Factor) -> const MemoryAccess * {
-    const Expr *Load = loadOfFactor(Factor);
-    for (const MemoryAccess &A : Model.Accesses)
-      if (A.E == Load && A.Kind == AccessKind::Read)
-        return &A;
-    return nullptr;
+  auto AccessOf = [&](const Expr *Factor) {
+    return loadAccessOfFactor(Model.Accesses, Factor);
   };
   const MemoryAccess *XA = AccessOf(PA.X), *YA = AccessOf(PA.Y);
   if (!XA || !YA || XA == YA)

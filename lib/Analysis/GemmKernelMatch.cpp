@@ -385,12 +385,8 @@ Expected<GemmKernelMatch> Matcher::run() {
                   " product accumulations; only a single `acc += A[...] * "
                   "B[...]` is mapped to cudaoptGemm");
   const ProductAccumulation &PA = Found[0];
-  auto AccessOf = [&](const Expr *Factor) -> const MemoryAccess * {
-    const Expr *Load = loadOfFactor(Factor);
-    for (const MemoryAccess &A : Model.Accesses)
-      if (A.E == Load && A.Kind == AccessKind::Read)
-        return &A;
-    return nullptr;
+  auto AccessOf = [&](const Expr *Factor) {
+    return loadAccessOfFactor(Model.Accesses, Factor);
   };
   const MemoryAccess *XP = AccessOf(PA.X), *YP = AccessOf(PA.Y);
   if (!XP || !YP || XP == YP)

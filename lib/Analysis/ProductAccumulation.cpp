@@ -167,4 +167,13 @@ std::optional<unsigned> globalIndexDim(const IndexExpr &E,
   return std::nullopt;
 }
 
+const MemoryAccess *loadAccessOfFactor(ArrayRef<MemoryAccess> Accesses,
+                                       const Expr *Factor) {
+  const Expr *Load = loadOfFactor(Factor);
+  for (const MemoryAccess &A : Accesses)
+    if (A.E == Load && A.Kind == AccessKind::Read)
+      return &A;
+  return nullptr;
+}
+
 } // namespace cuda_opt

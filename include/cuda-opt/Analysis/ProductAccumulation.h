@@ -8,6 +8,7 @@
 #ifndef CUDA_OPT_ANALYSIS_PRODUCTACCUMULATION_H
 #define CUDA_OPT_ANALYSIS_PRODUCTACCUMULATION_H
 
+#include "cuda-opt/Analysis/AccessAnalysis.h"
 #include "cuda-opt/Analysis/IndexExpr.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -40,6 +41,11 @@ unsigned countEarlyExits(const clang::Stmt *Body);
 /// of a 16-bit value to float (`__half2float(A[i])`, `float(A[i])`, the
 /// copy of a __half argument).
 const clang::Expr *loadOfFactor(const clang::Expr *E);
+
+/// The read among \p Accesses that the factor \p Factor loads (through
+/// loadOfFactor), or null.
+const MemoryAccess *loadAccessOfFactor(llvm::ArrayRef<MemoryAccess> Accesses,
+                                       const clang::Expr *Factor);
 
 /// `blockIdx.d * blockDim.d + threadIdx.d` for the d it holds for.
 std::optional<unsigned> globalIndexDim(const IndexExpr &E,
