@@ -227,6 +227,8 @@ private:
   /// Division and remainder expressions of the body, by their text (the
   /// name of their opaque symbol).
   StringMap<const Expr *> Opaque;
+  /// The bias load of `out[...] = acc + bias[k]`, if any.
+  const MemoryAccess *BiasA = nullptr;
   /// `if (outside) continue;` padding guards (early exits that are fine).
   unsigned PadContinues = 0;
 
@@ -256,14 +258,14 @@ Error Matcher::checkBody() {
     return refuse(kernel() + " has " + Twine(Loops.size()) +
                   " loops; a direct 2-D convolution has three, over input "
                   "channels and filter rows and columns");
-  if (Model.Accesses.size() != 3) {
+  if (Model.Accesses.size() != 3 && Model.Accesses.size() != 4) {
     std::string List;
     for (const MemoryAccess &A : Model.Accesses)
       List += (List.empty() ? "" : ", ") + A.Text;
     return refuse(kernel() + " makes " + Twine(Model.Accesses.size()) +
                   " memory accesses (" + List +
-                  "), not just the loads of the input and the weights and "
-                  "the store of the output");
+                  "), not just the loads of the input, the weights and a "
+                  "bias and the store of the output");
   }
   return Error::success();
 }
@@ -696,8 +698,12 @@ Expected<ConvKernelMatch> Matcher::run() {
   const MemoryAccess *OutA = nullptr;
   for (const MemoryAccess &A : Model.Accesses)
     if (&A != XA && &A != YA)
-      OutA = &A;
-  for (const MemoryAccess *A : {XA, YA, OutA}) {
+      (A.Kind == AccessKind::Write && !OutA ? OutA : BiasA) = &A;
+  if (!OutA)
+    return refuse(kernel() + " stores no output");
+  for (const MemoryAccess *A : {XA, YA, OutA, BiasA}) {
+    if (!A)
+      continue;
     if (A->Space != MemorySpace::Global ||
         !isa_and_nonnull<ParmVarDecl>(A->BaseDecl))
       return refuse(kernel() + " accesses '" + A->Text +
@@ -725,7 +731,8 @@ Expected<ConvKernelMatch> Matcher::run() {
       return refuse(kernel() + " does not start '" + Acc->getName() +
                     "' at zero and only add products to it");
   }
-  // The store is `out[...] = acc`.
+  // The store is `out[...] = acc` or `out[...] = acc + bias[k]` (the
+  // bias's index is checked once k is known).
   {
     const Expr *Value = nullptr;
     DynTypedNodeList Parents = Ctx.getParents(*OutA->E);
@@ -735,10 +742,21 @@ Expected<ConvKernelMatch> Matcher::run() {
       if (const auto *BO = Parents[0].get<BinaryOperator>();
           BO && BO->getOpcode() == BO_Assign)
         Value = BO->getRHS();
-    if (!Value || refVar(Value) != Acc)
-      return refuse(kernel() + " does not store the plain accumulator at " +
+    bool Plain = Value && refVar(Value) == Acc && !BiasA;
+    bool Biased = false;
+    if (const auto *Add = dyn_cast_or_null<BinaryOperator>(
+            Value ? Value->IgnoreParenImpCasts() : nullptr);
+        Add && Add->getOpcode() == BO_Add && BiasA && BiasA->Loop < 0 &&
+        BiasA->Kind == AccessKind::Read)
+      for (auto [A, B] : {std::pair{Add->getLHS(), Add->getRHS()},
+                          std::pair{Add->getRHS(), Add->getLHS()}})
+        Biased |= refVar(A) == Acc &&
+                  loadAccessOfFactor(Model.Accesses, B) == BiasA;
+    if (!Plain && !Biased)
+      return refuse(kernel() + " does not store the accumulator, or the "
+                               "accumulator plus a bias load, at " +
                     OutA->Location +
-                    " (a bias, an activation or a scale has no cuDNN "
+                    " (an activation or a scale has no cuDNN "
                     "forward-convolution equivalent here)");
   }
   // The loops precede the store in the same block.
@@ -949,6 +967,12 @@ Matcher::attempt(bool Nhwc, const MemoryAccess &InA, const MemoryAccess &WtA,
     if (!overParams(*E))
       return refuse(kernel() + "'s output extent `" + str(*E) +
                     "` is not made of parameters");
+  if (BiasA) {
+    if (BiasA->Index != Kc)
+      return refuse(kernel() + " adds '" + BiasA->Text +
+                    "', not the bias of the output channel k = " + str(Kc));
+    Result.Bias = cast<ParmVarDecl>(BiasA->BaseDecl)->getFunctionScopeIndex();
+  }
   Result.Symbols = Syms;
   return Result;
 }

@@ -43,7 +43,8 @@ StringRef convCudnnHelperText() { return ConvHelper; }
 
 namespace {
 
-/// cudaoptConv2dLaunch's arguments after the stream: the tensors, the
+/// cudaoptConv2dLaunch's arguments after the stream: the tensors (the bias
+/// or nullptr), the
 /// extents, paddings, strides and dilations, the layout and the algorithm.
 std::string launchArgs(const ConvKernelMatch &M, int64_t Algo,
                        function_ref<std::string(unsigned)> Param) {
@@ -61,7 +62,9 @@ std::string launchArgs(const ConvKernelMatch &M, int64_t Algo,
         return Text;
     return "static_cast<int>(" + Text + ")";
   };
-  std::string S = Param(M.In) + ", " + Param(M.Weight) + ", " + Param(M.Out);
+  std::string S = Param(M.In) + ", " + Param(M.Weight) + ", " +
+                  (M.Bias ? Param(*M.Bias) : std::string("nullptr")) + ", " +
+                  Param(M.Out);
   for (const IndexExpr *E :
        {&M.N, &M.C, &M.H, &M.W, &M.K, &M.R, &M.S, &M.P, &M.Q, &M.PadH, &M.PadW,
         &M.StrideH, &M.StrideW, &M.DilH, &M.DilW})

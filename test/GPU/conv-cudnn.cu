@@ -3,11 +3,13 @@
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes=conv-cudnn --kernel=conv_nhwc %s
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes='conv-cudnn{algo=1}' --kernel=conv_nchw %s
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes='conv-cudnn{algo=6}' --kernel=conv_nhwc %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes=conv-cudnn --kernel=conv_bias %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_bias --plant='DW, DB, DOut=>DW, nullptr, DOut' --passes=conv-cudnn %s
 // Planted bugs: convolution instead of cross-correlation, the channel count
 // one short, and NCHW described as NHWC (each keeps shapes cuDNN accepts).
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nchw --plant='CUDNN_CROSS_CORRELATION=>CUDNN_CONVOLUTION' --passes=conv-cudnn %s
-// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nhwc --plant='DOut, S.N, S.C, S.H=>DOut, S.N, S.C - 1, S.H' --passes=conv-cudnn %s
-// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nchw --plant='1, 1, 1, 1, 0, -1)=>1, 1, 1, 1, 1, -1)' --passes=conv-cudnn %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nhwc --plant='nullptr, DOut, S.N, S.C, S.H=>nullptr, DOut, S.N, S.C - 1, S.H' --passes=conv-cudnn %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_nchw --plant='S.Pad, S.Pad, 1, 1, 1, 1, 0,=>S.Pad, S.Pad, 1, 1, 1, 1, 1,' --passes=conv-cudnn %s
 
 // conv-cudnn: the cuDNN call computes each kernel's convolution within the
 // reassoc rule against an fp64 host reference, on shapes with odd sizes,
@@ -63,6 +65,26 @@ __global__ void conv_nhwc(const float *x, const float *f, float *y, int N,
       }
   }
   y[((n * P + p) * Q + q) * K + k] = acc;
+}
+
+// With a bias per output channel, added after the sum.
+__global__ void conv_bias(const float *in, const float *w, const float *b,
+                          float *out, int N, int C, int H, int W, int K) {
+  int q = blockIdx.x * blockDim.x + threadIdx.x;
+  int p = blockIdx.y * blockDim.y + threadIdx.y;
+  int n = blockIdx.z / K, k = blockIdx.z % K;
+  if (q < W && p < H && n < N) {
+    float acc = 0.0f;
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s < 3; ++s) {
+          int y = p + r - 1, x = q + s - 1;
+          if (y >= 0 && y < H && x >= 0 && x < W)
+            acc += in[((n * C + c) * H + y) * W + x] *
+                   w[((k * C + c) * 3 + r) * 3 + s];
+        }
+    out[((n * K + k) * H + p) * W + q] = acc + b[k];
+  }
 }
 
 static float *device(const std::vector<float> &H) {
@@ -158,6 +180,41 @@ int main(int argc, char **argv) {
     gpu_check::dump(argc, argv, (Name + ".fp64").c_str(), Ref.data(), Ref.size());
     cudaFree(DIn);
     cudaFree(DW);
+    cudaFree(DOut);
+  }
+  {
+    // conv_bias: 2 x 6 x 13 x 21 -> 9 channels, with a bias.
+    const int N = 2, C = 6, H = 13, W = 21, K = 9;
+    std::vector<float> In((size_t)N * C * H * W), Wt((size_t)K * C * 9), B(K);
+    std::vector<float> Out((size_t)N * K * H * W, 0.0f);
+    gpu_check::fill_uniform(In.data(), In.size(), Seed + 101, -1.0f, 1.0f);
+    gpu_check::fill_uniform(Wt.data(), Wt.size(), Seed + 102, -0.5f, 0.5f);
+    gpu_check::fill_uniform(B.data(), B.size(), Seed + 103, -2.0f, 2.0f);
+    float *DIn = device(In), *DW = device(Wt), *DB = device(B), *DOut = device(Out);
+    conv_bias<<<dim3((W + 7) / 8, (H + 7) / 8, N * K), dim3(8, 8)>>>(DIn, DW, DB, DOut, N, C, H, W, K);
+    gpu_check::check_launch("conv_bias");
+    cudaMemcpy(Out.data(), DOut, Out.size() * sizeof(float), cudaMemcpyDeviceToHost);
+    std::vector<double> Ref(Out.size());
+    for (int n = 0; n < N; ++n)
+      for (int k = 0; k < K; ++k)
+        for (int p = 0; p < H; ++p)
+          for (int q = 0; q < W; ++q) {
+            double Sum = 0;
+            for (int c = 0; c < C; ++c)
+              for (int r = 0; r < 3; ++r)
+                for (int s = 0; s < 3; ++s) {
+                  int y = p + r - 1, x = q + s - 1;
+                  if (y >= 0 && y < H && x >= 0 && x < W)
+                    Sum += (double)In[(((size_t)n * C + c) * H + y) * W + x] *
+                           Wt[((k * C + c) * 3 + r) * 3 + s];
+                }
+            Ref[(((size_t)n * K + k) * H + p) * W + q] = Sum + B[k];
+          }
+    gpu_check::dump(argc, argv, "bias", Out.data(), Out.size());
+    gpu_check::dump(argc, argv, "bias.fp64", Ref.data(), Ref.size());
+    cudaFree(DIn);
+    cudaFree(DW);
+    cudaFree(DB);
     cudaFree(DOut);
   }
   return 0;

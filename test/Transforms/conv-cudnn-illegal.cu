@@ -4,6 +4,7 @@
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=no_padding_guard %s 2>&1 | FileCheck %s --check-prefix=NOPAD
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=narrow_pad %s 2>&1 | FileCheck %s --check-prefix=NARROW
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=no_k_bound %s 2>&1 | FileCheck %s --check-prefix=KBOUND
+// RUN: not cuda-opt --passes=conv-cudnn --kernel=with_relu %s 2>&1 | FileCheck %s --check-prefix=RELU
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=double_acc %s 2>&1 | FileCheck %s --check-prefix=F64
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=wrong_out %s 2>&1 | FileCheck %s --check-prefix=OUT
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=side_effect %s 2>&1 | FileCheck %s --check-prefix=SIDE
@@ -29,14 +30,14 @@
 #define W_KCRS w[((k * C + c) * 3 + r) * 3 + s]
 #define OUT_NKPQ out[((n * K + k) * H + p) * W + q]
 
-// BIAS: kernel 'with_bias' makes 4 memory accesses ({{.*}}b[k]), not just the loads of the input and the weights and the store of the output
+// BIAS: kernel 'with_bias' adds 'b[n]', not the bias of the output channel k = (blockIdx.z % K)
 __global__ void with_bias(const float *in, const float *w, const float *b,
                           float *out, int C, int H, int W, int K, int N) {
   COORDS
   if (q >= W || p >= H || n >= N) return;
   float acc = 0.0f;
   BODY(IN_NCHW, W_KCRS)
-  OUT_NKPQ = acc + b[k];
+  OUT_NKPQ = acc + b[n];
 }
 
 // PARTIAL: kernel 'partial_rows' stores 'OUT_NKPQ', not out[{{.*}}]: the output's layout does not match the NCHW input's
@@ -101,6 +102,16 @@ __global__ void no_k_bound(const float *in, const float *w, float *out, int C,
   OUT_NKPQ = acc;
 }
 
+// RELU: kernel 'with_relu' does not store the accumulator, or the accumulator plus a bias load, at {{.*}} (an activation or a scale has no cuDNN forward-convolution equivalent here)
+__global__ void with_relu(const float *in, const float *w, float *out, int C,
+                          int H, int W, int K, int N) {
+  COORDS
+  if (q >= W || p >= H || n >= N) return;
+  float acc = 0.0f;
+  BODY(IN_NCHW, W_KCRS)
+  OUT_NKPQ = fmaxf(acc, 0.0f);
+}
+
 // F64: kernel 'double_acc' accumulates in 'double'
 __global__ void double_acc(const float *in, const float *w, float *out, int C,
                            int H, int W, int K, int N) {
@@ -140,6 +151,7 @@ void launch_all(const float *in, const float *w, const float *b, float *out,
   no_padding_guard<<<grid, block>>>(in, w, out, C, H, W, K, N);
   narrow_pad<<<grid, block>>>(in, w, out, C, H, W, K, N);
   no_k_bound<<<grid, block>>>(in, w, out, C, H, W, K);
+  with_relu<<<grid, block>>>(in, w, out, C, H, W, K, N);
   double_acc<<<grid, block>>>(in, w, out, C, H, W, K, N);
   wrong_out<<<grid, block>>>(in, w, out, C, H, W, K, N);
   side_effect<<<grid, block>>>(in, w, out, C + off++, H, W, K, N);

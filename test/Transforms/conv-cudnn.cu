@@ -4,6 +4,7 @@
 // RUN: cuda-opt --passes=conv-cudnn --kernel=conv_nhwc_flat %s | FileCheck %s --check-prefix=NHWC
 // RUN: cuda-opt --passes='conv-cudnn{algo=6}' --kernel=conv_nchw %s | FileCheck %s --check-prefix=ALGO
 // RUN: cuda-opt --passes=conv-cudnn --kernel=conv_flat_continue %s | FileCheck %s --check-prefix=CONT
+// RUN: cuda-opt --passes=conv-cudnn --kernel=conv_bias %s | FileCheck %s --check-prefix=BIAS
 // RUN: not cuda-opt --fp-model=strict --passes=conv-cudnn --kernel=conv_nchw %s 2>&1 | FileCheck %s --check-prefix=STRICT
 
 // conv-cudnn: a direct fp32 convolution kernel's launch becomes a cuDNN call
@@ -18,22 +19,26 @@
 // CHECK:      if (!(static_cast<long long>(dim3(grid).z) >= static_cast<long long>(K) * N &&
 // CHECK-NEXT:       static_cast<long long>(dim3(grid).y) * dim3(block).y >= H &&
 // CHECK-NEXT:       static_cast<long long>(dim3(grid).x) * dim3(block).x >= W) ||
-// CHECK-NEXT:     cudaoptConv2dLaunch(0, in, w, out, N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1, 0, -1) !=
-// CHECK-NEXT:         cudaSuccess)
+// CHECK-NEXT:     cudaoptConv2dLaunch(0, in, w, nullptr, out, N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1,
+// CHECK-NEXT:                         0, -1) != cudaSuccess)
 // CHECK-NEXT:   conv_nchw<<<grid, block>>>(in, w, out, N, C, H, W, K, pad);
 
-// ALGO: cudaoptConv2dLaunch(0, in, w, out, N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1, 0, 6) !=
+// ALGO: {{^}} cudaoptConv2dLaunch(0, in, w, nullptr, out, N, C, H, W, K, 3, 3, H, W, pad, pad, 1, 1, 1, 1,
+// ALGO-NEXT: {{^}} 0, 6) != cudaSuccess)
 
 // NHWC:      if (!(static_cast<long long>(dim3(blocks).x) * dim3(256).x >=
 // NHWC-NEXT:       static_cast<long long>(N) * P * Q * K) ||
-// NHWC-NEXT:     cudaoptConv2dLaunch(stream, x, f, y, N, C, H, W, K, R, S, P, Q, pad, pad, stride, stride,
-// NHWC-NEXT:                         dil, dil, 1, -1) != cudaSuccess)
+// NHWC-NEXT:     cudaoptConv2dLaunch(stream, x, f, nullptr, y, N, C, H, W, K, R, S, P, Q, pad, pad, stride,
+// NHWC-NEXT:                         stride, dil, dil, 1, -1) != cudaSuccess)
 // NHWC-NEXT:   conv_nhwc_flat<<<blocks, 256, 0, stream>>>(
 
 // CONT:      if (!(static_cast<long long>(dim3(blocks).x) * dim3(threads).x >=
 // CONT-NEXT:       static_cast<long long>(OW) * OH * K * N) ||
-// CONT-NEXT:     cudaoptConv2dLaunch(0, src, filt, dst, N, C, H, W, K, R, S, OH, OW, ph, pw, sh, sw, 1, 1, 0,
-// CONT-NEXT:                         -1) != cudaSuccess)
+// CONT-NEXT:     cudaoptConv2dLaunch(0, src, filt, nullptr, dst, N, C, H, W, K, R, S, OH, OW, ph, pw, sh, sw,
+// CONT-NEXT:                         1, 1, 0, -1) != cudaSuccess)
+
+// BIAS: {{^}} cudaoptConv2dLaunch(0, in, w, bias, out, N, C, H, W, K, 3, 3, H, W, 1, 1, 1, 1, 1, 1, 0,
+// BIAS-NEXT: {{^}} -1) != cudaSuccess)
 
 // STRICT: conv-cudnn
 
@@ -140,4 +145,30 @@ void layer_continue(const float *src, const float *filt, float *dst, int N,
   int threads = 256, blocks = (N * K * OH * OW + threads - 1) / threads;
   conv_flat_continue<<<blocks, threads>>>(src, filt, dst, N, C, H, W, K, R, S,
                                           sh, sw, ph, pw, OH, OW);
+}
+
+// A bias per output channel added after the sum.
+__global__ void conv_bias(const float *in, const float *w, const float *bias,
+                          float *out, int N, int C, int H, int W, int K) {
+  int q = blockIdx.x * blockDim.x + threadIdx.x;
+  int p = blockIdx.y * blockDim.y + threadIdx.y;
+  int n = blockIdx.z / K, k = blockIdx.z % K;
+  if (q < W && p < H && n < N) {
+    float acc = 0.0f;
+    for (int c = 0; c < C; ++c)
+      for (int r = 0; r < 3; ++r)
+        for (int s = 0; s < 3; ++s) {
+          int y = p + r - 1, x = q + s - 1;
+          if (y >= 0 && y < H && x >= 0 && x < W)
+            acc += in[((n * C + c) * H + y) * W + x] *
+                   w[((k * C + c) * 3 + r) * 3 + s];
+        }
+    out[((n * K + k) * H + p) * W + q] = acc + bias[k];
+  }
+}
+
+void layer_bias(const float *in, const float *w, const float *bias, float *out,
+                int N, int C, int H, int W, int K) {
+  conv_bias<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(
+      in, w, bias, out, N, C, H, W, K);
 }

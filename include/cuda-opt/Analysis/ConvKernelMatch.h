@@ -38,6 +38,8 @@ struct ConvKernelMatch {
   /// NCHW input, KCRS weights, NKPQ output; or NHWC, KRSC, NPQK.
   bool Nhwc = false;
   unsigned In = 0, Weight = 0, Out = 0;
+  /// `out[...] = acc + bias[k]`: the bias parameter.
+  std::optional<unsigned> Bias;
   IndexExpr N, C, H, W, K, R, S, P, Q;
   IndexExpr PadH, PadW, StrideH, StrideW, DilH, DilW;
   std::vector<ConvLaunchCover> Covers;

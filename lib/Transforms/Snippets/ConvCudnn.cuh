@@ -5,7 +5,7 @@ struct cudaoptConv2dProblem {
   int N, C, H, W, K, R, S, P, Q;
   int PadH, PadW, StrideH, StrideW, DilH, DilW;
   int Nhwc;
-  const float *In, *Weight;
+  const float *In, *Weight, *Bias;
   float *Out;
   // cudnnConvolutionFwdAlgo_t to run, or -1: cuDNN's heuristic first choice.
   int Algo;
@@ -17,24 +17,26 @@ struct cudaoptConv2dProblem {
 // per shape for the life of the process. Returns cudaErrorNotSupported when
 // cuDNN cannot compute exactly the P x Q output the kernel writes with that
 // algorithm; the caller then launches the kernel instead. Link with -lcudnn.
-// The arguments are the fields of cudaoptConv2dProblem: the three tensors,
+// The arguments are the fields of cudaoptConv2dProblem: the tensors (Bias,
+// one value per output channel added to each output, may be null),
 // N, C, H, W, K, R, S, P, Q, the paddings, strides and dilations (rows, then
 // columns), NHWC or not, and the algorithm.
 static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream, const float *In,
-                                       const float *Weight, float *Out, int N,
+                                       const float *Weight, const float *Bias,
+                                       float *Out, int N,
                                        int C, int H, int W, int K, int R, int S,
                                        int P, int Q, int PadH, int PadW,
                                        int StrideH, int StrideW, int DilH,
                                        int DilW, int Nhwc, int Algo) {
-  const cudaoptConv2dProblem Pb = {N,     C,       H,       W,    K,    R,
-                                   S,     P,       Q,       PadH, PadW, StrideH,
-                                   StrideW, DilH,  DilW,    Nhwc, In,   Weight,
-                                   Out,   Algo};
+  const cudaoptConv2dProblem Pb = {N,    C,       H,       W,    K,    R,
+                                   S,    P,       Q,       PadH, PadW, StrideH,
+                                   StrideW, DilH, DilW,    Nhwc, In,   Weight,
+                                   Bias, Out,     Algo};
   struct Plan {
     int Device;
     cudaoptConv2dProblem Key;
     cudnnHandle_t Handle;
-    cudnnTensorDescriptor_t X, Y;
+    cudnnTensorDescriptor_t X, Y, B;
     cudnnFilterDescriptor_t Wt;
     cudnnConvolutionDescriptor_t Conv;
     cudnnConvolutionFwdAlgo_t Algo;
@@ -77,6 +79,9 @@ static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream, const float *In,
     bool Ok =
         cudnnCreateTensorDescriptor(&Pl.X) == CUDNN_STATUS_SUCCESS &&
         cudnnCreateTensorDescriptor(&Pl.Y) == CUDNN_STATUS_SUCCESS &&
+        cudnnCreateTensorDescriptor(&Pl.B) == CUDNN_STATUS_SUCCESS &&
+        cudnnSetTensor4dDescriptor(Pl.B, Format, CUDNN_DATA_FLOAT, 1, Pb.K, 1,
+                                   1) == CUDNN_STATUS_SUCCESS &&
         cudnnCreateFilterDescriptor(&Pl.Wt) == CUDNN_STATUS_SUCCESS &&
         cudnnCreateConvolutionDescriptor(&Pl.Conv) == CUDNN_STATUS_SUCCESS &&
         cudnnSetTensor4dDescriptor(Pl.X, Format, CUDNN_DATA_FLOAT, Pb.N, Pb.C,
@@ -126,6 +131,7 @@ static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream, const float *In,
     if (!Ok) {
       cudnnDestroyTensorDescriptor(Pl.X);
       cudnnDestroyTensorDescriptor(Pl.Y);
+      cudnnDestroyTensorDescriptor(Pl.B);
       cudnnDestroyFilterDescriptor(Pl.Wt);
       cudnnDestroyConvolutionDescriptor(Pl.Conv);
       return cudaErrorNotSupported;
@@ -139,6 +145,10 @@ static cudaError_t cudaoptConv2dLaunch(cudaStream_t Stream, const float *In,
                               Pb.Weight, Found->Conv, Found->Algo,
                               Found->Workspace, Found->Bytes, &Zero, Found->Y,
                               Pb.Out) != CUDNN_STATUS_SUCCESS)
+    return cudaErrorLaunchFailure;
+  // out = conv + bias[k], the kernel's order: the bias after the sum.
+  if (Pb.Bias && cudnnAddTensor(Found->Handle, &One, Found->B, Pb.Bias, &One,
+                                Found->Y, Pb.Out) != CUDNN_STATUS_SUCCESS)
     return cudaErrorLaunchFailure;
   return cudaSuccess;
 }
