@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/ConvKernelMatch.h"
+#include "GuardShape.h"
 #include "cuda-opt/Analysis/IndexExprBuilder.h"
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Analysis/LoopAnalysis.h"
@@ -51,26 +52,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace cuda_opt {
-
-std::vector<unsigned> ConvKernelMatch::parametersUsed() const {
-  std::vector<unsigned> Out;
-  for (const IndexExpr *E : {&N, &C, &H, &W, &K, &R, &S, &P, &Q, &PadH, &PadW,
-                             &StrideH, &StrideW, &DilH, &DilW})
-    for (const auto &[Mono, Coeff] : E->terms())
-      for (unsigned Sym : Mono)
-        if (const auto *PD =
-                dyn_cast_or_null<ParmVarDecl>(Symbols[Sym].Decl))
-          if (!is_contained(Out, PD->getFunctionScopeIndex()))
-            Out.push_back(PD->getFunctionScopeIndex());
-  for (const ConvLaunchCover &Cov : Covers)
-    for (const auto &[Mono, Coeff] : Cov.Extent.terms())
-      for (unsigned Sym : Mono)
-        if (const auto *PD =
-                dyn_cast_or_null<ParmVarDecl>(Symbols[Sym].Decl))
-          if (!is_contained(Out, PD->getFunctionScopeIndex()))
-            Out.push_back(PD->getFunctionScopeIndex());
-  return Out;
-}
 
 std::string ConvKernelMatch::render(
     const IndexExpr &E, function_ref<std::string(unsigned)> Param) const {
@@ -97,11 +78,13 @@ std::string ConvKernelMatch::render(
     for (unsigned Sym : Mono) {
       const auto *PD = cast<ParmVarDecl>(Symbols[Sym].Decl);
       std::string V = Param(PD->getFunctionScopeIndex());
-      if (!all_of(V, [](char Ch) { return isAlnum(Ch) || Ch == '_' || Ch == '.'; }))
+      // The first factor of a product is widened: static_cast<long long>(V).
+      bool Widen = Long && Term.empty();
+      if (Widen || !all_of(V, [](char Ch) {
+            return isAlnum(Ch) || Ch == '_' || Ch == '.';
+          }))
         V = "(" + V + ")";
-      else if (Long && Term.empty())
-        V = "(" + V + ")";
-      if (Long && Term.empty())
+      if (Widen)
         V = "static_cast<long long>" + V;
       Term += (Term.empty() ? "" : " * ") + V;
     }
@@ -193,9 +176,6 @@ private:
           return false;
     return true;
   }
-  bool invariant(const IndexExpr &E) const {
-    return !(E.dependence(Syms) & DepVarying);
-  }
   std::optional<unsigned> iterOf(int Loop) const {
     for (unsigned S = 0; S < Syms.size(); ++S)
       if (Syms[S].Kind == SymbolKind::LoopIter && Syms[S].Loop == Loop)
@@ -216,6 +196,7 @@ private:
                                     const MemoryAccess &Wt,
                                     const MemoryAccess &Out,
                                     const std::vector<Condition> &Pad,
+                                    const std::vector<Condition> &Guard,
                                     unsigned &Stage);
 
   ASTContext &Ctx;
@@ -233,7 +214,6 @@ private:
   unsigned PadContinues = 0;
 
   // Filled in as the proof goes.
-  int LoopC = -1, LoopR = -1, LoopS = -1;
   IndexExpr It[3]; ///< iteration symbols of the c, r, s loops
   IndexExpr Kc, Nc, Pc, Qc, Y, X;
   ConvKernelMatch Result;
@@ -270,38 +250,40 @@ Error Matcher::checkBody() {
   return Error::success();
 }
 
-Error Matcher::collectConditions(const Expr *E, bool Negated,
+Error Matcher::collectConditions(const Expr *Cond, bool Negated,
                                  std::vector<Condition> &Out) {
-  E = E->IgnoreParenImpCasts();
-  const auto *BO = dyn_cast<BinaryOperator>(E);
-  if (BO && BO->getOpcode() == (Negated ? BO_LOr : BO_LAnd)) {
-    if (Error Err = collectConditions(BO->getLHS(), Negated, Out))
-      return Err;
-    return collectConditions(BO->getRHS(), Negated, Out);
+  SmallVector<const Expr *, 4> Leaves;
+  flattenLogical(Cond, Negated ? BO_LOr : BO_LAnd, Leaves);
+  for (const Expr *E : Leaves) {
+    E = E->IgnoreParenImpCasts();
+    const auto *BO = dyn_cast<BinaryOperator>(E);
+    std::string Text = B.text(E);
+    if (!BO || !BO->isRelationalOp())
+      return refuse(kernel() + " has a guard `" + Text +
+                    "` that is not a conjunction of <, <=, > and >= "
+                    "comparisons");
+    if (!BO->getLHS()->getType()->isSignedIntegerType() ||
+        !BO->getRHS()->getType()->isSignedIntegerType())
+      return refuse(kernel() + " compares unsigned values in `" + Text +
+                    "`; the bounds proof needs signed integers");
+    IndexExpr L = B.build(BO->getLHS()), R = B.build(BO->getRHS());
+    BinaryOperatorKind Op = BO->getOpcode();
+    if (Negated)
+      Op = Op == BO_LT   ? BO_GE
+           : Op == BO_LE ? BO_GT
+           : Op == BO_GT ? BO_LE
+                         : BO_LT;
+    IndexExpr One = IndexExpr::constant(1);
+    Condition C;
+    C.Text = Text;
+    switch (Op) {
+    case BO_LT: C.D = R - L - One; break;
+    case BO_LE: C.D = R - L; break;
+    case BO_GT: C.D = L - R - One; break;
+    default: C.D = L - R; break;
+    }
+    Out.push_back(std::move(C));
   }
-  std::string Text = B.text(E);
-  if (!BO || !BO->isRelationalOp())
-    return refuse(kernel() + " has a guard `" + Text +
-                  "` that is not a conjunction of <, <=, > and >= "
-                  "comparisons");
-  if (!BO->getLHS()->getType()->isSignedIntegerType() ||
-      !BO->getRHS()->getType()->isSignedIntegerType())
-    return refuse(kernel() + " compares unsigned values in `" + Text +
-                  "`; the bounds proof needs signed integers");
-  IndexExpr L = B.build(BO->getLHS()), R = B.build(BO->getRHS());
-  BinaryOperatorKind Op = BO->getOpcode();
-  if (Negated)
-    Op = Op == BO_LT ? BO_GE : Op == BO_LE ? BO_GT : Op == BO_GT ? BO_LE : BO_LT;
-  IndexExpr One = IndexExpr::constant(1);
-  Condition C;
-  C.Text = Text;
-  switch (Op) {
-  case BO_LT: C.D = R - L - One; break;
-  case BO_LE: C.D = R - L; break;
-  case BO_GT: C.D = L - R - One; break;
-  default: C.D = L - R; break;
-  }
-  Out.push_back(std::move(C));
   return Error::success();
 }
 
@@ -353,11 +335,11 @@ Error Matcher::matchPadding(const std::vector<Condition> &Pad) {
                     C.Text + "`)");
     Slot = C.D;
   }
-  if (Pad.empty()) {
-    // No padding guard: the reads stay inside the input only without
-    // padding; H and W then come from the input index below.
-    return Error::success();
-  }
+  if (Pad.empty())
+    return refuse(kernel() + " reads its input without a padding guard "
+                             "`y >= 0 && y < H && x >= 0 && x < W`; "
+                             "conv-cudnn needs the guard to learn the "
+                             "input's extents");
   if (!Ylo || !Hgt || !Xlo || !Wgt)
     return refuse(kernel() + "'s padding guard does not bound both input "
                              "coordinates from below by 0 and from above by "
@@ -454,11 +436,7 @@ Error Matcher::matchOutputGuard(const MemoryAccess &Out,
   if (const auto *Body = dyn_cast<CompoundStmt>(K.Decl->getBody()))
     for (const Stmt *S : Body->body())
       if (const auto *If = dyn_cast<IfStmt>(S))
-        if (!If->getElse() &&
-            (isa<ReturnStmt>(If->getThen()) ||
-             (isa<CompoundStmt>(If->getThen()) &&
-              cast<CompoundStmt>(If->getThen())->size() == 1 &&
-              isa<ReturnStmt>(cast<CompoundStmt>(If->getThen())->body_front())))) {
+        if (!If->getElse() && isBareReturn(If->getThen())) {
           if (Error E = collectConditions(If->getCond(), true, Guard))
             return E;
           ++Returns;
@@ -809,6 +787,11 @@ Expected<ConvKernelMatch> Matcher::run() {
       return std::move(E);
   }
 
+  // The guard of the store (the same for every attempt below).
+  std::vector<Condition> Guard;
+  if (Error E = matchOutputGuard(*OutA, Guard))
+    return std::move(E);
+
   // Which factor is the input and which the weights, and the loops' roles:
   // the attempt that gets furthest explains a refusal.
   std::optional<Error> Best;
@@ -816,7 +799,8 @@ Expected<ConvKernelMatch> Matcher::run() {
   for (bool Nhwc : {false, true})
     for (auto [In, Wt] : {std::pair{XA, YA}, std::pair{YA, XA}}) {
       unsigned Stage = 0;
-      Expected<ConvKernelMatch> M = attempt(Nhwc, *In, *Wt, *OutA, Pad, Stage);
+      Expected<ConvKernelMatch> M =
+          attempt(Nhwc, *In, *Wt, *OutA, Pad, Guard, Stage);
       if (M) {
         if (Best)
           consumeError(std::move(*Best));
@@ -837,7 +821,7 @@ Expected<ConvKernelMatch> Matcher::run() {
 Expected<ConvKernelMatch>
 Matcher::attempt(bool Nhwc, const MemoryAccess &InA, const MemoryAccess &WtA,
                  const MemoryAccess &OutAcc, const std::vector<Condition> &Pad,
-                 unsigned &Stage) {
+                 const std::vector<Condition> &Guard, unsigned &Stage) {
   const MemoryAccess *In = &InA, *Wt = &WtA, *OutA = &OutAcc;
   const std::string NoWeights =
       kernel() + " reads no factor as weights w[((k*C + c)*R + r)*S + s] "
@@ -897,14 +881,6 @@ Matcher::attempt(bool Nhwc, const MemoryAccess &InA, const MemoryAccess &WtA,
   if (Error E = matchPadding(Pad))
     return std::move(E);
   const IndexExpr &II = In->Index;
-  if (Pad.empty()) {
-    // y and x from the input index: NCHW reads (...)*W + x with x at
-    // stride 1 in s; without padding the offsets are zero.
-    return refuse(kernel() + " reads its input without a padding guard "
-                             "`y >= 0 && y < H && x >= 0 && x < W`; "
-                             "conv-cudnn needs the guard to learn the "
-                             "input's extents");
-  }
   unsigned RSym = It[1].terms().begin()->first[0];
   unsigned SSym = It[2].terms().begin()->first[0];
   std::optional<IndexExpr> DH = Y.coefficientOf(RSym);
@@ -945,9 +921,6 @@ Matcher::attempt(bool Nhwc, const MemoryAccess &InA, const MemoryAccess &WtA,
   Nc = *NForm;
   Stage = 2;
   // The output's guard and coverage give the extents.
-  std::vector<Condition> Guard;
-  if (Error E = matchOutputGuard(*OutA, Guard))
-    return std::move(E);
   if (Error E = matchCoverage(Guard))
     return std::move(E);
   Stage = 3;

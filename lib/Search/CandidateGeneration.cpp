@@ -56,7 +56,8 @@ findCudnn(const Toolchain &TC, const TuneOptions &Opts) {
 }
 
 /// conv-cudnn: the captured launch run through cuDNN, built into a library
-/// the worker calls like a region (ConvCudnnEntry.h).
+/// the worker calls like a region (ConvCudnnEntry.h). The text is the same
+/// for every algorithm, so the build is cached after the first.
 Expected<json::Object> convLibraryCall(const Toolchain &TC,
                                        clang::ASTContext &Ctx,
                                        const KernelInfo &K, int64_t Algo,
@@ -71,9 +72,8 @@ Expected<json::Object> convLibraryCall(const Toolchain &TC,
       return std::nullopt;
     return capturedInteger(L.Params[I], K.Decl->getParamDecl(I)->getType());
   };
-  Expected<std::string> Text = convCudnnEntryText(
-      Ctx, K, Algo, worker::library::RegionEntryDefault, L.Grid, L.Block,
-      Param);
+  Expected<std::string> Text =
+      convCudnnEntryText(Ctx, K, L.Grid, L.Block, Param);
   if (!Text)
     return Text.takeError();
   CompileOptions Comp;
@@ -94,8 +94,7 @@ Expected<json::Object> convLibraryCall(const Toolchain &TC,
     return createStringError(inconvertibleErrorCode(), Errors[0]);
   return json::Object{{worker::library::Kind, worker::library::KindRegion},
                       {worker::library::Path, Libs[0]},
-                      {worker::library::Entry,
-                       worker::library::RegionEntryDefault}};
+                      {worker::library::Entry, convCudnnEntryName(Algo)}};
 }
 
 /// The measurement of a pass that replaces the kernel's launch with a

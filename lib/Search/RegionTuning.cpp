@@ -426,23 +426,16 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       continue;
     }
     const Measurement &O = (*Ms)[0];
-    // The fastest verified rewrite, kept when it beats the original by
-    // more than the noise of the two.
-    int Best = -1;
-    for (size_t I = 1; I < Ms->size(); ++I) {
-      const Measurement &V = (*Ms)[I];
-      double Noise = std::max(O.P90Ms - O.P10Ms, V.P90Ms - V.P10Ms);
-      if (V.Verified && !V.Skipped && V.MedianMs + Noise < O.MedianMs &&
-          (Best < 0 || V.MedianMs < (*Ms)[Best].MedianMs))
-        Best = static_cast<int>(I);
-    }
+    const size_t Best = chooseVariant(*Ms, [&](size_t I) {
+      return (*Ms)[I].Verified && !(*Ms)[I].Skipped;
+    });
     Record("original", "", Best > 0 ? "verified" : "fastest",
            O.ReplayWarning.empty() ? "" : "warning: " + O.ReplayWarning, &O);
     for (size_t I = 1; I < Ms->size(); ++I) {
       const Measurement &V = (*Ms)[I];
       Record(Vs[I].Id, Vs[I].Pipeline,
              !V.Verified ? (V.Skipped ? "skipped" : "rejected")
-                         : (static_cast<int>(I) == Best ? "fastest"
+                         : (I == Best ? "fastest"
                                                         : "verified"),
              V.Verified ? Built[I - 1]->Detail : V.Error, &V);
     }

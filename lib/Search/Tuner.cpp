@@ -36,6 +36,19 @@ namespace cuda_opt {
 
 using namespace tuner;
 
+size_t tuner::chooseVariant(ArrayRef<Measurement> Ms,
+                            function_ref<bool(size_t)> Usable) {
+  size_t Best = 0;
+  for (size_t I = 1; I < Ms.size(); ++I) {
+    const Measurement &V = Ms[I], &O = Ms[0];
+    double Noise = std::max(O.P90Ms - O.P10Ms, V.P90Ms - V.P10Ms);
+    if (Usable(I) && V.MedianMs + Noise < O.MedianMs &&
+        (Best == 0 || V.MedianMs < Ms[Best].MedianMs))
+      Best = I;
+  }
+  return Best;
+}
+
 namespace {
 
 /// Apply a pipeline without measuring: the fallback when there is no GPU.
@@ -240,24 +253,10 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   Result.MinBytes += H.MinBytes;
   Result.Flops += H.Flops;
   Result.VariantsMeasured += Variants.size() - 1;
-  // The verified variant with the lowest median, kept when it beats the
-  // original by more than the run-to-run spread (p90 - p10) of either of
-  // the two. (Comparing each variant with the best so far instead let a
-  // noisy early variant hide better ones: a first cuDNN call with a wide
-  // spread, 0.2779 ms, was kept over 0.2416 ms.)
-  size_t Best = 0;
-  for (size_t I = 1; I < Variants.size(); ++I) {
+  const size_t Best = chooseVariant(*Ms, [&](size_t I) {
     const Measurement &M = (*Ms)[I];
-    if (CompileErrors[I].empty() && M.Verified && !M.StoppedEarly &&
-        (Best == 0 || M.MedianMs < (*Ms)[Best].MedianMs))
-      Best = I;
-  }
-  if (Best > 0) {
-    const Measurement &M = (*Ms)[Best], &O = (*Ms)[0];
-    double Noise = std::max(M.P90Ms - M.P10Ms, O.P90Ms - O.P10Ms);
-    if (!(M.MedianMs + Noise < O.MedianMs))
-      Best = 0;
-  }
+    return CompileErrors[I].empty() && M.Verified && !M.StoppedEarly;
+  });
   for (size_t I = 0; I < Variants.size(); ++I) {
     const Measurement &M = (*Ms)[I];
     CandidateRecord C;

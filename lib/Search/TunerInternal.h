@@ -107,6 +107,15 @@ captureVariantLaunches(const Toolchain &TC, const SourceInput &Input,
                        const std::vector<bool> &Need, const TuneOptions &Opts,
                        const ParsePreamble *Preamble);
 
+/// The variant tune keeps among \p Ms (index 0 is the original): of those
+/// \p Usable allows that beat the original's median by more than the larger
+/// p10-p90 spread of the two, the one with the lowest median; 0 when none.
+/// (Each variant against the best so far let a noisy early variant hide
+/// faster ones; the original's spread alone let a noisy original hide
+/// variants several times faster.)
+size_t chooseVariant(llvm::ArrayRef<Measurement> Ms,
+                     llvm::function_ref<bool(size_t)> Usable);
+
 /// The region phase of program mode (RegionTuning.cpp): each host region
 /// where fuse-launches applies is measured as one unit against the
 /// original region; the faster verified one is kept. Returns the text to

@@ -83,6 +83,10 @@ bool repeatable(ASTContext &Ctx, const Expr *E) {
   return !E->HasSideEffects(Ctx);
 }
 
+/// The range of the algo parameter: -1 (cuDNN's heuristic choice) and the
+/// cudnnConvolutionFwdAlgo_t values.
+constexpr int64_t AlgoMin = -1, AlgoMax = 7;
+
 struct ConvPlan : TransformPlan {
   std::vector<std::pair<CharSourceRange, std::string>> Edits;
 };
@@ -98,9 +102,9 @@ public:
   ArrayRef<ParamSpec> getParams() const override {
     static const ParamSpec Specs[] = {
         {"algo",
-         -1,
-         -1,
-         7,
+         AlgoMin,
+         AlgoMin,
+         AlgoMax,
          "the cudnnConvolutionFwdAlgo_t to run (0 implicit GEMM, 1 "
          "precomputed implicit GEMM, 2 GEMM, 3 direct, 4 FFT, 5 tiled FFT, 6 "
          "Winograd, 7 non-fused Winograd); -1 = cuDNN's heuristic first "
@@ -197,12 +201,13 @@ std::unique_ptr<Transform> createConvCudnnTransform() {
   return std::make_unique<ConvCudnn>();
 }
 
-} // namespace cuda_opt
-
-namespace cuda_opt {
+std::string convCudnnEntryName(int64_t Algo) {
+  return "cudaopt_conv_algo_" +
+         (Algo < 0 ? std::string("default") : std::to_string(Algo));
+}
 
 Expected<std::string> convCudnnEntryText(
-    ASTContext &Ctx, const KernelInfo &K, int64_t Algo, StringRef Entry,
+    ASTContext &Ctx, const KernelInfo &K,
     const std::array<int64_t, 3> &Grid, const std::array<int64_t, 3> &Block,
     function_ref<std::optional<int64_t>(unsigned)> Param) {
   Expected<ConvKernelMatch> Match = matchConvKernel(Ctx, K);
@@ -229,12 +234,16 @@ Expected<std::string> convCudnnEntryText(
     std::string Type = T.getAsString(Ctx.getPrintingPolicy());
     return "*static_cast<" + Type + " *>(Args[" + std::to_string(I) + "])";
   };
-  return "#include <cuda_runtime.h>\n#include <cudnn.h>\n#include <mutex>\n"
-         "#include <vector>\n" +
-         convCudnnHelperText().str() + "\nextern \"C\" int " + Entry.str() +
-         "(void **Args, void *Stream) {\n  return static_cast<int>("
-         "cudaoptConv2dLaunch(static_cast<cudaStream_t>(Stream), " +
-         launchArgs(*Match, Algo, Arg) + "));\n}\n";
+  // One entry per algorithm: every setting tune measures shares one build.
+  std::string Text = "#include <cuda_runtime.h>\n#include <cudnn.h>\n"
+                     "#include <mutex>\n#include <vector>\n" +
+                     convCudnnHelperText().str();
+  for (int64_t Algo = AlgoMin; Algo <= AlgoMax; ++Algo)
+    Text += "\nextern \"C\" int " + convCudnnEntryName(Algo) +
+            "(void **Args, void *Stream) {\n  return static_cast<int>("
+            "cudaoptConv2dLaunch(static_cast<cudaStream_t>(Stream), " +
+            launchArgs(*Match, Algo, Arg) + "));\n}\n";
+  return Text;
 }
 
 } // namespace cuda_opt

@@ -45,8 +45,6 @@ struct ConvKernelMatch {
   std::vector<ConvLaunchCover> Covers;
   SymbolTable Symbols;
 
-  /// The scalar-parameter indices the extents read.
-  std::vector<unsigned> parametersUsed() const;
   /// \p E with each parameter replaced by \p Param(index) (parenthesised);
   /// products are computed in long long.
   std::string render(const IndexExpr &E,
