@@ -132,9 +132,10 @@ struct RegionRewrite {
 /// The settings of temporal-block the region phase measures: sweeps per
 /// launch 2 and 4 and those of 5, 8 and 10 that divide a known trip count
 /// (no remainder loop), on three tile shapes (tile=0: as wide as makes the
-/// shared tile 128 cells). Settings whose tiles do not fit in shared memory,
-/// or that cannot keep which buffer holds the result, are refused by the
-/// transform and skipped.
+/// shared tile 128 cells), each with the column walk (walk=1), and the
+/// 64 x 64 tile also with interleaved cells (walk=0). Settings whose tiles
+/// do not fit in shared memory, or that cannot keep which buffer holds the
+/// result, are refused by the transform and skipped.
 std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
   std::vector<int64_t> Sweeps = {2, 4};
   for (int64_t S : {5, 8, 10})
@@ -143,14 +144,18 @@ std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
   std::vector<ParamValues> Out;
   for (int64_t S : Sweeps)
     for (auto [TX, TY] : {std::pair<int64_t, int64_t>{64, 32}, {0, 32},
-                          {64, 64}}) {
-      ParamValues V;
-      V.set("sweeps", S);
-      V.set("tile", TX);
-      V.set("rows", TY);
-      V.set("threads", 256);
-      Out.push_back(V);
-    }
+                          {64, 64}})
+      for (int64_t Walk : {1, 0}) {
+        if (!Walk && TY != 64)
+          continue;
+        ParamValues V;
+        V.set("sweeps", S);
+        V.set("tile", TX);
+        V.set("rows", TY);
+        V.set("threads", 256);
+        V.set("walk", Walk);
+        Out.push_back(V);
+      }
   return Out;
 }
 

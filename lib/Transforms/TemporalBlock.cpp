@@ -110,6 +110,10 @@ public:
          false, {64, 0}},
         {"rows", 32, 4, 256, "cells per block along y", false, {32, 64}},
         {"threads", 256, 64, 1024, "threads per block", true, {256, 512}},
+        {"walk", 1, 0, 1,
+         "1: each thread walks a run of rows down one column, holding the "
+         "column's reads in registers; 0: cells interleaved over the threads",
+         false, {1, 0}},
     };
     return Specs;
   }
@@ -330,7 +334,8 @@ private:
     P.Loop = R.TimeLoop;
     std::string Name = temporalBlockKernelName(Ctx, K);
     Expected<std::string> KText = kernelText(Ctx, K, Sw, Name, S, TX, TY,
-                                             Threads, H);
+                                             Threads, H,
+                                             Params.get("walk") != 0);
     if (!KText)
       return KText.takeError();
     P.KernelText = *KText;
@@ -431,7 +436,7 @@ private:
   static Expected<std::string>
   kernelText(ASTContext &Ctx, const KernelInfo &K, const StencilSweep &Sw,
              StringRef Name, int64_t S, int64_t TX, int64_t TY,
-             int64_t Threads, int64_t H) {
+             int64_t Threads, int64_t H, bool Walk) {
     const FunctionDecl *FD = K.Decl;
     std::string ParamsText;
     for (unsigned I = 0; I < FD->getNumParams(); ++I)
@@ -451,9 +456,12 @@ private:
       for (const StencilRead &R : Sw.Reads)
         Edits.push_back(
             {R.E->getSourceRange(),
-             formatv("cudaopt_tile[{0}][cudaopt_ly{1}][cudaopt_lx{2}]", Src,
-                     offsetText(R.DY), offsetText(R.DX))
-                 .str()});
+             Walk && R.DX == 0
+                 // The column's reads come from the registers of the walk.
+                 ? formatv("cudaopt_col[{0}]", Sw.Radius + R.DY).str()
+                 : formatv("cudaopt_tile[{0}][cudaopt_ly{1}][cudaopt_lx{2}]",
+                           Src, offsetText(R.DY), offsetText(R.DX))
+                       .str()});
       if (!Dst.empty())
         for (const ArraySubscriptExpr *W : Sw.Writes)
           Edits.push_back({W->getSourceRange(),
@@ -528,6 +536,52 @@ private:
       OS << I << "      " << XT << " " << XV << " = cudaopt_gx;\n";
       OS << I << "      " << YT << " " << YV << " = cudaopt_gy;\n";
     };
+    // The walk: the warps split the sweep's rows into runs; a thread walks
+    // its run down one column at a time, keeping the column's 2R + 1 cells
+    // around the current one in cudaopt_col (read once from the tile instead
+    // of once per cell that reads them). Closed by the caller like
+    // CellLoops; \p Src is the tile the sweep reads.
+    const int64_t R = Sw.Radius, Warps = Threads / 32;
+    auto WalkLoops = [&](StringRef Margin, StringRef Src, StringRef Indent) {
+      std::string I = Indent.str();
+      OS << I << "const int cudaopt_run = (cudaopt_h - 2 * " << Margin
+         << " + " << Warps - 1 << ") / " << Warps << ";\n";
+      OS << I << "const int cudaopt_ly0 = " << Margin
+         << " + cudaopt_ty * cudaopt_run;\n";
+      OS << I << "const int cudaopt_ly1 = min(cudaopt_h - " << Margin
+         << ", cudaopt_ly0 + cudaopt_run);\n";
+      OS << I << "for (int cudaopt_lx = " << Margin
+         << " + cudaopt_tx; cudaopt_ly0 < cudaopt_ly1 && cudaopt_lx < "
+            "cudaopt_w - "
+         << Margin << "; cudaopt_lx += 32) {\n";
+      OS << I << "  " << T << " cudaopt_col[" << 2 * R + 1 << "];\n";
+      OS << I << "#pragma unroll\n";
+      OS << I << "  for (int cudaopt_k = 0; cudaopt_k < " << 2 * R
+         << "; ++cudaopt_k)\n";
+      OS << I << "    cudaopt_col[cudaopt_k] = cudaopt_tile[" << Src
+         << "][cudaopt_ly0 - " << R << " + cudaopt_k][cudaopt_lx];\n";
+      OS << I << "  for (int cudaopt_ly = cudaopt_ly0; cudaopt_ly < "
+                 "cudaopt_ly1; ++cudaopt_ly) {\n";
+      OS << I << "    cudaopt_col[" << 2 * R << "] = cudaopt_tile[" << Src
+         << "][cudaopt_ly + " << R << "][cudaopt_lx];\n";
+      OS << I << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, "
+                 "cudaopt_gy = cudaopt_y0 + cudaopt_ly;\n";
+      OS << I << "    if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 "
+                 "&& cudaopt_gx < "
+         << XB << " && cudaopt_gy < " << YB << ")) {\n";
+      OS << I << "      " << XT << " " << XV << " = cudaopt_gx;\n";
+      OS << I << "      " << YT << " " << YV << " = cudaopt_gy;\n";
+    };
+    // Closes WalkLoops: the cell's block, then the window moves down a row.
+    auto EndWalk = [&](StringRef Indent) {
+      std::string I = Indent.str();
+      OS << I << "    }\n";
+      OS << I << "#pragma unroll\n";
+      OS << I << "    for (int cudaopt_k = 0; cudaopt_k < " << 2 * R
+         << "; ++cudaopt_k)\n";
+      OS << I << "      cudaopt_col[cudaopt_k] = cudaopt_col[cudaopt_k + 1];\n";
+      OS << I << "  }\n" << I << "}\n";
+    };
     if (S > 1) {
       OS << "  // Sweeps 1 .. " << S - 1
          << " stay in shared memory, each on a smaller tile.\n";
@@ -535,14 +589,29 @@ private:
       OS << "  for (int cudaopt_s = 1; cudaopt_s < " << S
          << "; ++cudaopt_s) {\n";
       OS << "    const int cudaopt_m = cudaopt_s * " << Sw.Radius << ";\n";
-      CellLoops("cudaopt_m", "    ");
-      OS << indentBlock(*Middle, "          ");
-      OS << "        }\n      }\n    __syncthreads();\n  }\n";
+      if (Walk) {
+        WalkLoops("cudaopt_m", "(cudaopt_s - 1) & 1", "    ");
+        OS << indentBlock(*Middle, "          ");
+        EndWalk("    ");
+        OS << "    __syncthreads();\n  }\n";
+      } else {
+        CellLoops("cudaopt_m", "    ");
+        OS << indentBlock(*Middle, "          ");
+        OS << "        }\n      }\n    __syncthreads();\n  }\n";
+      }
     }
     OS << "  // The last sweep stores the block's own cells.\n";
-    CellLoops("cudaopt_halo", "  ");
-    OS << indentBlock(*Last, "        ");
-    OS << "      }\n    }\n}";
+    if (Walk) {
+      OS << "  {\n";
+      WalkLoops("cudaopt_halo", std::to_string((S - 1) & 1), "    ");
+      OS << indentBlock(*Last, "          ");
+      EndWalk("    ");
+      OS << "  }\n}";
+    } else {
+      CellLoops("cudaopt_halo", "  ");
+      OS << indentBlock(*Last, "        ");
+      OS << "      }\n    }\n}";
+    }
     return OS.str();
   }
 };

@@ -1,15 +1,21 @@
 // REQUIRES: cuda-device
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block' --kernel=jacobi %s
+// RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{walk=0}' --kernel=jacobi %s
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' --kernel=star9 %s
+// RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128,walk=0}' --kernel=star9 %s
 // RUN: %gpu_equiv --fp-model=strict --passes='temporal-block{sweeps=3,tile=0,rows=16}' --kernel=jacobi %s
 // Planted bugs: a halo one cell short of the sweeps, the last sweep reading
 // the tile of the sweep before, the remainder loop dropping its last sweep,
-// and a radius-2 read shifted by a row. (A missing barrier is a race that
-// need not show; it is not planted.)
+// a radius-2 read shifted by a row (walk=0), and in the walk a window that
+// does not move and a column read from the wrong window slot. (A missing
+// barrier is a race that need not show; it is not planted.)
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='constexpr int cudaopt_halo = 4;=>constexpr int cudaopt_halo = 3;' --passes='temporal-block' %s
-// RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='next[i] = 0.5f * cudaopt_tile[1][cudaopt_ly][cudaopt_lx] +=>next[i] = 0.5f * cudaopt_tile[0][cudaopt_ly][cudaopt_lx] +' --passes='temporal-block' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='next[i] = 0.5f * cudaopt_tile[1][cudaopt_ly][cudaopt_lx] +=>next[i] = 0.5f * cudaopt_tile[0][cudaopt_ly][cudaopt_lx] +' --passes='temporal-block{walk=0}' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='cudaopt_col[2] = cudaopt_tile[1][cudaopt_ly + 1][cudaopt_lx];=>cudaopt_col[2] = cudaopt_tile[0][cudaopt_ly + 1][cudaopt_lx];' --passes='temporal-block' %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='for (; t < steps; ++t)=>for (; t + 1 < steps; ++t)' --passes='temporal-block' %s
-// RUN: %gpu_equiv --fp-model=strict --kernel=star9 --plant='[cudaopt_ly - 2]=>[cudaopt_ly - 1]' --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=star9 --plant='[cudaopt_ly - 2]=>[cudaopt_ly - 1]' --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128,walk=0}' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=jacobi --plant='cudaopt_col[cudaopt_k] = cudaopt_col[cudaopt_k + 1];=>;' --passes='temporal-block' %s
+// RUN: %gpu_equiv --fp-model=strict --kernel=star9 --plant='cudaopt_col[0]=>cudaopt_col[1]' --passes='temporal-block{sweeps=2,tile=32,rows=16,threads=128}' %s
 
 // temporal-block: a time loop of stencil sweeps must give the same grid bit
 // for bit when several sweeps run per launch, for grids that are and are

@@ -5,6 +5,9 @@
 // RUN: cuda-opt --passes='temporal-block{sweeps=5}' --kernel=jacobi %s | FileCheck %s --check-prefix=EVEN
 // RUN: not cuda-opt --passes='temporal-block{sweeps=10}' --kernel=jacobi %s 2>&1 | FileCheck %s --check-prefix=PARITY
 // RUN: cuda-opt --passes='temporal-block{sweeps=3,tile=0}' --kernel=jacobi %s | FileCheck %s --check-prefix=AUTO
+// RUN: cuda-opt --passes='temporal-block{walk=0}' --kernel=jacobi %s -o %t0.cu
+// RUN: FileCheck %s --check-prefix=CELLS < %t0.cu
+// RUN: %cuda_compile %t0.cu
 
 // temporal-block: a host time loop launching one stencil sweep per
 // iteration into ping-pong buffers becomes a loop launching a kernel that
@@ -86,9 +89,16 @@ void smooth(int w, int h, int steps) {
 // CHECK-NEXT:                 cudaopt_h = 32 + 2 * cudaopt_halo;
 // CHECK-NEXT:   __shared__ float cudaopt_tile[2][cudaopt_h][cudaopt_w];
 // CHECK:          cur[(size_t)cudaopt_gy * nx + cudaopt_gx];
+// The walk (walk=1, the default): a warp's threads walk runs of rows down
+// their columns; the column's reads (dx = 0) come from registers.
 // CHECK:        for (int cudaopt_s = 1; cudaopt_s < 4; ++cudaopt_s) {
 // CHECK-NEXT:     const int cudaopt_m = cudaopt_s * 1;
-// CHECK-NEXT:     for (int cudaopt_ly = cudaopt_m + cudaopt_ty;
+// CHECK-NEXT:     const int cudaopt_run = (cudaopt_h - 2 * cudaopt_m + 7) / 8;
+// CHECK-NEXT:     const int cudaopt_ly0 = cudaopt_m + cudaopt_ty * cudaopt_run;
+// CHECK:            float cudaopt_col[3];
+// CHECK:                cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly0 - 1 + cudaopt_k]
+// CHECK:              cudaopt_col[2] =
+// CHECK-NEXT:             cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly + 1][cudaopt_lx];
 // CHECK:                if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 &&
 // CHECK:                int x = cudaopt_gx;
 // CHECK-NEXT:           int y = cudaopt_gy;
@@ -96,13 +106,14 @@ void smooth(int w, int h, int steps) {
 // CHECK-NEXT:             int i = y * nx + x;
 // CHECK-NEXT:             if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1)
 // CHECK-NEXT:               cudaopt_tile[cudaopt_s & 1][cudaopt_ly][cudaopt_lx] =
-// CHECK-NEXT:                   cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly][cudaopt_lx];
+// CHECK-NEXT:                   cudaopt_col[1];
 // CHECK:                                      [cudaopt_lx - 1] +
-// CHECK:                      cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly + 1]
+// CHECK:                            cudaopt_col[0] + cudaopt_col[2]);
+// CHECK:                  cudaopt_col[cudaopt_k] = cudaopt_col[cudaopt_k + 1];
 // CHECK:        // The last sweep stores the block's own cells.
-// CHECK:                  next[i] = cudaopt_tile[1][cudaopt_ly][cudaopt_lx];
+// CHECK:                  next[i] = cudaopt_col[1];
 // CHECK-NEXT:           else
-// CHECK-NEXT:             next[i] = 0.5f * cudaopt_tile[1][cudaopt_ly][cudaopt_lx] +
+// CHECK-NEXT:             next[i] = 0.5f * cudaopt_col[1] +
 // CHECK-LABEL: void heat(
 // CHECK:      // cuda-opt temporal-block: 4 sweeps of 'jacobi' per launch of 'jacobi_tb' (2
 // CHECK-NEXT: // launches; the last 2 sweeps one at a time)
@@ -123,8 +134,12 @@ void smooth(int w, int h, int steps) {
 // STAR-NEXT:   constexpr int cudaopt_w = 32 + 2 * cudaopt_halo,
 // STAR-NEXT:                 cudaopt_h = 16 + 2 * cudaopt_halo;
 // STAR-NEXT:   __shared__ double cudaopt_tile[2][cudaopt_h][cudaopt_w];
+// The radius-2 column reads come from a window of 5 registers.
+// STAR:          double cudaopt_col[5];
 // STAR:          int c = row * w + col;
-// STAR:          cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly - 2]
+// STAR:          0.6 * cudaopt_col[2] +
+// STAR:          cudaopt_col[1] + cudaopt_col[3]) +
+// STAR:          cudaopt_col[0] + cudaopt_col[4]);
 // STAR-LABEL: void smooth(
 // STAR:      // sweeps left over run one at a time)
 // STAR-NEXT: {
@@ -148,3 +163,16 @@ void smooth(int w, int h, int steps) {
 // tile=0: the shared tile is 128 cells wide (122 + 2 x 3).
 // AUTO: constexpr int cudaopt_w = 122 + 2 * cudaopt_halo,
 // AUTO: for (; t < 9; t += 3) {
+
+// walk=0: the cells of a sweep interleaved over the threads, every read from
+// the tile.
+// CELLS:        for (int cudaopt_s = 1; cudaopt_s < 4; ++cudaopt_s) {
+// CELLS-NEXT:     const int cudaopt_m = cudaopt_s * 1;
+// CELLS-NEXT:     for (int cudaopt_ly = cudaopt_m + cudaopt_ty;
+// CELLS-NOT:    cudaopt_col
+// CELLS:                cudaopt_tile[cudaopt_s & 1][cudaopt_ly][cudaopt_lx] =
+// CELLS-NEXT:               cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly][cudaopt_lx];
+// CELLS-NOT:    cudaopt_col
+// CELLS:        // The last sweep stores the block's own cells.
+// CELLS-NOT:    cudaopt_col
+// CELLS:                  next[i] = cudaopt_tile[1][cudaopt_ly][cudaopt_lx];
