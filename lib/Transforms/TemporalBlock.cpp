@@ -450,15 +450,23 @@ private:
     std::string XT = typeText(Ctx, Sw.M.Dims[0].Var->getType());
     std::string YT = typeText(Ctx, Sw.M.Dims[1].Var->getType());
 
+    // The columns the cell reads: dx in [MinDX, MaxDX].
+    int64_t MinDX = 0, MaxDX = 0;
+    for (const StencilRead &R : Sw.Reads) {
+      MinDX = std::min(MinDX, R.DX);
+      MaxDX = std::max(MaxDX, R.DX);
+    }
     // The cell update with its grid accesses redirected.
     auto Cell = [&](StringRef Src, StringRef Dst) -> Expected<std::string> {
       std::vector<std::pair<SourceRange, std::string>> Edits;
       for (const StencilRead &R : Sw.Reads)
         Edits.push_back(
             {R.E->getSourceRange(),
-             Walk && R.DX == 0
-                 // The column's reads come from the registers of the walk.
-                 ? formatv("cudaopt_col[{0}]", Sw.Radius + R.DY).str()
+             Walk
+                 // Every read comes from the registers of the walk.
+                 ? formatv("cudaopt_col[{0}][{1}]", R.DX - MinDX,
+                           Sw.Radius + R.DY)
+                       .str()
                  : formatv("cudaopt_tile[{0}][cudaopt_ly{1}][cudaopt_lx{2}]",
                            Src, offsetText(R.DY), offsetText(R.DX))
                        .str()});
@@ -537,11 +545,14 @@ private:
       OS << I << "      " << YT << " " << YV << " = cudaopt_gy;\n";
     };
     // The walk: the warps split the sweep's rows into runs; a thread walks
-    // its run down one column at a time, keeping the column's 2R + 1 cells
-    // around the current one in cudaopt_col (read once from the tile instead
-    // of once per cell that reads them). Closed by the caller like
-    // CellLoops; \p Src is the tile the sweep reads.
-    const int64_t R = Sw.Radius, Warps = Threads / 32;
+    // its run down one column at a time, keeping the cells the update reads
+    // in registers: cudaopt_col[c][r] is the tile cell at column lx + MinDX
+    // + c, row ly - R + r. Each row down loads one new row of them, so a
+    // tile cell is read once per column that needs it instead of once per
+    // cell that reads it. Closed by EndWalk; \p Src is the tile the sweep
+    // reads.
+    const int64_t R = Sw.Radius, Warps = Threads / 32,
+                  Cols = MaxDX - MinDX + 1;
     auto WalkLoops = [&](StringRef Margin, StringRef Src, StringRef Indent) {
       std::string I = Indent.str();
       OS << I << "const int cudaopt_run = (cudaopt_h - 2 * " << Margin
@@ -554,16 +565,26 @@ private:
          << " + cudaopt_tx; cudaopt_ly0 < cudaopt_ly1 && cudaopt_lx < "
             "cudaopt_w - "
          << Margin << "; cudaopt_lx += 32) {\n";
-      OS << I << "  " << T << " cudaopt_col[" << 2 * R + 1 << "];\n";
+      std::string Col = "cudaopt_lx" + offsetText(MinDX) + " + cudaopt_c";
+      OS << I << "  " << T << " cudaopt_col[" << Cols << "][" << 2 * R + 1
+         << "];\n";
       OS << I << "#pragma unroll\n";
-      OS << I << "  for (int cudaopt_k = 0; cudaopt_k < " << 2 * R
+      OS << I << "  for (int cudaopt_c = 0; cudaopt_c < " << Cols
+         << "; ++cudaopt_c)\n";
+      OS << I << "#pragma unroll\n";
+      OS << I << "    for (int cudaopt_k = 0; cudaopt_k < " << 2 * R
          << "; ++cudaopt_k)\n";
-      OS << I << "    cudaopt_col[cudaopt_k] = cudaopt_tile[" << Src
-         << "][cudaopt_ly0 - " << R << " + cudaopt_k][cudaopt_lx];\n";
+      OS << I << "      cudaopt_col[cudaopt_c][cudaopt_k] = cudaopt_tile["
+         << Src << "][cudaopt_ly0 - " << R << " + cudaopt_k][" << Col
+         << "];\n";
       OS << I << "  for (int cudaopt_ly = cudaopt_ly0; cudaopt_ly < "
                  "cudaopt_ly1; ++cudaopt_ly) {\n";
-      OS << I << "    cudaopt_col[" << 2 * R << "] = cudaopt_tile[" << Src
-         << "][cudaopt_ly + " << R << "][cudaopt_lx];\n";
+      OS << I << "#pragma unroll\n";
+      OS << I << "    for (int cudaopt_c = 0; cudaopt_c < " << Cols
+         << "; ++cudaopt_c)\n";
+      OS << I << "      cudaopt_col[cudaopt_c][" << 2 * R
+         << "] = cudaopt_tile[" << Src << "][cudaopt_ly + " << R << "]["
+         << Col << "];\n";
       OS << I << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, "
                  "cudaopt_gy = cudaopt_y0 + cudaopt_ly;\n";
       OS << I << "    if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 "
@@ -577,9 +598,13 @@ private:
       std::string I = Indent.str();
       OS << I << "    }\n";
       OS << I << "#pragma unroll\n";
-      OS << I << "    for (int cudaopt_k = 0; cudaopt_k < " << 2 * R
+      OS << I << "    for (int cudaopt_c = 0; cudaopt_c < " << Cols
+         << "; ++cudaopt_c)\n";
+      OS << I << "#pragma unroll\n";
+      OS << I << "      for (int cudaopt_k = 0; cudaopt_k < " << 2 * R
          << "; ++cudaopt_k)\n";
-      OS << I << "      cudaopt_col[cudaopt_k] = cudaopt_col[cudaopt_k + 1];\n";
+      OS << I << "        cudaopt_col[cudaopt_c][cudaopt_k] = "
+                 "cudaopt_col[cudaopt_c][cudaopt_k + 1];\n";
       OS << I << "  }\n" << I << "}\n";
     };
     if (S > 1) {

@@ -90,15 +90,17 @@ void smooth(int w, int h, int steps) {
 // CHECK-NEXT:   __shared__ float cudaopt_tile[2][cudaopt_h][cudaopt_w];
 // CHECK:          cur[(size_t)cudaopt_gy * nx + cudaopt_gx];
 // The walk (walk=1, the default): a warp's threads walk runs of rows down
-// their columns; the column's reads (dx = 0) come from registers.
+// their columns; every read comes from registers, cudaopt_col[c][r] being the
+// tile cell at column lx - 1 + c, row ly - 1 + r.
 // CHECK:        for (int cudaopt_s = 1; cudaopt_s < 4; ++cudaopt_s) {
 // CHECK-NEXT:     const int cudaopt_m = cudaopt_s * 1;
 // CHECK-NEXT:     const int cudaopt_run = (cudaopt_h - 2 * cudaopt_m + 7) / 8;
 // CHECK-NEXT:     const int cudaopt_ly0 = cudaopt_m + cudaopt_ty * cudaopt_run;
-// CHECK:            float cudaopt_col[3];
+// CHECK:            float cudaopt_col[3][3];
 // CHECK:                cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly0 - 1 + cudaopt_k]
-// CHECK:              cudaopt_col[2] =
-// CHECK-NEXT:             cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly + 1][cudaopt_lx];
+// CHECK-NEXT:                       [cudaopt_lx - 1 + cudaopt_c];
+// CHECK:              cudaopt_col[cudaopt_c][2] =
+// CHECK-NEXT:             cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly + 1]
 // CHECK:                if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 &&
 // CHECK:                int x = cudaopt_gx;
 // CHECK-NEXT:           int y = cudaopt_gy;
@@ -106,14 +108,16 @@ void smooth(int w, int h, int steps) {
 // CHECK-NEXT:             int i = y * nx + x;
 // CHECK-NEXT:             if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1)
 // CHECK-NEXT:               cudaopt_tile[cudaopt_s & 1][cudaopt_ly][cudaopt_lx] =
-// CHECK-NEXT:                   cudaopt_col[1];
-// CHECK:                                      [cudaopt_lx - 1] +
-// CHECK:                            cudaopt_col[0] + cudaopt_col[2]);
-// CHECK:                  cudaopt_col[cudaopt_k] = cudaopt_col[cudaopt_k + 1];
+// CHECK-NEXT:                   cudaopt_col[1][1];
+// CHECK:                  0.5f * cudaopt_col[1][1] +
+// CHECK-NEXT:             0.125f * (cudaopt_col[0][1] + cudaopt_col[2][1] +
+// CHECK-NEXT:                       cudaopt_col[1][0] + cudaopt_col[1][2]);
+// CHECK:                    cudaopt_col[cudaopt_c][cudaopt_k] =
+// CHECK-NEXT:                   cudaopt_col[cudaopt_c][cudaopt_k + 1];
 // CHECK:        // The last sweep stores the block's own cells.
-// CHECK:                  next[i] = cudaopt_col[1];
+// CHECK:                  next[i] = cudaopt_col[1][1];
 // CHECK-NEXT:           else
-// CHECK-NEXT:             next[i] = 0.5f * cudaopt_col[1] +
+// CHECK-NEXT:             next[i] = 0.5f * cudaopt_col[1][1] +
 // CHECK-LABEL: void heat(
 // CHECK:      // cuda-opt temporal-block: 4 sweeps of 'jacobi' per launch of 'jacobi_tb' (2
 // CHECK-NEXT: // launches; the last 2 sweeps one at a time)
@@ -134,12 +138,14 @@ void smooth(int w, int h, int steps) {
 // STAR-NEXT:   constexpr int cudaopt_w = 32 + 2 * cudaopt_halo,
 // STAR-NEXT:                 cudaopt_h = 16 + 2 * cudaopt_halo;
 // STAR-NEXT:   __shared__ double cudaopt_tile[2][cudaopt_h][cudaopt_w];
-// The radius-2 column reads come from a window of 5 registers.
-// STAR:          double cudaopt_col[5];
+// The radius-2 star reads columns lx - 2 .. lx + 2, rows ly - 2 .. ly + 2.
+// STAR:          double cudaopt_col[5][5];
 // STAR:          int c = row * w + col;
-// STAR:          0.6 * cudaopt_col[2] +
-// STAR:          cudaopt_col[1] + cudaopt_col[3]) +
-// STAR:          cudaopt_col[0] + cudaopt_col[4]);
+// STAR:          0.6 * cudaopt_col[2][2] +
+// STAR:          0.075 * (cudaopt_col[1][2] + cudaopt_col[3][2] +
+// STAR-NEXT:              cudaopt_col[2][1] + cudaopt_col[2][3]) +
+// STAR-NEXT:     0.025 * (cudaopt_col[0][2] + cudaopt_col[4][2] +
+// STAR-NEXT:              cudaopt_col[2][0] + cudaopt_col[2][4]);
 // STAR-LABEL: void smooth(
 // STAR:      // sweeps left over run one at a time)
 // STAR-NEXT: {
