@@ -521,13 +521,43 @@ private:
     OS << "      cudaopt_tile[0][cudaopt_ly][cudaopt_lx] = " << In
        << "[(size_t)cudaopt_gy * " << Pitch << " + cudaopt_gx];\n";
     OS << "  }\n  __syncthreads();\n";
-    // The cell loops: 32 threads along x, the others along y; the bounds
-    // checks are skipped for tiles that lie wholly inside the grid.
+    // The cell loops: 32 threads along x, the others along y; tiles that lie
+    // wholly inside the grid take a copy of the sweeps without the bounds
+    // checks.
     OS << "  const int cudaopt_tx = threadIdx.x % 32, cudaopt_ty = threadIdx.x "
           "/ 32;\n";
     OS << "  const bool cudaopt_inside = cudaopt_x0 >= 0 && cudaopt_y0 >= 0 && "
           "cudaopt_x0 + cudaopt_w <= "
        << XB << " && cudaopt_y0 + cudaopt_h <= " << YB << ";\n";
+    // The cell's coordinates and, for tiles that reach past the grid, the
+    // test that the cell is inside it; opens the cell's block. In a tile
+    // inside the grid every cell a sweep computes is at least `margin >=
+    // radius` cells inside the tile, hence the grid: the compiler may assume
+    // so (and fold the kernel's own border tests).
+    bool Inside = false;
+    const int64_t R = Sw.Radius;
+    auto CellHead = [&](StringRef Indent) {
+      std::string I = Indent.str();
+      OS << I << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, "
+                 "cudaopt_gy = cudaopt_y0 + cudaopt_ly;\n";
+      if (Inside)
+        OS << I << "    {\n";
+      else
+        OS << I << "    if (cudaopt_gx >= 0 && cudaopt_gy >= 0 && cudaopt_gx < "
+           << XB << " && cudaopt_gy < " << YB << ") {\n";
+      OS << I << "      " << XT << " " << XV << " = cudaopt_gx;\n";
+      OS << I << "      " << YT << " " << YV << " = cudaopt_gy;\n";
+      auto Operand = [](StringRef B) {
+        return all_of(B, [](char C) { return isAlnum(C) || C == '_'; })
+                   ? B.str()
+                   : "(" + B.str() + ")";
+      };
+      if (Inside)
+        OS << I << "      __builtin_assume(" << XV << " >= " << R << " && "
+           << XV << " < " << Operand(XB) << " - " << R << " && " << YV
+           << " >= " << R << " && " << YV << " < " << Operand(YB) << " - "
+           << R << ");\n";
+    };
     auto CellLoops = [&](StringRef Margin, StringRef Indent) {
       std::string I = Indent.str();
       OS << I << "for (int cudaopt_ly = " << Margin
@@ -536,13 +566,7 @@ private:
       OS << I << "  for (int cudaopt_lx = " << Margin
          << " + cudaopt_tx; cudaopt_lx < cudaopt_w - " << Margin
          << "; cudaopt_lx += 32) {\n";
-      OS << I << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, "
-                 "cudaopt_gy = cudaopt_y0 + cudaopt_ly;\n";
-      OS << I << "    if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 "
-                 "&& cudaopt_gx < "
-         << XB << " && cudaopt_gy < " << YB << ")) {\n";
-      OS << I << "      " << XT << " " << XV << " = cudaopt_gx;\n";
-      OS << I << "      " << YT << " " << YV << " = cudaopt_gy;\n";
+      CellHead(Indent);
     };
     // The walk: the warps split the sweep's rows into runs; a thread walks
     // its run down one column at a time, keeping the cells the update reads
@@ -551,8 +575,7 @@ private:
     // tile cell is read once per column that needs it instead of once per
     // cell that reads it. Closed by EndWalk; \p Src is the tile the sweep
     // reads.
-    const int64_t R = Sw.Radius, Warps = Threads / 32,
-                  Cols = MaxDX - MinDX + 1;
+    const int64_t Warps = Threads / 32, Cols = MaxDX - MinDX + 1;
     auto WalkLoops = [&](StringRef Margin, StringRef Src, StringRef Indent) {
       std::string I = Indent.str();
       OS << I << "const int cudaopt_run = (cudaopt_h - 2 * " << Margin
@@ -585,13 +608,7 @@ private:
       OS << I << "      cudaopt_col[cudaopt_c][" << 2 * R
          << "] = cudaopt_tile[" << Src << "][cudaopt_ly + " << R << "]["
          << Col << "];\n";
-      OS << I << "    const int cudaopt_gx = cudaopt_x0 + cudaopt_lx, "
-                 "cudaopt_gy = cudaopt_y0 + cudaopt_ly;\n";
-      OS << I << "    if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 "
-                 "&& cudaopt_gx < "
-         << XB << " && cudaopt_gy < " << YB << ")) {\n";
-      OS << I << "      " << XT << " " << XV << " = cudaopt_gx;\n";
-      OS << I << "      " << YT << " " << YV << " = cudaopt_gy;\n";
+      CellHead(Indent);
     };
     // Closes WalkLoops: the cell's block, then the window moves down a row.
     auto EndWalk = [&](StringRef Indent) {
@@ -607,36 +624,46 @@ private:
                  "cudaopt_col[cudaopt_c][cudaopt_k + 1];\n";
       OS << I << "  }\n" << I << "}\n";
     };
-    if (S > 1) {
-      OS << "  // Sweeps 1 .. " << S - 1
-         << " stay in shared memory, each on a smaller tile.\n";
-      OS << "#pragma unroll\n";
-      OS << "  for (int cudaopt_s = 1; cudaopt_s < " << S
-         << "; ++cudaopt_s) {\n";
-      OS << "    const int cudaopt_m = cudaopt_s * " << Sw.Radius << ";\n";
-      if (Walk) {
-        WalkLoops("cudaopt_m", "(cudaopt_s - 1) & 1", "    ");
-        OS << indentBlock(*Middle, "          ");
-        EndWalk("    ");
-        OS << "    __syncthreads();\n  }\n";
-      } else {
-        CellLoops("cudaopt_m", "    ");
-        OS << indentBlock(*Middle, "          ");
-        OS << "        }\n      }\n    __syncthreads();\n  }\n";
+    auto Sweeps = [&]() {
+      if (S > 1) {
+        OS << "  // Sweeps 1 .. " << S - 1
+           << " stay in shared memory, each on a smaller tile.\n";
+        OS << "#pragma unroll\n";
+        OS << "  for (int cudaopt_s = 1; cudaopt_s < " << S
+           << "; ++cudaopt_s) {\n";
+        OS << "    const int cudaopt_m = cudaopt_s * " << Sw.Radius << ";\n";
+        if (Walk) {
+          WalkLoops("cudaopt_m", "(cudaopt_s - 1) & 1", "    ");
+          OS << indentBlock(*Middle, "          ");
+          EndWalk("    ");
+          OS << "    __syncthreads();\n  }\n";
+        } else {
+          CellLoops("cudaopt_m", "    ");
+          OS << indentBlock(*Middle, "          ");
+          OS << "        }\n      }\n    __syncthreads();\n  }\n";
+        }
       }
-    }
-    OS << "  // The last sweep stores the block's own cells.\n";
-    if (Walk) {
-      OS << "  {\n";
-      WalkLoops("cudaopt_halo", std::to_string((S - 1) & 1), "    ");
-      OS << indentBlock(*Last, "          ");
-      EndWalk("    ");
-      OS << "  }\n}";
-    } else {
-      CellLoops("cudaopt_halo", "  ");
-      OS << indentBlock(*Last, "        ");
-      OS << "      }\n    }\n}";
-    }
+      OS << "  // The last sweep stores the block's own cells.\n";
+      if (Walk) {
+        OS << "  {\n";
+        WalkLoops("cudaopt_halo", std::to_string((S - 1) & 1), "    ");
+        OS << indentBlock(*Last, "          ");
+        EndWalk("    ");
+        OS << "  }\n";
+      } else {
+        CellLoops("cudaopt_halo", "  ");
+        OS << indentBlock(*Last, "        ");
+        OS << "      }\n    }\n";
+      }
+    };
+    OS << "  if (cudaopt_inside) {\n";
+    OS << "  // The tile lies inside the grid: no cell needs the bounds test.\n";
+    Inside = true;
+    Sweeps();
+    OS << "  } else {\n";
+    Inside = false;
+    Sweeps();
+    OS << "  }\n}";
     return OS.str();
   }
 };

@@ -92,18 +92,21 @@ void smooth(int w, int h, int steps) {
 // The walk (walk=1, the default): a warp's threads walk runs of rows down
 // their columns; every read comes from registers, cudaopt_col[c][r] being the
 // tile cell at column lx - 1 + c, row ly - 1 + r.
-// CHECK:        for (int cudaopt_s = 1; cudaopt_s < 4; ++cudaopt_s) {
-// CHECK-NEXT:     const int cudaopt_m = cudaopt_s * 1;
-// CHECK-NEXT:     const int cudaopt_run = (cudaopt_h - 2 * cudaopt_m + 7) / 8;
+// A tile inside the grid takes a copy of the sweeps without bounds tests,
+// where the compiler may assume the cell is a radius inside the grid.
+// CHECK:        if (cudaopt_inside) {
+// CHECK:          for (int cudaopt_s = 1; cudaopt_s < 4; ++cudaopt_s) {
+// CHECK-NEXT:       const int cudaopt_m = cudaopt_s * 1;
+// CHECK-NEXT:       const int cudaopt_run = (cudaopt_h - 2 * cudaopt_m + 7) / 8;
 // CHECK-NEXT:     const int cudaopt_ly0 = cudaopt_m + cudaopt_ty * cudaopt_run;
 // CHECK:            float cudaopt_col[3][3];
 // CHECK:                cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly0 - 1 + cudaopt_k]
 // CHECK-NEXT:                       [cudaopt_lx - 1 + cudaopt_c];
 // CHECK:              cudaopt_col[cudaopt_c][2] =
 // CHECK-NEXT:             cudaopt_tile[(cudaopt_s - 1) & 1][cudaopt_ly + 1]
-// CHECK:                if (cudaopt_inside || (cudaopt_gx >= 0 && cudaopt_gy >= 0 &&
 // CHECK:                int x = cudaopt_gx;
 // CHECK-NEXT:           int y = cudaopt_gy;
+// CHECK-NEXT:           __builtin_assume(x >= 1 && x < nx - 1 && y >= 1 && y < ny - 1);
 // CHECK-NEXT:           {
 // CHECK-NEXT:             int i = y * nx + x;
 // CHECK-NEXT:             if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1)
@@ -118,6 +121,12 @@ void smooth(int w, int h, int steps) {
 // CHECK:                  next[i] = cudaopt_col[1][1];
 // CHECK-NEXT:           else
 // CHECK-NEXT:             next[i] = 0.5f * cudaopt_col[1][1] +
+// CHECK:        } else {
+// CHECK:              if (cudaopt_gx >= 0 && cudaopt_gy >= 0 && cudaopt_gx < nx &&
+// CHECK-NEXT:             cudaopt_gy < ny) {
+// CHECK-NEXT:           int x = cudaopt_gx;
+// CHECK-NEXT:           int y = cudaopt_gy;
+// CHECK-NEXT:           {
 // CHECK-LABEL: void heat(
 // CHECK:      // cuda-opt temporal-block: 4 sweeps of 'jacobi' per launch of 'jacobi_tb' (2
 // CHECK-NEXT: // launches; the last 2 sweeps one at a time)
