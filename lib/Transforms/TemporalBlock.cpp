@@ -624,6 +624,21 @@ private:
                  "cudaopt_col[cudaopt_c][cudaopt_k + 1];\n";
       OS << I << "  }\n" << I << "}\n";
     };
+    // One sweep over the cells at least \p Margin inside the tile, reading
+    // tile \p Src, running \p Cell on each.
+    auto OneSweep = [&](StringRef Margin, StringRef Src, StringRef Cell,
+                        StringRef Indent) {
+      std::string I = Indent.str();
+      if (Walk) {
+        WalkLoops(Margin, Src, Indent);
+        OS << indentBlock(Cell, I + "      ");
+        EndWalk(Indent);
+        return;
+      }
+      CellLoops(Margin, Indent);
+      OS << indentBlock(Cell, I + "      ");
+      OS << I << "    }\n" << I << "  }\n";
+    };
     auto Sweeps = [&]() {
       if (S > 1) {
         OS << "  // Sweeps 1 .. " << S - 1
@@ -632,29 +647,12 @@ private:
         OS << "  for (int cudaopt_s = 1; cudaopt_s < " << S
            << "; ++cudaopt_s) {\n";
         OS << "    const int cudaopt_m = cudaopt_s * " << Sw.Radius << ";\n";
-        if (Walk) {
-          WalkLoops("cudaopt_m", "(cudaopt_s - 1) & 1", "    ");
-          OS << indentBlock(*Middle, "          ");
-          EndWalk("    ");
-          OS << "    __syncthreads();\n  }\n";
-        } else {
-          CellLoops("cudaopt_m", "    ");
-          OS << indentBlock(*Middle, "          ");
-          OS << "        }\n      }\n    __syncthreads();\n  }\n";
-        }
+        OneSweep("cudaopt_m", "(cudaopt_s - 1) & 1", *Middle, "    ");
+        OS << "    __syncthreads();\n  }\n";
       }
-      OS << "  // The last sweep stores the block's own cells.\n";
-      if (Walk) {
-        OS << "  {\n";
-        WalkLoops("cudaopt_halo", std::to_string((S - 1) & 1), "    ");
-        OS << indentBlock(*Last, "          ");
-        EndWalk("    ");
-        OS << "  }\n";
-      } else {
-        CellLoops("cudaopt_halo", "  ");
-        OS << indentBlock(*Last, "        ");
-        OS << "      }\n    }\n";
-      }
+      OS << "  // The last sweep stores the block's own cells.\n  {\n";
+      OneSweep("cudaopt_halo", std::to_string((S - 1) & 1), *Last, "    ");
+      OS << "  }\n";
     };
     OS << "  if (cudaopt_inside) {\n";
     OS << "  // The tile lies inside the grid: no cell needs the bounds test.\n";
