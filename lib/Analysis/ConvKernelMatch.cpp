@@ -24,6 +24,10 @@
 // coordinates may also be digits of one flat index (`q = t % Q`,
 // `p = (t / Q) % P`, ...).
 //
+// A "valid" convolution (NCHW, no padding guard: every tap read) is the same
+// with padding 0; then the input index's strides give W (r's) and H (c's,
+// over W), and its terms split into n, y and x.
+//
 // The proof, on index polynomials: the weight index fixes the roles of the
 // three loops and k; the padding guard gives y, x, H and W, and from them
 // strides, dilations, paddings, p and q; the input index gives n; the output
@@ -187,6 +191,7 @@ private:
                           std::vector<Condition> &Out);
   Error matchLoops(const ProductAccumulation &PA);
   Error matchPadding(const std::vector<Condition> &Pad);
+  Error matchUnpadded(const IndexExpr &II);
   Error matchOutputGuard(const MemoryAccess &Out,
                          std::vector<Condition> &Guard);
   std::optional<Digit> digitOf(const IndexExpr &X, unsigned Depth = 0);
@@ -335,11 +340,6 @@ Error Matcher::matchPadding(const std::vector<Condition> &Pad) {
                     C.Text + "`)");
     Slot = C.D;
   }
-  if (Pad.empty())
-    return refuse(kernel() + " reads its input without a padding guard "
-                             "`y >= 0 && y < H && x >= 0 && x < W`; "
-                             "conv-cudnn needs the guard to learn the "
-                             "input's extents");
   if (!Ylo || !Hgt || !Xlo || !Wgt)
     return refuse(kernel() + "'s padding guard does not bound both input "
                              "coordinates from below by 0 and from above by "
@@ -353,6 +353,53 @@ Error Matcher::matchPadding(const std::vector<Condition> &Pad) {
     return refuse(kernel() + "'s padding guard bounds the input by `" +
                   str(Result.H) + "` and `" + str(Result.W) +
                   "`, not by parameters");
+  return Error::success();
+}
+
+/// No padding guard: every tap is read, so the convolution is a "valid"
+/// one (padding 0). In NCHW the input index is
+/// n*C*H*W + c*H*W + y*W + x with s at stride 1 in x and r at stride 1 in y
+/// (no dilation): r's coefficient is W and c's is H*W. The terms that W
+/// does not divide are x; of the rest over W, those C*H does not divide are
+/// y. Any split the later checks accept is exact: they rebuild the input
+/// and output indices from it, and the launch asks cuDNN for the output
+/// extents of padding 0, which keep every tap inside the input.
+Error Matcher::matchUnpadded(const IndexExpr &II) {
+  const std::string Needs =
+      " reads its input without a padding guard `y >= 0 && y < H && x >= 0 "
+      "&& x < W`; without one conv-cudnn needs a \"valid\" NCHW "
+      "convolution: in[((n*C + c)*H + p*stride + r)*W + q*stride + s]";
+  unsigned CSym = It[0].terms().begin()->first[0];
+  unsigned RSym = It[1].terms().begin()->first[0];
+  unsigned SSym = It[2].terms().begin()->first[0];
+  std::optional<IndexExpr> CC = II.coefficientOf(CSym),
+                           CR = II.coefficientOf(RSym),
+                           CS = II.coefficientOf(SSym);
+  if (!CC || !CR || !CS || *CS != IndexExpr::constant(1) || !overParams(*CR))
+    return refuse(kernel() + Needs);
+  std::optional<IndexExpr> HF = divideExact(*CC, *CR);
+  if (!HF || !overParams(*HF))
+    return refuse(kernel() + Needs);
+  Result.W = *CR;
+  Result.H = *HF;
+  // Split the terms of \p E by whether \p D divides them.
+  auto Split = [&](const IndexExpr &E, const IndexExpr &D, IndexExpr &Whole,
+                   IndexExpr &Rest) {
+    Whole = IndexExpr();
+    Rest = IndexExpr();
+    for (const auto &[Mono, Coeff] : E.terms()) {
+      IndexExpr T = IndexExpr::constant(Coeff);
+      for (unsigned Sym : Mono)
+        T = T * IndexExpr::symbol(Sym);
+      if (std::optional<IndexExpr> Q = divideExact(T, D))
+        Whole = Whole + *Q;
+      else
+        Rest = Rest + T;
+    }
+  };
+  IndexExpr Rows, Images;
+  Split(II - It[0] * *CC, Result.W, Rows, X);
+  Split(Rows, Result.C * Result.H, Images, Y);
   return Error::success();
 }
 
@@ -878,9 +925,21 @@ Matcher::attempt(bool Nhwc, const MemoryAccess &InA, const MemoryAccess &WtA,
   // The padding guard: y, x, H, W.
   Y = IndexExpr();
   X = IndexExpr();
-  if (Error E = matchPadding(Pad))
-    return std::move(E);
   const IndexExpr &II = In->Index;
+  if (Pad.empty() && Nhwc) {
+    // An input read as NHWC (c at stride 1, s at stride C): this refusal
+    // explains more than the NCHW attempt's, whatever stage that reaches.
+    std::optional<IndexExpr> CC = II.coefficientOf(*iterOf(Role[0])),
+                             CS = II.coefficientOf(*iterOf(Role[2]));
+    if (CC && CS && *CC == One && *CS == Result.C)
+      Stage = 4;
+    return refuse(kernel() + " reads its input without a padding guard; "
+                             "without one conv-cudnn needs a \"valid\" NCHW "
+                             "convolution, in[((n*C + c)*H + p*stride + r)*W "
+                             "+ q*stride + s]");
+  }
+  if (Error E = Pad.empty() ? matchUnpadded(II) : matchPadding(Pad))
+    return std::move(E);
   unsigned RSym = It[1].terms().begin()->first[0];
   unsigned SSym = It[2].terms().begin()->first[0];
   std::optional<IndexExpr> DH = Y.coefficientOf(RSym);
@@ -904,6 +963,12 @@ Matcher::attempt(bool Nhwc, const MemoryAccess &InA, const MemoryAccess &WtA,
       !overParams(Result.StrideH) || !overParams(Result.StrideW))
     return refuse(kernel() + "'s input coordinates `" + str(Y) + "` and `" +
                   str(X) + "` have no parameter stride and padding");
+  if (Pad.empty() && (!Result.PadH.isZero() || !Result.PadW.isZero()))
+    return refuse(kernel() + " reads its input at `" + str(Y) + "`, `" +
+                  str(X) + "` without a padding guard: an offset tap (padding " +
+                  str(Result.PadH) + ", " + str(Result.PadW) +
+                  ") would read outside the input, which a convolution with "
+                  "zero padding does not do");
   Pc = *PF;
   Qc = *QF;
   // The input index gives n.

@@ -4,6 +4,8 @@
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes='conv-cudnn{algo=1}' --kernel=conv_nchw %s
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes='conv-cudnn{algo=6}' --kernel=conv_nhwc %s
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes=conv-cudnn --kernel=conv_bias %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --passes=conv-cudnn --kernel=conv_valid %s
+// RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_valid --plant='DIn, DW, nullptr, DOut, S.N, S.C, S.H, S.W, S.K, 5=>DIn + 1, DW, nullptr, DOut, S.N, S.C, S.H, S.W, S.K, 5' --passes=conv-cudnn %s
 // RUN: %gpu_equiv --cudnn --fp-model=reassoc --kernel=conv_bias --plant='DW, DB, DOut=>DW, nullptr, DOut' --passes=conv-cudnn %s
 // Planted bugs: convolution instead of cross-correlation, the channel count
 // one short, and NCHW described as NHWC (each keeps shapes cuDNN accepts).
@@ -85,6 +87,24 @@ __global__ void conv_bias(const float *in, const float *w, const float *b,
         }
     out[((n * K + k) * H + p) * W + q] = acc + b[k];
   }
+}
+
+// A "valid" convolution: no padding guard, every tap read; 5 x 5 taps.
+__global__ void conv_valid(const float *in, const float *w, float *out, int N,
+                           int C, int H, int W, int K, int P, int Q,
+                           int stride) {
+  int q = blockIdx.x * blockDim.x + threadIdx.x;
+  int p = blockIdx.y * blockDim.y + threadIdx.y;
+  int n = blockIdx.z / K, k = blockIdx.z % K;
+  if (q >= Q || p >= P || n >= N)
+    return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < 5; ++r)
+      for (int s = 0; s < 5; ++s)
+        acc += in[((n * C + c) * H + p * stride + r) * W + q * stride + s] *
+               w[((k * C + c) * 5 + r) * 5 + s];
+  out[((n * K + k) * P + p) * Q + q] = acc;
 }
 
 static float *device(const std::vector<float> &H) {
@@ -216,6 +236,47 @@ int main(int argc, char **argv) {
     cudaFree(DW);
     cudaFree(DB);
     cudaFree(DOut);
+  }
+  {
+    // conv_valid, stride 1 and 2 (P, Q as cuDNN derives them for padding 0;
+    // with stride 2 and an even H - 5 the last input row is not read).
+    struct Valid { int N, C, H, W, K, Stride; };
+    const Valid Shapes[] = {{2, 4, 19, 23, 6, 1}, {3, 5, 20, 17, 4, 2}};
+    for (const Valid &S : Shapes) {
+      const int P = (S.H - 5) / S.Stride + 1, Q = (S.W - 5) / S.Stride + 1;
+      std::vector<float> In((size_t)S.N * S.C * S.H * S.W),
+          Wt((size_t)S.K * S.C * 25), Out((size_t)S.N * S.K * P * Q, 0.0f);
+      gpu_check::fill_uniform(In.data(), In.size(), Seed + 201, -1.0f, 1.0f);
+      gpu_check::fill_uniform(Wt.data(), Wt.size(), Seed + 202, -0.5f, 0.5f);
+      float *DIn = device(In), *DW = device(Wt), *DOut = device(Out);
+      conv_valid<<<dim3((Q + 7) / 8, (P + 7) / 8, S.N * S.K), dim3(8, 8)>>>(
+          DIn, DW, DOut, S.N, S.C, S.H, S.W, S.K, P, Q, S.Stride);
+      gpu_check::check_launch("conv_valid");
+      cudaMemcpy(Out.data(), DOut, Out.size() * sizeof(float),
+                 cudaMemcpyDeviceToHost);
+      std::vector<double> Ref(Out.size());
+      for (int n = 0; n < S.N; ++n)
+        for (int k = 0; k < S.K; ++k)
+          for (int p = 0; p < P; ++p)
+            for (int q = 0; q < Q; ++q) {
+              double Sum = 0;
+              for (int c = 0; c < S.C; ++c)
+                for (int r = 0; r < 5; ++r)
+                  for (int s = 0; s < 5; ++s)
+                    Sum += (double)In[(((size_t)n * S.C + c) * S.H +
+                                       p * S.Stride + r) * S.W +
+                                      q * S.Stride + s] *
+                           Wt[((k * S.C + c) * 5 + r) * 5 + s];
+              Ref[(((size_t)n * S.K + k) * P + p) * Q + q] = Sum;
+            }
+      std::string Name = "valid_s" + std::to_string(S.Stride);
+      gpu_check::dump(argc, argv, Name.c_str(), Out.data(), Out.size());
+      gpu_check::dump(argc, argv, (Name + ".fp64").c_str(), Ref.data(),
+                      Ref.size());
+      cudaFree(DIn);
+      cudaFree(DW);
+      cudaFree(DOut);
+    }
   }
   return 0;
 }

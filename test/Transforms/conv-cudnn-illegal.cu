@@ -8,6 +8,8 @@
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=double_acc %s 2>&1 | FileCheck %s --check-prefix=F64
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=wrong_out %s 2>&1 | FileCheck %s --check-prefix=OUT
 // RUN: not cuda-opt --passes=conv-cudnn --kernel=side_effect %s 2>&1 | FileCheck %s --check-prefix=SIDE
+// RUN: not cuda-opt --passes=conv-cudnn --kernel=unguarded_offset %s 2>&1 | FileCheck %s --check-prefix=OFFSET
+// RUN: not cuda-opt --passes=conv-cudnn --kernel=unguarded_nhwc %s 2>&1 | FileCheck %s --check-prefix=UNHWC
 
 // Kernels that look like convolutions but are not exactly what cuDNN
 // computes, and a launch the rewrite cannot repeat.
@@ -61,7 +63,9 @@ __global__ void flipped(const float *in, const float *w, float *out, int C,
   OUT_NKPQ = acc;
 }
 
-// NOPAD: kernel 'no_padding_guard' reads its input without a padding guard
+// A valid convolution stored into an H x W plane: cuDNN writes a dense
+// (H - 2) x (W - 2) one.
+// NOPAD: kernel 'no_padding_guard' stores 'out[((n * K + k) * H + p) * W + q]', not out[
 __global__ void no_padding_guard(const float *in, const float *w, float *out,
                                  int C, int H, int W, int K, int N) {
   COORDS
@@ -155,4 +159,33 @@ void launch_all(const float *in, const float *w, const float *b, float *out,
   double_acc<<<grid, block>>>(in, w, out, C, H, W, K, N);
   wrong_out<<<grid, block>>>(in, w, out, C, H, W, K, N);
   side_effect<<<grid, block>>>(in, w, out, C + off++, H, W, K, N);
+}
+
+// No padding guard but taps one before the output's cell: row -1 would be
+// read, where a zero-padded convolution reads 0.
+// OFFSET: kernel 'unguarded_offset' reads its input at `{{.*}}` without a padding guard: an offset tap (padding 1, 1) would read outside the input
+__global__ void unguarded_offset(const float *in, const float *w, float *out,
+                                 int C, int H, int W, int K, int N) {
+  COORDS
+  if (q >= W - 2 || p >= H - 2 || n >= N) return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < 3; ++r)
+      for (int s = 0; s < 3; ++s)
+        acc += in[((n * C + c) * H + p - 1 + r) * W + q - 1 + s] * W_KCRS;
+  out[((n * K + k) * (H - 2) + p) * (W - 2) + q] = acc;
+}
+
+// UNHWC: kernel 'unguarded_nhwc' reads its input without a padding guard; without one conv-cudnn needs a "valid" NCHW convolution
+__global__ void unguarded_nhwc(const float *in, const float *w, float *out,
+                               int C, int H, int W, int K, int N) {
+  COORDS
+  if (q >= W - 2 || p >= H - 2 || n >= N) return;
+  float acc = 0.0f;
+  for (int r = 0; r < 3; ++r)
+    for (int s = 0; s < 3; ++s)
+      for (int c = 0; c < C; ++c)
+        acc += in[((n * H + p + r) * W + q + s) * C + c] *
+               w[((k * 3 + r) * 3 + s) * C + c];
+  out[((n * (H - 2) + p) * (W - 2) + q) * K + k] = acc;
 }

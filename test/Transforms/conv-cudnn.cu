@@ -6,6 +6,9 @@
 // RUN: cuda-opt --passes=conv-cudnn --kernel=conv_flat_continue %s | FileCheck %s --check-prefix=CONT
 // RUN: cuda-opt --passes=conv-cudnn --kernel=conv_bias %s | FileCheck %s --check-prefix=BIAS
 // RUN: not cuda-opt --fp-model=strict --passes=conv-cudnn --kernel=conv_nchw %s 2>&1 | FileCheck %s --check-prefix=STRICT
+// RUN: cuda-opt --passes=conv-cudnn --kernel=conv_valid %s -o %t.valid.cu
+// RUN: FileCheck %s --check-prefix=VALID < %t.valid.cu
+// RUN: %cuda_compile %t.valid.cu
 
 // conv-cudnn: a direct fp32 convolution kernel's launch becomes a cuDNN call
 // guarded by the launch's coverage of the output; the launch stays as the
@@ -41,6 +44,12 @@
 // BIAS-NEXT: {{^}} -1) != cudaSuccess)
 
 // STRICT: conv-cudnn
+
+// A "valid" convolution without a padding guard: padding 0, the input's
+// extents H and W from its index's strides.
+// VALID:      cudaoptConv2dLaunch(0, in, w, nullptr, out, N, C, H, W, K, 5, 5, P, Q, 0, 0, stride, stride,
+// VALID-NEXT:                     1, 1, 0, -1) != cudaSuccess)
+// VALID-NEXT:   conv_valid<<<dim3((Q + 15) / 16, (P + 15) / 16, N * K), dim3(16, 16)>>>(in, w, out, N, C, H, W,
 
 __global__ void conv_nchw(const float *in, const float *w, float *out, int N,
                           int C, int H, int W, int K, int pad) {
@@ -171,4 +180,30 @@ void layer_bias(const float *in, const float *w, const float *bias, float *out,
                 int N, int C, int H, int W, int K) {
   conv_bias<<<dim3((W + 15) / 16, (H + 15) / 16, N * K), dim3(16, 16)>>>(
       in, w, bias, out, N, C, H, W, K);
+}
+
+// Every tap read, no padding guard; the output is P x Q (the launcher's
+// P = (H - 5) / stride + 1; cuDNN checks it at run time).
+__global__ void conv_valid(const float *in, const float *w, float *out, int N,
+                           int C, int H, int W, int K, int P, int Q,
+                           int stride) {
+  int q = blockIdx.x * blockDim.x + threadIdx.x;
+  int p = blockIdx.y * blockDim.y + threadIdx.y;
+  int n = blockIdx.z / K, k = blockIdx.z % K;
+  if (q >= Q || p >= P || n >= N)
+    return;
+  float acc = 0.0f;
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < 5; ++r)
+      for (int s = 0; s < 5; ++s)
+        acc += in[((n * C + c) * H + p * stride + r) * W + q * stride + s] *
+               w[((k * C + c) * 5 + r) * 5 + s];
+  out[((n * K + k) * P + p) * Q + q] = acc;
+}
+
+void layer_valid(const float *in, const float *w, float *out, int N, int C,
+                 int H, int W, int K, int stride) {
+  int P = (H - 5) / stride + 1, Q = (W - 5) / stride + 1;
+  conv_valid<<<dim3((Q + 15) / 16, (P + 15) / 16, N * K), dim3(16, 16)>>>(
+      in, w, out, N, C, H, W, K, P, Q, stride);
 }
