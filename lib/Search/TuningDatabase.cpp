@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -152,24 +153,23 @@ std::optional<std::vector<std::string>> schemaNames(sqlite3 *Db) {
   return Names;
 }
 
-/// The first bytes of \p Path, when it exists and is not empty: a SQLite
-/// file starts with "SQLite format 3\0" (and is at least one 512-byte page).
+/// The first bytes of \p Path: a SQLite file starts with
+/// "SQLite format 3\0"; an empty file (one another process has just created,
+/// say) is an empty database.
 Error checkHeader(StringRef Path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
-      MemoryBuffer::getFileSlice(Path, 100, 0, /*IsVolatile=*/true);
-  if (!Buf) {
-    // Shorter than a SQLite header: read what there is.
-    Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                /*RequiresNullTerminator=*/false);
-    if (!Buf)
-      return createStringError(Buf.getError(), "cannot read '%s': %s",
-                               Path.str().c_str(),
-                               Buf.getError().message().c_str());
-  }
-  StringRef Head = (*Buf)->getBuffer();
-  if (Head.empty())
-    return Error::success(); // An empty file is an empty database.
-  if (!Head.starts_with(StringRef("SQLite format 3\0", 16)))
+  uint64_t Size = 0;
+  if (std::error_code EC = sys::fs::file_size(Path, Size))
+    return createStringError(EC, "cannot read '%s': %s", Path.str().c_str(),
+                             EC.message().c_str());
+  if (Size == 0)
+    return Error::success();
+  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFileSlice(
+      Path, std::min<uint64_t>(Size, 100), 0, /*IsVolatile=*/true);
+  if (!Buf)
+    return createStringError(Buf.getError(), "cannot read '%s': %s",
+                             Path.str().c_str(),
+                             Buf.getError().message().c_str());
+  if (!(*Buf)->getBuffer().starts_with(StringRef("SQLite format 3\0", 16)))
     return notOurs(Path, "not a SQLite file");
   return Error::success();
 }
@@ -280,10 +280,14 @@ Expected<std::unique_ptr<TuningDatabase>> TuningDatabase::open(StringRef Path,
   std::unique_ptr<TuningDatabase> T(new TuningDatabase(Path.str(), Db));
   sqlite3_busy_timeout(Db, BusyTimeoutMs);
 
-  // Read-only checks first: a file that is not ours is never written.
+  // Read-only checks first: a file that is not ours is never written. One
+  // read transaction, so that the three reads see one state of a file
+  // another process may be creating the schema of.
+  exec(Db, "BEGIN");
   std::optional<int64_t> App = queryInt(Db, "PRAGMA application_id");
   std::optional<int64_t> Version = queryInt(Db, "PRAGMA user_version");
   std::optional<std::vector<std::string>> Names = schemaNames(Db);
+  exec(Db, "COMMIT");
   if (!App || !Version || !Names) {
     int Code = sqlite3_errcode(Db);
     if (Code == SQLITE_NOTADB || Code == SQLITE_CORRUPT)
