@@ -138,10 +138,16 @@ Error applyRecorded(const Toolchain &TC, const SourceInput &In,
     PO.OnStep = [](const StepRecord &S) { printNotes(S.Notes); };
     Expected<PipelineResult> R = runPipeline(TC, Current, *Pipeline, PO);
     if (!R) {
+      // One line: the pipeline's reason comes on lines of its own.
+      std::string Why = toString(R.takeError());
+      SmallVector<StringRef> Lines;
+      StringRef(Why).split(Lines, '\n', -1, /*KeepEmpty=*/false);
+      Why.clear();
+      for (StringRef L : Lines)
+        Why += (Why.empty() || Why.back() == ':' ? " " : "; ") + L.trim().str();
       WithColor::warning(errs(), ToolName)
           << "kernel '" << E.Name << "': the recorded pipeline '"
-          << B.Key.Pipeline
-          << "' no longer applies: " << toString(R.takeError())
+          << B.Key.Pipeline << "' no longer applies:" << Why
           << "; left unchanged\n";
       continue;
     }
