@@ -531,7 +531,16 @@ Expected<TuningRecord> TuningRecord::fromJSON(const json::Value &V) {
   return R;
 }
 
+bool defaultTuningDatabaseOff() {
+  std::optional<std::string> Env = sys::Process::GetEnv("CUDA_OPT_TUNING_DB");
+  return Env && *Env == "off";
+}
+
 std::string defaultTuningDatabasePath() {
+  if (std::optional<std::string> Env =
+          sys::Process::GetEnv("CUDA_OPT_TUNING_DB");
+      Env && !Env->empty() && *Env != "off")
+    return *Env;
   SmallString<256> P;
   if (std::optional<std::string> Xdg = sys::Process::GetEnv("XDG_CACHE_HOME");
       Xdg && !Xdg->empty()) {

@@ -147,14 +147,16 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
   // The tuning database: opened before any GPU work. An explicit --db that
   // cannot be used is an error; the default one is a warning, and tune goes
   // on without it. Runs that measure nothing (--dry-run, no mode) leave it
-  // alone, as do machines without a GPU unless --db is given.
+  // alone, as do machines without a GPU and CUDA_OPT_TUNING_DB=off unless
+  // --db is given.
   std::unique_ptr<TuningDatabase> Db;
   const bool ExplicitDb = cli::DbPath.getNumOccurrences() > 0;
   if (ExplicitDb)
     if (Error E = checkTuningDatabaseLocation(cli::DbPath))
       return E;
   if (!cli::NoDb && !cli::DryRun && !Opts->MeasureNothing &&
-      (ExplicitDb || !probeGpus().Devices.empty())) {
+      (ExplicitDb ||
+       (!defaultTuningDatabaseOff() && !probeGpus().Devices.empty()))) {
     Expected<std::unique_ptr<TuningDatabase>> D =
         openTuningDatabase(TuningDatabase::OpenMode::Create);
     if (!D) {

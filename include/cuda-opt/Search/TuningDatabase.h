@@ -124,9 +124,14 @@ private:
   sqlite3 *Db;
 };
 
-/// Where the database lives when --db is not given:
-/// $XDG_CACHE_HOME/cuda-opt/tuning.db, else ~/.cache/cuda-opt/tuning.db.
+/// Where the database lives when --db is not given: $CUDA_OPT_TUNING_DB
+/// when set (and not "off"), else $XDG_CACHE_HOME/cuda-opt/tuning.db, else
+/// ~/.cache/cuda-opt/tuning.db.
 std::string defaultTuningDatabasePath();
+
+/// CUDA_OPT_TUNING_DB=off: tune uses no database unless --db names one
+/// (the lit suite sets it, so that tests do not share measurements).
+bool defaultTuningDatabaseOff();
 
 /// Check a --db argument: a path is fine; a postgresql:// URL is not
 /// supported yet (an error that says so).
