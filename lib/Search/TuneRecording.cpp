@@ -40,12 +40,14 @@ static std::string cudaToolkitVersion(StringRef CudaPath) {
   return Version ? Version->str() : "unknown";
 }
 
-TuningGpu tuningGpuOf(const GpuProbeResult &Gpus, const Toolchain &TC) {
+TuningGpu tuningGpuOf(const GpuProbeResult &Gpus, const Toolchain &TC,
+                      int Ordinal) {
   TuningGpu G;
-  if (!Gpus.Devices.empty()) {
-    G.Model = Gpus.Devices.front().Name;
-    G.SmCount = Gpus.Devices.front().SmCount;
-  }
+  for (const GpuInfo &D : Gpus.Devices)
+    if (G.Model.empty() || D.Ordinal == Ordinal) {
+      G.Model = D.Name;
+      G.SmCount = D.SmCount;
+    }
   G.Driver = Gpus.DriverVersion.empty() ? "unknown" : Gpus.DriverVersion;
   G.Cuda = cudaToolkitVersion(TC.CudaPath);
   return G;

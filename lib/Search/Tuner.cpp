@@ -527,7 +527,8 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
                        "installed next to cuda-opt");
   Harness H;
   H.Devices = ordinals(Gpus);
-  H.Gpu = tuningGpuOf(Gpus, TC);
+  H.Gpu =
+      tuningGpuOf(Gpus, TC, Opts.Devices.empty() ? -1 : Opts.Devices.front());
   H.Grid = Spec->Grid;
   H.Block = Spec->Block;
   H.Shmem = Spec->Shmem;
@@ -565,7 +566,8 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
       timeBudgetEnd(Opts);
   auto CaptureSetup = [&](Harness &H) {
     H.Devices = ordinals(Gpus);
-    H.Gpu = tuningGpuOf(Gpus, TC);
+    H.Gpu =
+        tuningGpuOf(Gpus, TC, Opts.Devices.empty() ? -1 : Opts.Devices.front());
     H.ProgramMode = true;
     H.RelTol = Opts.RelTol;
     H.Capture.WorkDir = Opts.WorkDir;

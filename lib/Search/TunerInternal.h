@@ -76,8 +76,10 @@ struct Harness {
 
 // The tuning database in a tune (TuneRecording.cpp).
 
-/// The GPU of a probe as the database keys it.
-TuningGpu tuningGpuOf(const GpuProbeResult &Gpus, const Toolchain &TC);
+/// The GPU of a probe as the database keys it: the one of \p Ordinal (the
+/// first --gpus), else the first.
+TuningGpu tuningGpuOf(const GpuProbeResult &Gpus, const Toolchain &TC,
+                      int Ordinal);
 
 /// The problem signature of a kernel's measurements.
 std::string harnessSignature(const Harness &H);
