@@ -19,49 +19,72 @@ using namespace llvm;
 
 namespace cuda_opt {
 
-std::string kernelHash(ASTContext &Ctx, const KernelInfo &K) {
+/// Add the tokens of \p Range (expansion locations) to \p Hash; with
+/// \p KernelStart, from the line's start when only blanks or `__global__`
+/// precede the range there (`__global__` written before the return type
+/// is an attribute, outside the declaration's range on some spellings).
+/// A range across files (or in none) adds \p Fallback instead.
+static void hashTokens(SHA256 &Hash, ASTContext &Ctx, SourceRange Range,
+                       bool KernelStart, StringRef Fallback) {
   const SourceManager &SM = Ctx.getSourceManager();
-  const LangOptions &LO = Ctx.getLangOpts();
-  SourceRange Range =
-      K.Template ? K.Template->getSourceRange() : K.Decl->getSourceRange();
   SourceLocation Begin = SM.getExpansionLoc(Range.getBegin());
   SourceLocation End = SM.getExpansionLoc(Range.getEnd());
-  // `__global__` written before the return type is an attribute, outside
-  // the declaration's range on some spellings: start from the line's start
-  // when only blanks or `__global__` precede the range there.
   FileID File = SM.getFileID(Begin);
   bool Invalid = false;
   StringRef Buffer = SM.getBufferData(File, &Invalid);
-  SHA256 Hash;
   if (Invalid || SM.getFileID(End) != File) {
-    Hash.update(K.name());
-  } else {
-    unsigned BeginOffset = SM.getFileOffset(Begin);
-    unsigned EndOffset = SM.getFileOffset(End);
+    Hash.update(Fallback);
+    return;
+  }
+  unsigned BeginOffset = SM.getFileOffset(Begin);
+  unsigned EndOffset = SM.getFileOffset(End);
+  if (KernelStart) {
     unsigned LineStart = BeginOffset;
     while (LineStart > 0 && Buffer[LineStart - 1] != '\n')
       --LineStart;
     if (Buffer.slice(LineStart, BeginOffset).trim().empty() ||
         Buffer.slice(LineStart, BeginOffset).contains("__global__"))
       BeginOffset = LineStart;
-    Lexer L(SM.getLocForStartOfFile(File), LO, Buffer.begin(),
-            Buffer.begin() + BeginOffset, Buffer.end());
-    Token Tok;
-    while (true) {
-      L.LexFromRawLexer(Tok);
-      if (Tok.is(tok::eof))
-        break;
-      unsigned Offset = SM.getFileOffset(Tok.getLocation());
-      if (Offset > EndOffset)
-        break;
-      // A token's spelling as written (a line continuation inside a token
-      // is layout too, but rare enough to keep).
-      Hash.update(Buffer.substr(Offset, Tok.getLength()));
-      Hash.update(StringRef("\n"));
-    }
   }
+  Lexer L(SM.getLocForStartOfFile(File), Ctx.getLangOpts(), Buffer.begin(),
+          Buffer.begin() + BeginOffset, Buffer.end());
+  Token Tok;
+  while (true) {
+    L.LexFromRawLexer(Tok);
+    if (Tok.is(tok::eof))
+      break;
+    unsigned Offset = SM.getFileOffset(Tok.getLocation());
+    if (Offset > EndOffset)
+      break;
+    // A token's spelling as written (a line continuation inside a token
+    // is layout too, but rare enough to keep).
+    Hash.update(Buffer.substr(Offset, Tok.getLength()));
+    Hash.update(StringRef("\n"));
+  }
+}
+
+static std::string digest(SHA256 &Hash) {
   std::array<uint8_t, 32> Digest = Hash.final();
   return toHex(ArrayRef<uint8_t>(Digest.data(), 8), /*LowerCase=*/true);
+}
+
+std::string kernelHash(ASTContext &Ctx, const KernelInfo &K) {
+  SHA256 Hash;
+  hashTokens(Hash, Ctx,
+             K.Template ? K.Template->getSourceRange()
+                        : K.Decl->getSourceRange(),
+             /*KernelStart=*/true, K.name());
+  return digest(Hash);
+}
+
+std::string regionHash(ASTContext &Ctx, SourceRange Region,
+                       ArrayRef<KernelInfo> Kernels) {
+  SHA256 Hash;
+  Hash.update(StringRef("region\n"));
+  hashTokens(Hash, Ctx, Region, /*KernelStart=*/false, "");
+  for (const KernelInfo &K : Kernels)
+    Hash.update(kernelHash(Ctx, K) + "\n");
+  return digest(Hash);
 }
 
 } // namespace cuda_opt

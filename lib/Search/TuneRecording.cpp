@@ -9,8 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TunerInternal.h"
+#include "WorkerProtocol.h"
 #include "cuda-opt/Search/KernelHash.h"
 #include "cuda-opt/Search/ProblemSignature.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -70,6 +73,47 @@ KernelRecording startRecording(const TuneOptions &Opts, const Harness &H,
   R.Base.Signature = harnessSignature(H);
   R.Base.FpModel = fpModelName(Opts.Model).str();
   R.KernelName = K.name();
+  R.SourceFile = Input.Path;
+  return R;
+}
+
+/// A region's problem: each replayed variable's length (buffers) or bytes
+/// (other variables), by name, sorted: "region;buf:a=1024;raw:n=00040000".
+static std::string regionSignature(const json::Array &Args) {
+  namespace A = worker::arg;
+  std::vector<std::string> Parts;
+  for (const json::Value &V : Args) {
+    const json::Object *O = V.getAsObject();
+    if (!O)
+      continue;
+    std::string Name = O->getString(A::Name).value_or("").str();
+    if (std::optional<int64_t> Count = O->getInteger(A::Count))
+      Parts.push_back("buf:" + Name + "=" + std::to_string(*Count));
+    else if (std::optional<StringRef> Raw = O->getString(A::Raw))
+      Parts.push_back("raw:" + Name + "=" + Raw->str());
+  }
+  llvm::sort(Parts);
+  std::string Out = "region";
+  for (const std::string &P : Parts)
+    Out += ";" + P;
+  return Out;
+}
+
+KernelRecording startRegionRecording(const TuneOptions &Opts, const Harness &H,
+                                     clang::ASTContext &Ctx,
+                                     clang::SourceRange Region,
+                                     ArrayRef<KernelInfo> Kernels,
+                                     const json::Array &Args, StringRef Label,
+                                     const SourceInput &Input) {
+  KernelRecording R;
+  if (!Opts.Database || H.Gpu.Model.empty())
+    return R;
+  R.Db = Opts.Database;
+  R.Base.Gpu = H.Gpu;
+  R.Base.KernelHash = regionHash(Ctx, Region, Kernels);
+  R.Base.Signature = regionSignature(Args);
+  R.Base.FpModel = fpModelName(Opts.Model).str();
+  R.KernelName = Label.str();
   R.SourceFile = Input.Path;
   return R;
 }

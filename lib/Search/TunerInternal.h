@@ -104,6 +104,17 @@ KernelRecording startRecording(const TuneOptions &Opts, const Harness &H,
                                clang::ASTContext &Ctx, const KernelInfo &K,
                                const SourceInput &Input);
 
+/// The recording of one host region of the region phase (RegionTuning.cpp):
+/// keyed by regionHash (KernelHash.h) and the sizes of the replayed
+/// variables; recorded only (a region is not a kernel `apply` rewrites).
+KernelRecording startRegionRecording(const TuneOptions &Opts, const Harness &H,
+                                     clang::ASTContext &Ctx,
+                                     clang::SourceRange Region,
+                                     llvm::ArrayRef<KernelInfo> Kernels,
+                                     const llvm::json::Array &Args,
+                                     llvm::StringRef Label,
+                                     const SourceInput &Input);
+
 /// A stored measurement as the worker would have returned it.
 Measurement measurementOf(const TuningRecord &R);
 

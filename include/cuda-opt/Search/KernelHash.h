@@ -10,10 +10,13 @@
 #ifndef CUDA_OPT_SEARCH_KERNELHASH_H
 #define CUDA_OPT_SEARCH_KERNELHASH_H
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <string>
 
 namespace clang {
 class ASTContext;
+class SourceRange;
 } // namespace clang
 
 namespace cuda_opt {
@@ -24,6 +27,12 @@ struct KernelInfo;
 /// (from `template` or its first specifier to the closing brace), joined by
 /// one separator each.
 std::string kernelHash(clang::ASTContext &Ctx, const KernelInfo &K);
+
+/// The key of a host region's measurements (tune's region phase): the
+/// tokens of the region's text and the hashes of \p Kernels (the file's
+/// kernels, which the region may launch), in the same form.
+std::string regionHash(clang::ASTContext &Ctx, clang::SourceRange Region,
+                       llvm::ArrayRef<KernelInfo> Kernels);
 
 } // namespace cuda_opt
 
