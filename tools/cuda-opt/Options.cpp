@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Options.h"
 
+#include "cuda-opt/Support/Version.h"
+
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -310,7 +312,8 @@ void parseCommandLine(int Argc, const char *const *Argv) {
   cl::HideUnrelatedOptions(Category, ApplyCommand);
   cl::HideUnrelatedOptions(Category, DbCommand);
   cl::SetVersionPrinter([](raw_ostream &OS) {
-    OS << "cuda-opt 0.1 (LLVM/Clang " << LLVM_VERSION_STRING << ")\n";
+    OS << "cuda-opt " << CudaOptVersion << " (LLVM/Clang "
+       << LLVM_VERSION_STRING << ")\n";
   });
   cl::ParseCommandLineOptions(
       Argc, Argv,

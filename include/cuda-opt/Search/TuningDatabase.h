@@ -17,6 +17,8 @@
 #ifndef CUDA_OPT_SEARCH_TUNINGDATABASE_H
 #define CUDA_OPT_SEARCH_TUNINGDATABASE_H
 
+#include "cuda-opt/Support/Version.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
@@ -29,9 +31,6 @@
 struct sqlite3;
 
 namespace cuda_opt {
-
-/// The version tune records in every row (cuda-opt --version says it too).
-constexpr llvm::StringLiteral CudaOptVersion = "0.1";
 
 /// What a measurement was made on.
 struct TuningGpu {
