@@ -200,6 +200,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   bool ReferenceJob = false;
   if (AllReused) {
     Ms.push_back(measurementOf(*StoredOriginal));
+    Ms[0].Speedup = 1;
     CompileErrors.emplace_back();
     ShadowNote = "every result came from the tuning database (" +
                  Opts.Database->path() + "); nothing was measured this run";
