@@ -12,7 +12,7 @@ build=${BUILD_DIR:-$root/build}
 sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 packages="clang-22 libclang-22-dev llvm-22-dev llvm-22-tools libmlir-22-dev
-  mlir-22-tools cmake ninja-build python3 zlib1g-dev libzstd-dev"
+  mlir-22-tools cmake ninja-build python3 zlib1g-dev libzstd-dev libsqlite3-dev"
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

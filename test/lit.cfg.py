@@ -21,6 +21,10 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.cuda_opt_obj_root, "test")
 
 llvm_config.with_system_environment(["HOME", "PATH", "CUDA_PATH", "CUDNN_ROOT"])
+# tune records into a tuning database by default (docs/tuning-database.md);
+# tests that share a kernel and problem would reuse each other's results.
+# Only the tests that name one with --db use one.
+config.environment["CUDA_OPT_TUNING_DB"] = "off"
 
 tool_dirs = [config.cuda_opt_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(

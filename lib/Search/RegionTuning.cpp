@@ -430,6 +430,12 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       Record("original", "", "not-measured", toString(Ms.takeError()));
       continue;
     }
+    // The tuning database: each measured variant of the region (recorded
+    // only; the region phase reuses nothing).
+    KernelRecording Rec = startRegionRecording(Opts, H, Ctx, R->Range, Kernels,
+                                               *Args, Label, Input);
+    for (size_t I = 0; I < Ms->size(); ++I)
+      Rec.record(I == 0 ? "" : StringRef(Vs[I].Pipeline), (*Ms)[I], "", Result);
     const Measurement &O = (*Ms)[0];
     const size_t Best = chooseVariant(*Ms, [&](size_t I) {
       return (*Ms)[I].Verified && !(*Ms)[I].Skipped;

@@ -110,6 +110,8 @@ json::Value TuneResult::toJSON(StringRef File) const {
     Out["best_ms"] = BestMs;
     Out["speedup"] = BestMs > 0 ? BaselineMs / BestMs : 0;
     Out["variants_measured"] = VariantsMeasured;
+    Out["variants_reused"] = VariantsReused;
+    Out["variants_recorded"] = VariantsRecorded;
     Out["seconds"] = Seconds;
     Out["min_bytes"] = MinBytes;
     json::Object Phases;
@@ -342,6 +344,14 @@ std::string TuneResult::toMarkdown(StringRef File) const {
                "original)"
              : "within --rtol of the original's")
      << "  \n";
+  if (VariantsReused)
+    OS << VariantsReused
+       << " variants not measured again: their results were reused from the "
+          "tuning database (measured before on the same GPU model, driver, "
+          "CUDA and cuda-opt version, kernel, problem and fp-model)  \n";
+  if (VariantsRecorded)
+    OS << VariantsRecorded
+       << " measurements recorded in the tuning database  \n";
   if (!PhaseSeconds.empty()) {
     OS << "time by phase:";
     for (const auto &[Phase, Secs] : PhaseSeconds)

@@ -131,6 +131,37 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   std::vector<bool> &NeedLaunch = Set.NeedLaunch;
   auto PhaseStart = std::chrono::steady_clock::now();
 
+  // The tuning database: a variant measured before on the same key (GPU,
+  // versions, kernel hash, signature, fp-model) is not measured again; its
+  // stored result joins the measured ones below.
+  KernelRecording Rec = startRecording(Opts, H, Ctx, K, Input);
+  struct ReusedVariant {
+    VariantSource V;
+    TuningRecord R;
+  };
+  std::vector<ReusedVariant> Reused;
+  std::optional<TuningRecord> StoredOriginal;
+  if (Rec.Db) {
+    StoredOriginal = Rec.stored("", Result);
+    std::vector<VariantSource> Keep;
+    std::vector<bool> KeepNeed;
+    for (size_t I = 0; I < Variants.size(); ++I) {
+      if (I > 0)
+        if (std::optional<TuningRecord> S =
+                Rec.stored(Variants[I].Pipeline, Result)) {
+          Reused.push_back({std::move(Variants[I]), std::move(*S)});
+          continue;
+        }
+      Keep.push_back(std::move(Variants[I]));
+      KeepNeed.push_back(NeedLaunch[I]);
+    }
+    Variants = std::move(Keep);
+    NeedLaunch = std::move(KeepNeed);
+  }
+  // Nothing left to measure: not even the original runs.
+  const bool AllReused =
+      StoredOriginal && Variants.size() == 1 && !Reused.empty();
+
   // Program mode: launch-changing variants run their own program to say
   // what launch they make.
   if (H.ProgramMode && llvm::is_contained(NeedLaunch, true)) {
@@ -162,103 +193,145 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   Result.addPhase("variant-launches", PhaseStart);
   PhaseStart = std::chrono::steady_clock::now();
 
-  CompileOptions CO;
-  CO.SourcePath = Input.Path;
-  CO.Flags = Input.Flags;
-  CO.Arch = TC.GpuArch;
-  CO.DependencyFingerprint =
-      projectHeaderFingerprint(Parsed.getSourceManager(), TC);
   std::vector<std::string> CompileErrors;
-  progress(Opts, "compile", 0, Variants.size());
-  std::vector<std::string> Cubins =
-      compileVariants(TC, Variants, CO, CompileErrors);
-  progress(Opts, "compile", Variants.size(), Variants.size());
-  Result.addPhase("compile", PhaseStart);
-  PhaseStart = std::chrono::steady_clock::now();
-  if (Cubins[0].empty())
-    return createStringError(inconvertibleErrorCode(),
-                             "nvcc could not compile the original file: %s",
-                             CompileErrors[0].c_str());
-
-  MeasureOptions MO;
-  MO.FpModel = fpModelName(Opts.Model).str();
-  std::string ShadowNote;
-  if (Opts.Model == FpModel::Reassoc) {
-    // The reference of float outputs: the original promoted to double.
-    if (Expected<Fp64Shadow> Sh = makeFp64Shadow(Ctx, K, Input.Text)) {
-      VariantSource SV;
-      SV.Id = "fp64-shadow";
-      SV.Text = Sh->Text;
-      SV.Entry = Sh->Entry;
-      std::vector<std::string> ShadowErrors;
-      std::vector<std::string> ShadowCubin =
-          compileVariants(TC, {SV}, CO, ShadowErrors);
-      if (ShadowCubin[0].empty())
-        ShadowNote = "no fp64 reference: the shadow did not compile (" +
-                     ShadowErrors[0].substr(0, 300) +
-                     "); compared with the original at the fp32 tolerance";
-      else
-        MO.Shadow = MeasureOptions::ShadowJob{
-            ShadowCubin[0], Sh->Entry,
-            H.Shmem * (Sh->DoublesDynamicShared ? 2 : 1), Sh->Promoted};
-    } else {
-      ShadowNote = toString(Sh.takeError()) +
-                   "; compared with the original at the fp32 tolerance";
-    }
-  }
-  MO.OrigRuns = Opts.OrigRuns;
-  if (MO.Shadow)
-    // Outputs the analysis proves are written in rows are also checked row
-    // by row against the shadow.
-    for (const auto &[Index, L] : rowStructuredOutputs(Ctx, K)) {
-      MeasureOptions::RowLayout Layout;
-      if (L.Value)
-        Layout.Length = *L.Value;
-      else if (L.Param)
-        Layout.LengthArg = static_cast<int>(*L.Param);
-      MO.RowOutputs[Index] = Layout;
-    }
-  MO.Worker = Opts.WorkerPath;
-  MO.Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
-  MO.Runs = H.Runs;
-  MO.RelTol = H.RelTol;
-  // Verification of large buffers takes time per variant; the deadline is
-  // for a worker that stopped making progress.
-  MO.DeadlineSeconds = 120 + 20 * static_cast<unsigned>(Variants.size());
-  SmallString<256> WD(Opts.WorkDir);
-  sys::path::append(WD, "measure-" + Kernel);
-  MO.WorkDir = std::string(WD);
-  MO.Progress = [&](unsigned D, unsigned T) { progress(Opts, "measure", D, T); };
-  MO.TimeBudgetEnd = timeBudgetEnd(Opts);
-  // Racing (stop timing clearly slower variants after a few rounds; checked
-  // on the GPU by test/GPU/measure/hazards.test); CUDA_OPT_NO_RACE=1 times
-  // every verified variant in full.
-  MO.Race = std::getenv("CUDA_OPT_NO_RACE") == nullptr;
-  std::string ReferenceNote;
-  MO.Reference = gemmReferenceFor(*H.Model, H.IntArgs, H.BufferElements,
-                                  H.Grid, H.Block, ReferenceNote);
-  std::map<std::string, double> WorkerPhases;
-  MO.WorkerPhases = &WorkerPhases;
+  std::vector<Measurement> Ms;
   ReferenceMeasurement Ref;
-  Expected<std::vector<Measurement>> Ms =
-      measureVariants(Variants, Cubins, H.Args, MO, Result.Device, &Ref);
-  Result.addPhase("measure", PhaseStart);
-  for (const auto &[Phase, Secs] : WorkerPhases)
-    Result.PhaseSeconds["measure: worker " + Phase + " (included above)"] +=
-        Secs;
-  if (!Ms)
-    return Ms.takeError();
+  std::string ShadowNote, ReferenceNote;
+  bool ReferenceJob = false;
+  if (AllReused) {
+    Ms.push_back(measurementOf(*StoredOriginal));
+    Ms[0].Speedup = 1;
+    CompileErrors.emplace_back();
+    ShadowNote = "every result came from the tuning database (" +
+                 Opts.Database->path() + "); nothing was measured this run";
+    ReferenceNote = "not measured: every result came from the tuning "
+                    "database";
+  } else {
+    CompileOptions CO;
+    CO.SourcePath = Input.Path;
+    CO.Flags = Input.Flags;
+    CO.Arch = TC.GpuArch;
+    CO.DependencyFingerprint =
+        projectHeaderFingerprint(Parsed.getSourceManager(), TC);
+    progress(Opts, "compile", 0, Variants.size());
+    std::vector<std::string> Cubins =
+        compileVariants(TC, Variants, CO, CompileErrors);
+    progress(Opts, "compile", Variants.size(), Variants.size());
+    Result.addPhase("compile", PhaseStart);
+    PhaseStart = std::chrono::steady_clock::now();
+    if (Cubins[0].empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "nvcc could not compile the original file: %s",
+                               CompileErrors[0].c_str());
+
+    MeasureOptions MO;
+    MO.FpModel = fpModelName(Opts.Model).str();
+    if (Opts.Model == FpModel::Reassoc) {
+      // The reference of float outputs: the original promoted to double.
+      if (Expected<Fp64Shadow> Sh = makeFp64Shadow(Ctx, K, Input.Text)) {
+        VariantSource SV;
+        SV.Id = "fp64-shadow";
+        SV.Text = Sh->Text;
+        SV.Entry = Sh->Entry;
+        std::vector<std::string> ShadowErrors;
+        std::vector<std::string> ShadowCubin =
+            compileVariants(TC, {SV}, CO, ShadowErrors);
+        if (ShadowCubin[0].empty())
+          ShadowNote = "no fp64 reference: the shadow did not compile (" +
+                       ShadowErrors[0].substr(0, 300) +
+                       "); compared with the original at the fp32 tolerance";
+        else
+          MO.Shadow = MeasureOptions::ShadowJob{
+              ShadowCubin[0], Sh->Entry,
+              H.Shmem * (Sh->DoublesDynamicShared ? 2 : 1), Sh->Promoted};
+      } else {
+        ShadowNote = toString(Sh.takeError()) +
+                     "; compared with the original at the fp32 tolerance";
+      }
+    }
+    MO.OrigRuns = Opts.OrigRuns;
+    if (MO.Shadow)
+      // Outputs the analysis proves are written in rows are also checked row
+      // by row against the shadow.
+      for (const auto &[Index, L] : rowStructuredOutputs(Ctx, K)) {
+        MeasureOptions::RowLayout Layout;
+        if (L.Value)
+          Layout.Length = *L.Value;
+        else if (L.Param)
+          Layout.LengthArg = static_cast<int>(*L.Param);
+        MO.RowOutputs[Index] = Layout;
+      }
+    MO.Worker = Opts.WorkerPath;
+    MO.Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
+    MO.Runs = H.Runs;
+    MO.RelTol = H.RelTol;
+    // Verification of large buffers takes time per variant; the deadline is
+    // for a worker that stopped making progress.
+    MO.DeadlineSeconds = 120 + 20 * static_cast<unsigned>(Variants.size());
+    SmallString<256> WD(Opts.WorkDir);
+    sys::path::append(WD, "measure-" + Kernel);
+    MO.WorkDir = std::string(WD);
+    MO.Progress = [&](unsigned D, unsigned T) {
+      progress(Opts, "measure", D, T);
+    };
+    MO.TimeBudgetEnd = timeBudgetEnd(Opts);
+    // Racing (stop timing clearly slower variants after a few rounds; checked
+    // on the GPU by test/GPU/measure/hazards.test); CUDA_OPT_NO_RACE=1 times
+    // every verified variant in full.
+    MO.Race = std::getenv("CUDA_OPT_NO_RACE") == nullptr;
+    MO.Reference = gemmReferenceFor(*H.Model, H.IntArgs, H.BufferElements,
+                                    H.Grid, H.Block, ReferenceNote);
+    std::map<std::string, double> WorkerPhases;
+    MO.WorkerPhases = &WorkerPhases;
+    Expected<std::vector<Measurement>> Measured =
+        measureVariants(Variants, Cubins, H.Args, MO, Result.Device, &Ref);
+    Result.addPhase("measure", PhaseStart);
+    for (const auto &[Phase, Secs] : WorkerPhases)
+      Result.PhaseSeconds["measure: worker " + Phase + " (included above)"] +=
+          Secs;
+    if (!Measured)
+      return Measured.takeError();
+    Ms = std::move(*Measured);
+    ReferenceJob = MO.Reference.has_value();
+    Result.VariantsMeasured += Variants.size() - 1;
+    // Each measurement in its own transaction, as soon as the worker's
+    // results are back (they come back together: the variants are timed
+    // interleaved with the original).
+    for (size_t I = 0; I < Variants.size(); ++I)
+      Rec.record(I == 0 ? "" : StringRef(Variants[I].Pipeline), Ms[I],
+                 CompileErrors[I], Result);
+  }
+  // Stored results join the measured ones, after them.
+  const size_t FirstReused = Variants.size();
+  for (ReusedVariant &U : Reused) {
+    Measurement M = measurementOf(U.R);
+    M.Id = U.V.Id;
+    if (M.MedianMs > 0)
+      M.Speedup = Ms[0].MedianMs / M.MedianMs;
+    Ms.push_back(M);
+    CompileErrors.push_back(U.R.Verdict == "compile-error" ? U.R.FailureReason
+                                                           : "");
+    Variants.push_back(std::move(U.V));
+  }
+  if (!Reused.empty()) {
+    Result.VariantsReused += Reused.size();
+    Result.DatabaseNotes.push_back(formatv(
+        "{0}: {1} of {2} variants reused from the tuning database {3} (same "
+        "GPU model, driver, CUDA and cuda-opt version, kernel, problem and "
+        "fp-model), not measured again{4}",
+        Kernel, Reused.size(), Variants.size() - 1, Opts.Database->path(),
+        AllReused ? "; the original's time is the stored one too" : ""));
+  }
 
   Result.Measured = true;
   Result.MinBytes += H.MinBytes;
   Result.Flops += H.Flops;
-  Result.VariantsMeasured += Variants.size() - 1;
-  const size_t Best = chooseVariant(*Ms, [&](size_t I) {
-    const Measurement &M = (*Ms)[I];
+  const size_t Best = chooseVariant(Ms, [&](size_t I) {
+    const Measurement &M = Ms[I];
     return CompileErrors[I].empty() && M.Verified && !M.StoppedEarly;
   });
   for (size_t I = 0; I < Variants.size(); ++I) {
-    const Measurement &M = (*Ms)[I];
+    const Measurement &M = Ms[I];
     CandidateRecord C;
     C.Id = Variants[I].Id;
     C.Pipeline = Variants[I].Pipeline;
@@ -298,24 +371,29 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
                            Variants[I].Grid[2], Variants[I].Block[0],
                            Variants[I].Block[1], Variants[I].Block[2]);
     }
+    if (I >= FirstReused) {
+      const TuningRecord &R = Reused[I - FirstReused].R;
+      C.Detail = "reused from the tuning database (measured " + R.MeasuredAt +
+                 " on " + R.Host + ")" +
+                 (C.Detail.empty() ? "" : "; " + C.Detail);
+    }
     Record(C);
   }
   KernelOutcome KO;
   KO.Kernel = Kernel;
   KO.Measured = true;
   KO.Detail = H.ProgramMode ? "program mode" : "spec mode";
-  if (!(*Ms)[0].ReplayWarning.empty())
-    KO.Detail += "; warning: " + (*Ms)[0].ReplayWarning;
-  KO.BaselineMs = (*Ms)[0].MedianMs;
-  KO.BestMs = (*Ms)[Best].MedianMs;
+  if (!Ms[0].ReplayWarning.empty())
+    KO.Detail += "; warning: " + Ms[0].ReplayWarning;
+  KO.BaselineMs = Ms[0].MedianMs;
+  KO.BestMs = Ms[Best].MedianMs;
   KO.Pipeline = Variants[Best].Pipeline;
   KO.Grid = H.Grid;
   KO.Block = H.Block;
   KO.MinBytes = H.MinBytes;
   KO.Reference = Ref;
-  KO.ReferenceNote = MO.Reference ? Ref.Error : ReferenceNote;
-  KO.VerifyNote = !(*Ms)[0].ShadowNote.empty() ? (*Ms)[0].ShadowNote
-                                               : ShadowNote;
+  KO.ReferenceNote = ReferenceJob ? Ref.Error : ReferenceNote;
+  KO.VerifyNote = !Ms[0].ShadowNote.empty() ? Ms[0].ShadowNote : ShadowNote;
   if (Expected<std::vector<PassInvocation>> Chosen =
           parsePipeline(Variants[Best].Pipeline)) {
     // Judged on the original kernel: whether its reductions are over floats
@@ -365,6 +443,19 @@ static void addSpecArgs(const TuneSpec &Spec, Harness &H) {
       H.IntArgs[A.Name] = static_cast<int64_t>(A.Value);
   }
 }
+
+} // namespace
+
+std::string specProblemSignature(const TuneSpec &Spec) {
+  Harness H;
+  H.Grid = Spec.Grid;
+  H.Block = Spec.Block;
+  H.Shmem = Spec.Shmem;
+  addSpecArgs(Spec, H);
+  return harnessSignature(H);
+}
+
+namespace {
 
 /// --dry-run: the candidates each kernel would get, rewritten and checked
 /// for legality, with nothing compiled or run.
@@ -437,6 +528,8 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
                        "installed next to cuda-opt");
   Harness H;
   H.Devices = ordinals(Gpus);
+  H.Gpu =
+      tuningGpuOf(Gpus, TC, Opts.Devices.empty() ? -1 : Opts.Devices.front());
   H.Grid = Spec->Grid;
   H.Block = Spec->Block;
   H.Shmem = Spec->Shmem;
@@ -474,6 +567,8 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
       timeBudgetEnd(Opts);
   auto CaptureSetup = [&](Harness &H) {
     H.Devices = ordinals(Gpus);
+    H.Gpu =
+        tuningGpuOf(Gpus, TC, Opts.Devices.empty() ? -1 : Opts.Devices.front());
     H.ProgramMode = true;
     H.RelTol = Opts.RelTol;
     H.Capture.WorkDir = Opts.WorkDir;

@@ -10,10 +10,12 @@
 #define CUDA_OPT_LIB_SEARCH_TUNERINTERNAL_H
 
 #include "cuda-opt/Analysis/KernelModel.h"
-#include "cuda-opt/Frontend/ParsePreamble.h"
 #include "cuda-opt/Capture/Capture.h"
-#include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Frontend/ParsePreamble.h"
 #include "cuda-opt/Pass/Pipeline.h"
+#include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Search/TuningDatabase.h"
+#include "cuda-opt/Support/GpuProbe.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -68,7 +70,53 @@ struct Harness {
   /// Program mode: the kernel's model, built once for the replay job and
   /// the cuBLAS reference.
   std::optional<KernelModel> Model;
+  /// What the measurements are made on, for the tuning database.
+  TuningGpu Gpu;
 };
+
+// The tuning database in a tune (TuneRecording.cpp).
+
+/// The GPU of a probe as the database keys it: the one of \p Ordinal (the
+/// first --gpus), else the first.
+TuningGpu tuningGpuOf(const GpuProbeResult &Gpus, const Toolchain &TC,
+                      int Ordinal);
+
+/// The problem signature of a kernel's measurements.
+std::string harnessSignature(const Harness &H);
+
+/// One kernel's measurements in the tuning database: the key without the
+/// pipeline. Null Db: nothing is recorded or reused.
+struct KernelRecording {
+  TuningDatabase *Db = nullptr;
+  TuningKey Base;
+  std::string KernelName, SourceFile;
+
+  /// The stored measurement of \p Pipeline on this key, if any.
+  std::optional<TuningRecord> stored(llvm::StringRef Pipeline,
+                                     TuneResult &Result) const;
+  /// Store one measured variant (\p CompileError: it did not compile);
+  /// skipped variants (--time) are not stored.
+  void record(llvm::StringRef Pipeline, const Measurement &M,
+              llvm::StringRef CompileError, TuneResult &Result) const;
+};
+
+KernelRecording startRecording(const TuneOptions &Opts, const Harness &H,
+                               clang::ASTContext &Ctx, const KernelInfo &K,
+                               const SourceInput &Input);
+
+/// The recording of one host region of the region phase (RegionTuning.cpp):
+/// keyed by regionHash (KernelHash.h) and the sizes of the replayed
+/// variables; recorded only (a region is not a kernel `apply` rewrites).
+KernelRecording startRegionRecording(const TuneOptions &Opts, const Harness &H,
+                                     clang::ASTContext &Ctx,
+                                     clang::SourceRange Region,
+                                     llvm::ArrayRef<KernelInfo> Kernels,
+                                     const llvm::json::Array &Args,
+                                     llvm::StringRef Label,
+                                     const SourceInput &Input);
+
+/// A stored measurement as the worker would have returned it.
+Measurement measurementOf(const TuningRecord &R);
 
 struct CandidateSet {
   std::vector<VariantSource> Variants;

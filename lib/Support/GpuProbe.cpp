@@ -23,11 +23,14 @@ GpuProbeResult probeGpus() {
   using GetFn = int (*)(int *, int);
   using NameFn = int (*)(char *, int, int);
   using AttrFn = int (*)(int *, int, int);
+  using VersionFn = int (*)(int *);
   auto Init = reinterpret_cast<InitFn>(dlsym(Lib, "cuInit"));
   auto Count = reinterpret_cast<CountFn>(dlsym(Lib, "cuDeviceGetCount"));
   auto Get = reinterpret_cast<GetFn>(dlsym(Lib, "cuDeviceGet"));
   auto Name = reinterpret_cast<NameFn>(dlsym(Lib, "cuDeviceGetName"));
   auto Attr = reinterpret_cast<AttrFn>(dlsym(Lib, "cuDeviceGetAttribute"));
+  auto DriverVersion =
+      reinterpret_cast<VersionFn>(dlsym(Lib, "cuDriverGetVersion"));
   if (!Init || !Count || !Get || !Name || !Attr) {
     R.Reason = "the CUDA driver library lacks the expected entry points";
     return R;
@@ -37,6 +40,9 @@ GpuProbeResult probeGpus() {
                " (no GPU, or the driver cannot reach it)";
     return R;
   }
+  if (int V = 0; DriverVersion && DriverVersion(&V) == 0)
+    R.DriverVersion =
+        std::to_string(V / 1000) + "." + std::to_string(V % 1000 / 10);
   int N = 0;
   if (Count(&N) || N == 0) {
     R.Reason = "the CUDA driver reports no GPU";
@@ -54,6 +60,8 @@ GpuProbeResult probeGpus() {
     // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR/MINOR.
     Attr(&G.ComputeMajor, 75, Dev);
     Attr(&G.ComputeMinor, 76, Dev);
+    // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT.
+    Attr(&G.SmCount, 16, Dev);
     R.Devices.push_back(G);
   }
   if (R.Devices.empty())

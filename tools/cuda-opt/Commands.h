@@ -12,6 +12,7 @@
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Pass/Pipeline.h"
+#include "cuda-opt/Search/TuningDatabase.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -96,6 +97,16 @@ llvm::Error runPasses(const Toolchain &TC, const SourceInput &In,
 llvm::Error tuneFile(const Toolchain &TC, const SourceInput &In,
                      llvm::StringRef Output, llvm::StringRef ExecutablePath,
                      llvm::StringRef MeasureCommand = "");
+/// apply: the best recorded variant of each kernel the tuning database
+/// knows (ApplyCommand.cpp).
+llvm::Error applyRecorded(const Toolchain &TC, const SourceInput &In,
+                          llvm::StringRef Output);
+/// `cuda-opt db ACTION ...` (DbCommand.cpp); returns the exit code.
+int runDbCommand(const ToolchainOptions &TO,
+                 llvm::ArrayRef<std::string> ExtraFlags);
+/// The tuning database of --db, else the default one.
+llvm::Expected<std::unique_ptr<TuningDatabase>>
+openTuningDatabase(TuningDatabase::OpenMode Mode);
 /// --instrument-capture.
 llvm::Error instrumentCapture(const Toolchain &TC, const SourceInput &In,
                               llvm::StringRef Output);

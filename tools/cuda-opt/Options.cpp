@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Options.h"
 
+#include "cuda-opt/Support/Version.h"
+
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,6 +23,15 @@ cl::OptionCategory Category("cuda-opt options");
 cl::SubCommand TuneCommand(
     "tune", "Rewrite, measure the variants on the GPU and keep the fastest "
             "verified one (same options as --tune)");
+cl::SubCommand
+    ApplyCommand("apply",
+                 "Re-apply, to each kernel the tuning database knows, its best "
+                 "recorded verified variant (no GPU needed; --db DB)");
+cl::SubCommand
+    DbCommand("db",
+              "The tuning database: 'db stats', 'db list [--kernel-hash H]', "
+              "'db best FILE.cu', 'db export [-o F]', 'db import F.jsonl...', "
+              "'db merge A B', 'db hash FILE.cu' (docs/tuning-database.md)");
 // Registered so that --help lists it. Its arguments never reach cl: its
 // parser's messages (tested in test/Sparse) are not cl's.
 cl::SubCommand SparseEncodeCommand(
@@ -31,8 +42,10 @@ cl::SubCommand SparseEncodeCommand(
 // `cuda-opt --tune FILE` spelled as a subcommand and takes the same options,
 // with the same errors for the wrong ones (a mode flag after `tune` is the
 // "exclusive" error) and the same suggestions for misspelt ones.
-static cl::SubCommandGroup Driver({&cl::SubCommand::getTopLevel(),
-                                   &TuneCommand});
+// `apply` and `db` take them too: they parse files the same way (and `db`
+// reads its action from the positional arguments).
+static cl::SubCommandGroup Driver({&cl::SubCommand::getTopLevel(), &TuneCommand,
+                                   &ApplyCommand, &DbCommand});
 
 cl::list<std::string> InputFiles(cl::Positional, cl::desc("<file.cu>..."),
                                  cl::cat(Category), cl::sub(Driver));
@@ -172,6 +185,30 @@ cl::opt<unsigned>
     ProgramTimeout("program-timeout",
                    cl::desc("tune, program mode: seconds the program may run"),
                    cl::init(600), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> DbPath(
+    "db",
+    cl::desc("tune, apply, db: the tuning database (a SQLite file; default "
+             "$XDG_CACHE_HOME/cuda-opt/tuning.db, else "
+             "~/.cache/cuda-opt/tuning.db; docs/tuning-database.md)"),
+    cl::value_desc("path"), cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> NoDb("no-db",
+                   cl::desc("tune: neither record measurements in the tuning "
+                            "database nor reuse them"),
+                   cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> KernelHashFilter(
+    "kernel-hash", cl::desc("db list: only the rows of this kernel hash"),
+    cl::value_desc("hash"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> GpuModel(
+    "gpu-model",
+    cl::desc("apply, db best/list: only measurements made on this GPU model "
+             "(e.g. 'NVIDIA H200'; default: any)"),
+    cl::value_desc("name"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> Signature(
+    "signature",
+    cl::desc("apply, db best: the problem signature to prefer (as 'db list' "
+             "shows it; with apply, --spec gives it too); default: the "
+             "recorded one with the best speedup"),
+    cl::value_desc("sig"), cl::cat(Category), cl::sub(Driver));
 cl::opt<bool> InstrumentCapture(
     "instrument-capture",
     cl::desc("Print the file with --kernel's launches routed through the "
@@ -272,8 +309,11 @@ cl::opt<bool> SplitInputFile(
 void parseCommandLine(int Argc, const char *const *Argv) {
   cl::HideUnrelatedOptions(Category);
   cl::HideUnrelatedOptions(Category, TuneCommand);
+  cl::HideUnrelatedOptions(Category, ApplyCommand);
+  cl::HideUnrelatedOptions(Category, DbCommand);
   cl::SetVersionPrinter([](raw_ostream &OS) {
-    OS << "cuda-opt 0.1 (LLVM/Clang " << LLVM_VERSION_STRING << ")\n";
+    OS << "cuda-opt " << CudaOptVersion << " (LLVM/Clang "
+       << LLVM_VERSION_STRING << ")\n";
   });
   cl::ParseCommandLineOptions(
       Argc, Argv,
@@ -285,17 +325,35 @@ void parseCommandLine(int Argc, const char *const *Argv) {
       "  cuda-opt --analyze FILE.cu [--kernel NAME] --json\n"
       "  cuda-opt --passes='restrict-const,unroll{factor=4}' FILE.cu -o "
       "OUT.cu\n"
-      "  cuda-opt tune FILE.cu -o OUT.cu\n"
+      "  cuda-opt tune FILE.cu -o OUT.cu [--db DB | --no-db]\n"
+      "  cuda-opt apply FILE.cu --db DB -o OUT.cu\n"
+      "  cuda-opt db {stats,list,best,export,import,merge,hash} ...\n"
       "  cuda-opt --lower-sparse-matmul IN.mlir -o OUT.mlir\n");
 }
 
 static Error error(const Twine &Message) { return createStringError(Message); }
 
 Expected<Mode> selectMode() {
+  if (DbCommand)
+    return Mode::Db;
   const bool Tuning = Tune || TuneCommand;
+  const bool Applying = static_cast<bool>(ApplyCommand);
+  if (NoDb && !Tuning)
+    return error("--no-db goes with tune (which records measurements and "
+                 "reuses them)");
+  if (DbPath.getNumOccurrences() && !Tuning && !Applying)
+    return error("--db goes with tune, apply and db");
+  if (NoDb && DbPath.getNumOccurrences())
+    return error("--db and --no-db exclude each other");
+  if (KernelHashFilter.getNumOccurrences())
+    return error("--kernel-hash goes with 'db list'");
+  if ((GpuModel.getNumOccurrences() || Signature.getNumOccurrences()) &&
+      !Applying)
+    return error("--gpu-model and --signature go with apply and db");
   const bool Transforming = !Passes.empty() && !Tuning;
   int Modes = ListKernels + ListRegions + Analyze + Tuning + InstrumentCapture +
-              CompileCubin + Fp64ShadowMode + Transforming + LowerSparseMatmul;
+              CompileCubin + Fp64ShadowMode + Transforming + LowerSparseMatmul +
+              Applying;
   if (OutlineRegion.getNumOccurrences() && !ListRegions)
     return error("--outline-region=N goes with --list-regions (which lists "
                  "the regions N counts)");
@@ -342,6 +400,8 @@ Expected<Mode> selectMode() {
     return Mode::Analyze;
   if (Tuning)
     return Mode::Tune;
+  if (Applying)
+    return Mode::Apply;
   if (InstrumentCapture)
     return Mode::InstrumentCapture;
   if (CompileCubin)

@@ -6,6 +6,8 @@
 //
 //   cuda-opt [--tune | --list-kernels | --analyze | --passes=P | ...] FILE...
 //   cuda-opt tune FILE...            (the `tune` subcommand, same options)
+//   cuda-opt apply FILE --db DB      (the best recorded variants, no GPU)
+//   cuda-opt db ACTION ARGS...       (the tuning database: DbCommand.cpp)
 //   cuda-opt sparse-encode INPUT ... (its own parser: SparseEncodeCommand.cpp)
 //
 //===----------------------------------------------------------------------===//
@@ -24,6 +26,11 @@ extern llvm::cl::OptionCategory Category;
 
 /// `cuda-opt tune FILE`: the same options as the top level (see Options.cpp).
 extern llvm::cl::SubCommand TuneCommand;
+/// `cuda-opt apply FILE`: re-apply the best recorded variants.
+extern llvm::cl::SubCommand ApplyCommand;
+/// `cuda-opt db {best,list,merge,export,import,stats,hash}`: the action and
+/// its arguments are the positional arguments (InputFiles).
+extern llvm::cl::SubCommand DbCommand;
 /// `cuda-opt sparse-encode`: listed by --help; main() hands its arguments to
 /// runSparseEncodeCommand before the options are parsed.
 extern llvm::cl::SubCommand SparseEncodeCommand;
@@ -78,6 +85,13 @@ extern llvm::cl::opt<unsigned> OrigRuns;
 extern llvm::cl::list<int> Gpus;
 extern llvm::cl::opt<unsigned> ProgramTimeout;
 
+// The tuning database (tune, apply, db).
+extern llvm::cl::opt<std::string> DbPath;
+extern llvm::cl::opt<bool> NoDb;
+extern llvm::cl::opt<std::string> KernelHashFilter;
+extern llvm::cl::opt<std::string> GpuModel;
+extern llvm::cl::opt<std::string> Signature;
+
 // --instrument-capture.
 extern llvm::cl::list<std::string> ProbeVariants;
 
@@ -103,7 +117,9 @@ enum class Mode {
   CompileCubin,
   Fp64Shadow,
   Passes,
-  LowerSparseMatmul
+  LowerSparseMatmul,
+  Apply,
+  Db
 };
 
 /// The mode, or why the modes given are not exactly one.

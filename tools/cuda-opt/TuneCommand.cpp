@@ -14,6 +14,8 @@
 #include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Pass/Pipeline.h"
 #include "cuda-opt/Search/Tuner.h"
+#include "cuda-opt/Search/TuningDatabase.h"
+#include "cuda-opt/Support/GpuProbe.h"
 #include "cuda-opt/Support/OutputFile.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -142,9 +144,38 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
   if (!Opts)
     return Opts.takeError();
   Opts->MeasureNothing = !MeasureCommand.empty();
+  // The tuning database: opened before any GPU work. An explicit --db that
+  // cannot be used is an error; the default one is a warning, and tune goes
+  // on without it. Runs that measure nothing (--dry-run, no mode) leave it
+  // alone, as do machines without a GPU and CUDA_OPT_TUNING_DB=off unless
+  // --db is given.
+  std::unique_ptr<TuningDatabase> Db;
+  const bool ExplicitDb = cli::DbPath.getNumOccurrences() > 0;
+  if (ExplicitDb)
+    if (Error E = checkTuningDatabaseLocation(cli::DbPath))
+      return E;
+  if (!cli::NoDb && !cli::DryRun && !Opts->MeasureNothing &&
+      (ExplicitDb ||
+       (!defaultTuningDatabaseOff() && !probeGpus().Devices.empty()))) {
+    Expected<std::unique_ptr<TuningDatabase>> D =
+        openTuningDatabase(TuningDatabase::OpenMode::Create);
+    if (!D) {
+      if (ExplicitDb)
+        return D.takeError();
+      WithColor::warning(errs(), ToolName)
+          << toString(D.takeError())
+          << "; tuning without the tuning database (--no-db says so "
+             "quietly)\n";
+    } else {
+      Db = std::move(*D);
+    }
+  }
+  Opts->Database = Db.get();
   Expected<TuneResult> R = tune(TC, In, *Opts);
   if (!R)
     return R.takeError();
+  for (const std::string &N : R->DatabaseNotes)
+    WithColor::note(errs(), ToolName) << N << "\n";
   unsigned Applied = 0;
   for (const CandidateRecord &C : R->Candidates)
     Applied += C.Status == "applied";

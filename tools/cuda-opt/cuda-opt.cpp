@@ -3,9 +3,9 @@
 // Part of cuda-opt. Registers the transforms, parses the command line
 // (Options.h) and hands every input to the one mode it selects (Commands.h):
 // none (tune's rewrite without measuring), tune, --list-kernels, --analyze,
-// --passes, --instrument-capture, --compile-cubin or the MLIR mode
-// --lower-sparse-matmul; --list-passes and `cuda-opt sparse-encode` need no
-// input to parse.
+// --passes, --instrument-capture, --compile-cubin, apply or the MLIR mode
+// --lower-sparse-matmul; --list-passes, `cuda-opt db` and
+// `cuda-opt sparse-encode` take no input files of their own.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -100,6 +100,17 @@ static int runTool(int argc, const char **argv) {
   Expected<cli::Mode> M = cli::selectMode();
   if (!M)
     return reportError(M.takeError());
+  ToolchainOptions TO;
+  TO.CudaPath = cli::CudaPath;
+  TO.ResourceDir = cli::ResourceDir;
+  TO.GpuArch = cli::GpuArch;
+  TO.CudaLegacy = cli::CudaLegacy;
+  TO.ExecutablePath =
+      sys::fs::getMainExecutable(argv[0], (void *)(intptr_t)&outputFor);
+  // The action is the first positional argument; only some actions parse
+  // files (and need the toolchain).
+  if (*M == cli::Mode::Db)
+    return runDbCommand(TO, ExtraFlags);
   if (cli::InputFiles.empty())
     return reportError(makeError(*M == cli::Mode::LowerSparseMatmul
                                      ? "no input file; give one .mlir file"
@@ -115,19 +126,12 @@ static int runTool(int argc, const char **argv) {
   if (!DB)
     return reportError(DB.takeError());
 
-  ToolchainOptions TO;
-  TO.CudaPath = cli::CudaPath;
-  TO.ResourceDir = cli::ResourceDir;
-  TO.GpuArch = cli::GpuArch;
-  TO.CudaLegacy = cli::CudaLegacy;
-  TO.ExecutablePath =
-      sys::fs::getMainExecutable(argv[0], (void *)(intptr_t)&outputFor);
   Expected<Toolchain> TC = Toolchain::discover(TO);
   if (!TC)
     return reportError(TC.takeError());
 
   const bool Rewriting = *M == cli::Mode::Passes || *M == cli::Mode::Tune ||
-                         *M == cli::Mode::Predict;
+                         *M == cli::Mode::Predict || *M == cli::Mode::Apply;
   if (Rewriting && cli::InputFiles.size() > 1 && cli::OutputPath != "-" &&
       !sys::fs::is_directory(cli::OutputPath))
     return reportError(
@@ -162,10 +166,13 @@ static int runTool(int argc, const char **argv) {
       case cli::Mode::Predict:
         return tuneFile(*TC, *In, outputFor(File), TO.ExecutablePath,
                         tuneCommandLine(argc, argv));
+      case cli::Mode::Apply:
+        return applyRecorded(*TC, *In, outputFor(File));
       case cli::Mode::LowerSparseMatmul:
+      case cli::Mode::Db:
         break;
       }
-      llvm_unreachable("the MLIR mode returned above");
+      llvm_unreachable("the MLIR mode and db returned above");
     }();
     if (E)
       RC = reportError(std::move(E));

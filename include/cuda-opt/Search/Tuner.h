@@ -20,6 +20,8 @@
 namespace cuda_opt {
 
 struct StepRecord;
+struct TuneSpec;
+class TuningDatabase;
 
 struct TuneOptions {
   std::string KernelName;   ///< Empty: the spec's kernel, or the only one.
@@ -74,6 +76,12 @@ struct TuneOptions {
   /// Handed each step of the pipeline applied when nothing is measured, as
   /// it is decided (PipelineOptions::OnStep): how the tool shows its notes.
   std::function<void(const StepRecord &)> OnRewriteStep;
+  /// The tuning database (TuningDatabase.h), or null (--no-db): every
+  /// measured variant is recorded in it, and a variant already measured on
+  /// the same GPU model, driver, CUDA and cuda-opt version, kernel hash,
+  /// problem signature and fp-model is not measured again (its stored
+  /// result is reused).
+  TuningDatabase *Database = nullptr;
   /// Set by tune(): when tuning began (the --time budget counts from it).
   std::chrono::steady_clock::time_point StartedAt;
 };
@@ -128,6 +136,13 @@ struct TuneResult {
   /// their per-launch times count that many times in BaselineMs and BestMs.
   std::map<std::string, int64_t> LaunchesPerRun;
   unsigned VariantsMeasured = 0;
+  /// Variants whose result came from the tuning database, not measured again.
+  unsigned VariantsReused = 0;
+  /// Measurements stored in the tuning database this run.
+  unsigned VariantsRecorded = 0;
+  /// What the tuning database did or could not do, for the tool to show
+  /// (library code does not print).
+  std::vector<std::string> DatabaseNotes;
   int64_t MinBytes = 0, Flops = 0; ///< For GB/s and TFLOP/s in the report.
   double Seconds = 0;
   /// Wall seconds per phase (capture, rewrite, variant-launches, compile,
@@ -143,6 +158,10 @@ struct TuneResult {
   llvm::json::Value toJSON(llvm::StringRef File) const;
   std::string toMarkdown(llvm::StringRef File) const;
 };
+
+/// The problem signature (ProblemSignature.h) tune records for a spec-mode
+/// measurement of \p Spec: what `cuda-opt apply --spec` looks up.
+std::string specProblemSignature(const TuneSpec &Spec);
 
 llvm::Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
                                 const TuneOptions &Opts);

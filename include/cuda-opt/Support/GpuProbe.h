@@ -16,12 +16,15 @@ struct GpuInfo {
   int Ordinal = 0;
   std::string Name;
   int ComputeMajor = 0, ComputeMinor = 0;
+  int SmCount = 0; ///< Streaming multiprocessors.
 };
 
 struct GpuProbeResult {
   std::vector<GpuInfo> Devices;
   /// Why no device is usable (empty when Devices is non-empty).
   std::string Reason;
+  /// The driver's CUDA version ("12.8", cuDriverGetVersion), or "".
+  std::string DriverVersion;
 };
 
 GpuProbeResult probeGpus();
