@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
 
 #include <cstdlib>
 #include <string>
@@ -57,6 +58,15 @@ inline SourceInput sourceInput(llvm::StringRef Text) {
               "-I" + Src + "/runtime/gemm/include",
               "-I" + Src + "/runtime/sparse/include"};
   return In;
+}
+
+/// Runs \p Fn on a thread with the 256 MiB stack cuda-opt's main gives the
+/// tool (tools/cuda-opt/cuda-opt.cpp): clang's parser recurses once per
+/// nesting level, so deep nesting that cuda-opt parses would overflow the
+/// fuzzer's 8 MiB main stack.
+template <typename FnT> void onToolStack(FnT Fn) {
+  llvm::thread Worker(std::optional<unsigned>(256u << 20), Fn);
+  Worker.join();
 }
 
 } // namespace fuzz

@@ -18,14 +18,13 @@
 using namespace cuda_opt;
 using namespace llvm;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
-  SourceInput In =
-      fuzz::sourceInput(StringRef(reinterpret_cast<const char *>(Data), Size));
+static void analyze(StringRef Text) {
+  SourceInput In = fuzz::sourceInput(Text);
   Expected<std::unique_ptr<ParsedSource>> Parsed =
       parseSource(fuzz::toolchain(), In);
   if (!Parsed) {
     consumeError(Parsed.takeError());
-    return 0;
+    return;
   }
   clang::ASTContext &Ctx = (*Parsed)->getASTContext();
   std::vector<KernelInfo> Kernels = findKernels(Ctx);
@@ -38,5 +37,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   }
   for (const HostRegion &R : findHostRegions(Ctx, Kernels))
     OS << formatv("{0:2}", hostRegionToJSON(Ctx, Kernels, R));
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
+  StringRef Text(reinterpret_cast<const char *>(Data), Size);
+  fuzz::onToolStack([&] { analyze(Text); });
   return 0;
 }

@@ -94,13 +94,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   Opts.SkipIllegal = true;
   // The most permissive model, so that no pass is refused before its plan.
   Opts.Model = FpModel::Fast;
-  Expected<PipelineResult> R =
-      runPipeline(fuzz::toolchain(), In, *Pipeline, Opts);
-  if (R) {
-    (void)R->toJSON();
-    return 0;
-  }
-  std::string Message = toString(R.takeError());
+  std::string Message;
+  fuzz::onToolStack([&] {
+    Expected<PipelineResult> R =
+        runPipeline(fuzz::toolchain(), In, *Pipeline, Opts);
+    if (R)
+      (void)R->toJSON();
+    else
+      Message = toString(R.takeError());
+  });
   if (strict() && StringRef(Message).starts_with("internal error:")) {
     std::fprintf(stderr, "%s: %s\n", Spec.c_str(), Message.c_str());
     std::abort();

@@ -85,23 +85,25 @@ void readAgainst(StringRef Text, const Program &P) {
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
-  (void)programs();
+  fuzz::onToolStack([] { (void)programs(); });
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   StringRef Text(reinterpret_cast<const char *>(Data), Size);
-  bool Read = false;
-  for (const Program &P : programs()) {
-    bool Mentioned = std::any_of(
-        P.Kernels.begin(), P.Kernels.end(),
-        [&](const KernelInfo &K) { return Text.contains(K.name()); });
-    if (!Mentioned)
-      continue;
-    readAgainst(Text, P);
-    Read = true;
-  }
-  if (!Read)
-    readAgainst(Text, programs().front());
+  fuzz::onToolStack([&] {
+    bool Read = false;
+    for (const Program &P : programs()) {
+      bool Mentioned = std::any_of(
+          P.Kernels.begin(), P.Kernels.end(),
+          [&](const KernelInfo &K) { return Text.contains(K.name()); });
+      if (!Mentioned)
+        continue;
+      readAgainst(Text, P);
+      Read = true;
+    }
+    if (!Read)
+      readAgainst(Text, programs().front());
+  });
   return 0;
 }
