@@ -11,14 +11,16 @@ __global__ void step(float *a, int n) {
     a[i] += 1.0f;
 }
 
-// CHECK-LABEL: region in forever at {{.*}}: 1 launch, in the loop at {{.*}}host-regions-overflow.cu:[[@LINE+3]]:3{{$}}
+// CHECK-LABEL: region in forever at
+// CHECK-SAME: 1 launch, in the loop at {{.*}}host-regions-overflow.cu:[[@LINE+3]]:3{{$}}
 // JSON-NOT: "trips"
 void forever(float *a, int n) {
   for (long long t = -9223372036854775807LL - 1; t < 9223372036854775807LL; ++t)
     step<<<(n + 255) / 256, 256>>>(a, n);
 }
 
-// CHECK-LABEL: region in wide at {{.*}}: 1 launch, in the loop at {{.*}}host-regions-overflow.cu:[[@LINE+2]]:3{{$}}
+// CHECK-LABEL: region in wide at
+// CHECK-SAME: 1 launch, in the loop at {{.*}}host-regions-overflow.cu:[[@LINE+2]]:3{{$}}
 void wide(float *a, int n) {
   for (__int128 t = 0; t < (__int128(1) << 100); ++t)
     step<<<(n + 255) / 256, 256>>>(a, n);
