@@ -3,7 +3,7 @@
 # from the files already in the tree, one directory per target:
 #   analyze    bench/corpus/*.cu and every .cu under test/
 #   transform  the same files behind two bytes: the transform (its index in
-#              --list-passes order; a test/Transforms/<pass>*.cu file gets its
+#              --list-passes order; a test/**/<pass>*.cu file gets its
 #              pass, every other file one pass by turn) and the parameter
 #              choice (0: each parameter's first tuning value)
 #   pipeline   every --passes pipeline in test/, docs/ and README.md
@@ -45,7 +45,7 @@ while read -r f; do
   best=0
   for i in "${!passes[@]}"; do
     p=${passes[$i]}
-    if [[ $f == */test/Transforms/* && ( $base == "$p" || $base == "$p"-* ) && ${#p} -gt $best ]]; then
+    if [[ $f == */test/* && ( $base == "$p" || $base == "$p"-* ) && ${#p} -gt $best ]]; then
       pick=$i
       best=${#p}
     fi
@@ -59,6 +59,7 @@ n=0
 grep -rhoE -- "--passes[= ]('[^']*'|\"[^\"]*\"|[^ \`]*)" "$root/test" "$root/docs" "$root/README.md" |
   sed -E "s/^--passes[= ]//; s/^'(.*)'\$/\\1/; s/^\"(.*)\"\$/\\1/" | sort -u |
   while IFS= read -r p; do
+    [ -n "$p" ] || continue
     n=$((n + 1))
     printf '%s' "$p" > "$out/pipeline/$n"
   done
@@ -72,8 +73,8 @@ find "$root/test" -name '*.json' -exec grep -l '"kernel"' {} + |
 python3 "$root/test/Sparse/Inputs/make_weights.py" "$out/weights"
 python3 "$root/test/Sparse/Inputs/make_fuzz_weights.py" "$out/weights"
 cp "$root"/test/Sparse/Inputs/fuzz/*.npy "$out/weights/"
-for w in "$out"/weights/w*.npy; do
-  "$cuda_opt" sparse-encode "$w" -o "$out/tls/$(basename "$w" .npy).tls" >/dev/null
+for w in w30 w50 w70 w90 w50f w50-fortran; do
+  "$cuda_opt" sparse-encode "$out/weights/$w.npy" -o "$out/tls/$w.tls" >/dev/null
 done
 "$cuda_opt" sparse-encode "$out/weights/bf16.npy" --bf16 -o "$out/tls/bf16.tls" >/dev/null
 cp "$root"/test/Sparse/Inputs/fuzz/*.tls "$out/tls/"
