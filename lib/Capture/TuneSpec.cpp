@@ -365,9 +365,8 @@ Expected<TuneSpec> TuneSpec::parse(StringRef Text, ASTContext &Ctx,
     }
     if (A.IsBuffer) {
       std::optional<int64_t> Bytes = checkedMul<int64_t>(
-          A.Count,
-          Ctx.getTypeSizeInChars(T->getPointeeType()).getQuantity() *
-              ((A.Input ? 1 : 0) + (A.Output ? 1 : 0)));
+          A.Count, Ctx.getTypeSizeInChars(T->getPointeeType()).getQuantity() *
+                       ((A.Input ? 1 : 0) + (A.Output ? 1 : 0)));
       std::optional<int64_t> Total =
           Bytes ? checkedAdd<int64_t>(Spec.MinBytes, *Bytes) : std::nullopt;
       if (!Total)

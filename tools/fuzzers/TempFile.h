@@ -26,8 +26,7 @@ inline std::string tempPath(const std::string &Name) {
 
 /// Writes \p Size bytes at \p Data to \p Path; aborts when it cannot (the
 /// fuzzer would otherwise test only the "cannot open" path).
-inline void writeFile(const std::string &Path, const void *Data,
-                      size_t Size) {
+inline void writeFile(const std::string &Path, const void *Data, size_t Size) {
   FILE *F = std::fopen(Path.c_str(), "wb");
   if (!F || (Size && std::fwrite(Data, 1, Size, F) != Size) ||
       std::fclose(F) != 0) {

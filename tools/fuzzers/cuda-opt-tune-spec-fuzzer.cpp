@@ -50,8 +50,8 @@ std::vector<Program> loadPrograms() {
     Expected<std::unique_ptr<ParsedSource>> Parsed =
         parseSource(fuzz::toolchain(), In);
     if (!Parsed) {
-      errs() << "fuzzer: " << File << " does not parse: "
-             << toString(Parsed.takeError()) << "\n";
+      errs() << "fuzzer: " << File
+             << " does not parse: " << toString(Parsed.takeError()) << "\n";
       continue;
     }
     Program P;

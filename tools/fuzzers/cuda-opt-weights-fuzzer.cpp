@@ -17,8 +17,7 @@ static void read(const std::string &Path, const WeightReadOptions &Opts) {
   WeightTensor W;
   if (!readWeightFile(Path, Opts, W).empty())
     return;
-  if (W.Rows == 0 || W.Cols == 0 ||
-      W.Data.size() != uint64_t(W.Rows) * W.Cols)
+  if (W.Rows == 0 || W.Cols == 0 || W.Data.size() != uint64_t(W.Rows) * W.Cols)
     std::abort();
 }
 
