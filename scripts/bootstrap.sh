@@ -2,7 +2,9 @@
 # One-step set-up for a fresh Debian 12 machine with CUDA 13 at /usr/local/cuda:
 # installs the build dependencies, builds cuda-opt, then
 #   scripts/bootstrap.sh example   runs cuda-opt on examples/ (the main job)
-#   scripts/bootstrap.sh test      runs the lit test suite
+#   scripts/bootstrap.sh test      runs the lit test suite; with
+#                                  CUDA_OPT_SANITIZERS=1 (CI) also the
+#                                  ASan+UBSan build, fuzz smoke and lit run
 # Idempotent: a second run reuses the packages and the build directory.
 set -euo pipefail
 mode=${1:-example}
@@ -13,6 +15,10 @@ sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 packages="clang-22 libclang-22-dev llvm-22-dev llvm-22-tools libmlir-22-dev
   mlir-22-tools cmake ninja-build python3 zlib1g-dev libzstd-dev libsqlite3-dev"
+# The sanitizer runtimes and libFuzzer (scripts/sanitizer-tests.sh).
+if [ "${CUDA_OPT_SANITIZERS:-0}" = 1 ]; then
+  packages="$packages libclang-rt-22-dev"
+fi
 missing=""
 for p in $packages; do
   dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
@@ -47,6 +53,23 @@ case "$mode" in
     exec ninja -C "$build" ;;
   test)
     ninja -C "$build"
-    exec "$root/scripts/run-tests.sh" "$build" ;;
+    if [ "${CUDA_OPT_SANITIZERS:-0}" != 1 ]; then
+      exec "$root/scripts/run-tests.sh" "$build"
+    fi
+    # CI (.ci/run): then the ASan+UBSan build, the fuzz smoke runs and the
+    # lit suite again with the instrumented tools (scripts/sanitizer-tests.sh);
+    # the last line sums both lit runs.
+    set +e
+    log=$(mktemp)
+    "$root/scripts/run-tests.sh" "$build" | tee "$log"
+    status=${PIPESTATUS[0]}
+    "$root/scripts/sanitizer-tests.sh" | tee -a "$log"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    main=$(grep -E '^lit: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+    san=$(grep -E '^sanitizer lit: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -1)
+    rm -f "$log"
+    count() { echo "$1" | grep -oE "[0-9]+ $2" | grep -oE '^[0-9]+' || echo 0; }
+    echo "lit: $(( $(count "$main" passed) + $(count "$san" passed) )) passed, $(( $(count "$main" failed) + $(count "$san" failed) )) failed"
+    exit "$status" ;;
   *) echo "usage: $0 [example|test]" >&2; exit 64 ;;
 esac

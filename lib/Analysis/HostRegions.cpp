@@ -12,6 +12,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace clang;
 using namespace llvm;
@@ -431,9 +432,15 @@ private:
     R.Start = V->getInit();
     R.Bound = C->getRHS();
     Expr::EvalResult A, B;
-    if (R.Start->EvaluateAsInt(A, Ctx) && R.Bound->EvaluateAsInt(B, Ctx))
-      R.Trips = std::max<int64_t>(0, B.Val.getInt().getExtValue() -
-                                         A.Val.getInt().getExtValue());
+    if (!R.Start->EvaluateAsInt(A, Ctx) || !R.Bound->EvaluateAsInt(B, Ctx) ||
+        !A.Val.getInt().isRepresentableByInt64() ||
+        !B.Val.getInt().isRepresentableByInt64())
+      return;
+    // A count past 2^63 (from INT64_MIN to INT64_MAX) stays unknown rather
+    // than overflowing.
+    if (std::optional<int64_t> Trips = checkedSub<int64_t>(
+            B.Val.getInt().getExtValue(), A.Val.getInt().getExtValue()))
+      R.Trips = std::max<int64_t>(0, *Trips);
   }
 
   /// Buffers, their accesses and liveness, once the steps are known.

@@ -8,6 +8,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace clang;
 using namespace llvm;
@@ -15,7 +16,10 @@ using namespace llvm;
 namespace cuda_opt {
 
 namespace {
-/// Recursive-descent evaluator; precedence as in C.
+/// Recursive-descent evaluator; precedence as in C. Arithmetic is checked:
+/// a result that does not fit in 64 bits, a shift by a negative amount or by
+/// 63 or more, and nesting deeper than MaxDepth are errors (signed overflow
+/// and such shifts were undefined behaviour).
 class SizeExprParser {
 public:
   SizeExprParser(StringRef Text, const StringMap<int64_t> &Vars)
@@ -36,6 +40,14 @@ private:
     return createStringError(inconvertibleErrorCode(),
                              "in size expression '" + Text + "': " + Why);
   }
+  static constexpr unsigned MaxDepth = 256;
+
+  Error overflow() { return err("the value does not fit in 64 bits"); }
+  Expected<int64_t> checked(std::optional<int64_t> V) {
+    if (!V)
+      return overflow();
+    return *V;
+  }
   void skip() {
     while (Pos < Text.size() && isSpace(Text[Pos]))
       ++Pos;
@@ -55,11 +67,15 @@ private:
         Expected<int64_t> R = additive();
         if (!R)
           return R;
-        L = *L << *R;
+        if (*R < 0 || *R >= 63)
+          return err("shift by " + Twine(*R) + " (must be 0 to 62)");
+        L = checked(checkedMul<int64_t>(*L, int64_t(1) << *R));
       } else if (eat(">>")) {
         Expected<int64_t> R = additive();
         if (!R)
           return R;
+        if (*R < 0 || *R >= 63)
+          return err("shift by " + Twine(*R) + " (must be 0 to 62)");
         L = *L >> *R;
       } else {
         break;
@@ -74,12 +90,12 @@ private:
         Expected<int64_t> R = multiplicative();
         if (!R)
           return R;
-        L = *L + *R;
+        L = checked(checkedAdd<int64_t>(*L, *R));
       } else if (eat("-")) {
         Expected<int64_t> R = multiplicative();
         if (!R)
           return R;
-        L = *L - *R;
+        L = checked(checkedSub<int64_t>(*L, *R));
       } else {
         break;
       }
@@ -101,19 +117,32 @@ private:
         return R;
       if (Op != '*' && *R == 0)
         return err("division by zero");
-      L = Op == '*' ? *L * *R : Op == '/' ? *L / *R : *L % *R;
+      if (Op == '*')
+        L = checked(checkedMul<int64_t>(*L, *R));
+      else if (*L == INT64_MIN && *R == -1)
+        return overflow();
+      else
+        L = Op == '/' ? *L / *R : *L % *R;
     }
     return L;
   }
   Expected<int64_t> unary() {
+    if (Depth >= MaxDepth)
+      return err("nested more than " + Twine(MaxDepth) + " deep");
     if (eat("-")) {
+      ++Depth;
       Expected<int64_t> V = unary();
+      --Depth;
       if (!V)
         return V;
+      if (*V == INT64_MIN)
+        return overflow();
       return -*V;
     }
     if (eat("(")) {
+      ++Depth;
       Expected<int64_t> V = shift();
+      --Depth;
       if (!V)
         return V;
       if (!eat(")"))
@@ -142,6 +171,7 @@ private:
   StringRef Text;
   const StringMap<int64_t> &Vars;
   size_t Pos = 0;
+  unsigned Depth = 0;
 };
 
 Error specError(const Twine &Why) {
@@ -334,9 +364,15 @@ Expected<TuneSpec> TuneSpec::parse(StringRef Text, ASTContext &Ctx,
       }
     }
     if (A.IsBuffer) {
-      int64_t Bytes = A.Count * static_cast<int64_t>(Ctx.getTypeSizeInChars(
-                                    T->getPointeeType()).getQuantity());
-      Spec.MinBytes += Bytes * ((A.Input ? 1 : 0) + (A.Output ? 1 : 0));
+      std::optional<int64_t> Bytes = checkedMul<int64_t>(
+          A.Count, Ctx.getTypeSizeInChars(T->getPointeeType()).getQuantity() *
+                       ((A.Input ? 1 : 0) + (A.Output ? 1 : 0)));
+      std::optional<int64_t> Total =
+          Bytes ? checkedAdd<int64_t>(Spec.MinBytes, *Bytes) : std::nullopt;
+      if (!Total)
+        return specError("buffer '" + PName + "' is too large (" +
+                         Twine(A.Count) + " elements)");
+      Spec.MinBytes = *Total;
     }
     Spec.Args.push_back(A);
   }

@@ -61,6 +61,18 @@ template <typename T> bool readArray(FILE *F, std::vector<T> &V, uint64_t N) {
   return N == 0 || std::fread(V.data(), sizeof(T), N, F) == N;
 }
 
+/// The bytes from the current position to the end of \p F.
+bool remainingBytes(FILE *F, uint64_t &Bytes) {
+  long Here = std::ftell(F);
+  if (Here < 0 || std::fseek(F, 0, SEEK_END) != 0)
+    return false;
+  long End = std::ftell(F);
+  if (End < Here || std::fseek(F, Here, SEEK_SET) != 0)
+    return false;
+  Bytes = uint64_t(End - Here);
+  return true;
+}
+
 } // namespace
 
 std::string writeTlsFile(const TlsMatrix &M, const std::string &Path) {
@@ -113,6 +125,16 @@ std::string readTlsFile(const std::string &Path, TlsMatrix &M) {
   if (M.Rows == 0 || M.Cols == 0 || NB != M.numBlocks() ||
       NR > NB * uint64_t(BlockSlots))
     return "'" + Path + "' has an inconsistent header";
+  // The arrays the header promises must be in the file before they are
+  // allocated: a 64-byte header can promise 2^52 blocks (the reader
+  // allocated gigabytes for a file it then found truncated).
+  uint64_t BlockBytes = BlockSlots * sizeof(uint16_t) +
+                        BlockBitmapWords * sizeof(uint32_t) + sizeof(uint32_t);
+  uint64_t Rest = 0;
+  if (!remainingBytes(F.get(), Rest) || NB > Rest / BlockBytes ||
+      Rest - NB * BlockBytes < sizeof(uint32_t) ||
+      NR > (Rest - NB * BlockBytes - sizeof(uint32_t)) / sizeof(uint16_t))
+    return "'" + Path + "' is truncated";
   if (!readArray(F.get(), M.Values, NB * BlockSlots) ||
       !readArray(F.get(), M.Bitmap, NB * BlockBitmapWords) ||
       !readArray(F.get(), M.ResidualOffsets, NB + 1) ||

@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -48,6 +49,16 @@ bool endsWith(const std::string &S, const std::string &Suffix) {
 
 using co_runtime::Json;
 
+/// \p D as a count or offset: a whole number in [0, 2^53]. NaN, infinities
+/// and negative numbers (the JSON reader takes what strtod takes) are not,
+/// and converting them to an integer is undefined behaviour.
+bool wholeNumber(double D, uint64_t &Out) {
+  if (!(D >= 0 && D <= 9007199254740992.0) || D != double(uint64_t(D)))
+    return false;
+  Out = uint64_t(D);
+  return true;
+}
+
 bool shape2D(const std::vector<double> &Shape, uint32_t &Rows, uint32_t &Cols,
              std::string &Err, const std::string &What) {
   if (Shape.size() != 2) {
@@ -55,11 +66,13 @@ bool shape2D(const std::vector<double> &Shape, uint32_t &Rows, uint32_t &Cols,
           "-D; sparse-encode needs a 2-D weight matrix";
     return false;
   }
-  for (double D : Shape)
-    if (D < 1 || D > 4294967295.0 || D != double(uint64_t(D))) {
+  for (double D : Shape) {
+    uint64_t N;
+    if (!wholeNumber(D, N) || N < 1 || N > 4294967295u) {
       Err = What + " has an invalid shape";
       return false;
     }
+  }
   Rows = uint32_t(Shape[0]);
   Cols = uint32_t(Shape[1]);
   return true;
@@ -105,7 +118,14 @@ std::string readNpy(const std::string &Path,
     return "'" + Path + "' has a malformed .npy header";
   bool FortranOrder = npyField(H, "fortran_order", Fortran) &&
                       Fortran.compare(0, 4, "True") == 0;
-  std::string Type = Descr.substr(1, Descr.find('\'', 1) - 1);
+  // The dtype is a quoted string: '<f2'. (Found by fuzzing: an empty or
+  // unquoted value made substr throw.)
+  size_t DescrEnd = std::string::npos;
+  if (!Descr.empty() && (Descr[0] == '\'' || Descr[0] == '"'))
+    DescrEnd = Descr.find(Descr[0], 1);
+  if (DescrEnd == std::string::npos)
+    return "'" + Path + "' has a malformed .npy dtype";
+  std::string Type = Descr.substr(1, DescrEnd - 1);
   if (Type == "<f2" || Type == "|f2") {
     Out.Type = ElemType::F16;
   } else if ((Type == "<V2" || Type == "<u2" || Type == "<i2" ||
@@ -142,10 +162,13 @@ std::string readNpy(const std::string &Path,
     return Err;
   uint64_t N = uint64_t(Out.Rows) * Out.Cols;
   size_t DataStart = HStart + HLen;
-  if (B.size() - DataStart < N * 2)
+  // Rows x Cols can pass 2^63, where N * 2 wraps around (the check passed
+  // and the vector below was sized for 2^63 values).
+  if ((B.size() - DataStart) / 2 < N)
     return "'" + Path + "' is truncated: the header promises " +
-           std::to_string(N * 2) + " data bytes, the file has " +
-           std::to_string(B.size() - DataStart);
+           (N <= UINT64_MAX / 2 ? std::to_string(N * 2) + " data bytes"
+                                : std::to_string(N) + " 16-bit values") +
+           ", the file has " + std::to_string(B.size() - DataStart);
   Out.Data.resize(N);
   const unsigned char *D = B.data() + DataStart;
   for (uint64_t I = 0; I < N; ++I) {
@@ -184,8 +207,12 @@ std::string describe(const std::string &Name, const Json &T) {
   const Json *DT = T.find("dtype"), *Sh = T.find("shape");
   std::string S = Name + " " + (DT ? DT->string() : "?") + " [";
   if (Sh)
-    for (size_t I = 0; I < Sh->items().size(); ++I)
-      S += (I ? ", " : "") + std::to_string(uint64_t(Sh->items()[I].number()));
+    for (size_t I = 0; I < Sh->items().size(); ++I) {
+      uint64_t N;
+      S += (I ? ", " : "") + (wholeNumber(Sh->items()[I].number(), N)
+                                  ? std::to_string(N)
+                                  : std::string("?"));
+    }
   return S + "]";
 }
 
@@ -237,13 +264,14 @@ std::string readSafetensors(const std::string &Path,
   if (!shape2D(Shape, Out.Rows, Out.Cols, Err,
                "tensor '" + Pick->first + "'"))
     return Err;
-  uint64_t Begin = uint64_t(Off.items()[0].number()),
-           End = uint64_t(Off.items()[1].number());
+  uint64_t Begin, End;
   uint64_t N = uint64_t(Out.Rows) * Out.Cols;
-  if (End < Begin || End - Begin != N * 2)
+  if (!wholeNumber(Off.items()[0].number(), Begin) ||
+      !wholeNumber(Off.items()[1].number(), End) || End < Begin ||
+      (End - Begin) % 2 != 0 || (End - Begin) / 2 != N)
     return "tensor '" + Pick->first + "' has data offsets that do not match "
            "its shape";
-  if (DataStart + End > B.size())
+  if (End > B.size() - DataStart)
     return "'" + Path + "' is truncated: tensor '" + Pick->first +
            "' ends past the end of the file";
   Out.Data.resize(N);
