@@ -44,7 +44,10 @@ config.substitutions.append(
     ("%cuda_compile",
      f"{clangxx} -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 "
      f"--cuda-path={cuda_path} -nocudalib -Wno-unknown-cuda-version "
-     f"-std=c++17 -fsyntax-only -Xclang -target-sdk-version=12.9"))
+     f"-std=c++17 -fsyntax-only -Xclang -target-sdk-version=12.9"
+     # CUDA 13 keeps CUB and libcu++ under include/cccl (nvcc adds it).
+     + (f" -isystem {cuda_path}/include/cccl"
+        if os.path.isdir(os.path.join(cuda_path, "include", "cccl")) else "")))
 
 # The clang plugin (tools/cuda-opt-plugin), when this build has it (not in static builds).
 plugin = os.path.join(config.cuda_opt_obj_root, "lib", "CudaOptPlugin.so")

@@ -214,7 +214,7 @@ private:
     std::string Before;
     bool WholeBody = true;
     auto Flush = [&](const std::string &EndNote) {
-      if (R.launches() >= 2 ||
+      if (R.launches() >= 2 || R.calls() >= 1 ||
           (R.launches() >= 1 && Loop && WholeBody && EndNote.empty())) {
         if (!Before.empty())
           R.Notes.push_back(Before);
@@ -353,11 +353,17 @@ private:
             "device memory operation or an error check";
       return std::nullopt;
     }
-    const CallExpr *Memory = nullptr;
+    const CallExpr *Memory = nullptr, *Known = nullptr;
     for (const CallExpr *CE : Calls) {
       StringRef N = calleeName(CE);
       if (isCheckCall(N))
         continue;
+      if (!Known && !Memory)
+        if (const ScanRoutine *Routine = routineOf(CE->getDirectCallee())) {
+          Known = CE;
+          Step.Routine = *Routine;
+          continue;
+        }
       if ((N == "cudaMemset" || N == "cudaMemcpy") && !Memory) {
         Memory = CE;
         continue;
@@ -367,6 +373,34 @@ private:
             "', which a region does not model";
       return std::nullopt;
     }
+    if (Known && Memory) {
+      Why = "'" + firstLine(S) + "' at " + at(S) + " calls '" +
+            calleeName(Known).str() + "' and moves memory";
+      return std::nullopt;
+    }
+    if (Known) {
+      Step.Kind = RegionStep::Call;
+      for (const Expr *A : Known->arguments()) {
+        if (!A->getType()->isPointerType()) {
+          if (A->HasSideEffects(Ctx)) {
+            Why = "the call at " + at(S) + " has an argument with side effects";
+            return std::nullopt;
+          }
+          Vars.push_back(nullptr);
+          continue;
+        }
+        const VarDecl *V = varOf(A);
+        if (!V || !V->getType()->isPointerType()) {
+          Why = "the call at " + at(S) + " passes '" +
+                sourceText(Ctx, A->getSourceRange()) +
+                "', not a pointer variable";
+          return std::nullopt;
+        }
+        Vars.push_back(V);
+      }
+      return Step;
+    }
+    Step.Routine.reset();
     if (!Memory) {
       Step.Kind = RegionStep::Check;
       return Step;
@@ -472,6 +506,10 @@ private:
           Writes = I == 0;
           Reads = I == 1;
           break;
+        case RegionStep::Call:
+          Reads = St.Routine && I == St.Routine->In;
+          Writes = St.Routine && I == St.Routine->Out;
+          break;
         case RegionStep::Swap:
         case RegionStep::Check:
           break;
@@ -531,14 +569,41 @@ private:
     return L.Found;
   }
 
+  /// What \p FD computes when the analyses know it (a device-wide scan),
+  /// else null; never the function being scanned itself (its own
+  /// recursion).
+  const ScanRoutine *routineOf(const FunctionDecl *FD) {
+    if (!FD || !(FD = FD->getDefinition()) ||
+        FD->getCanonicalDecl() == Host->getCanonicalDecl() ||
+        !SM.isInMainFile(SM.getExpansionLoc(FD->getBeginLoc())))
+      return nullptr;
+    auto [It, New] = Routines.try_emplace(FD);
+    if (New) {
+      Expected<ScanRoutine> R = matchScanRoutine(Ctx, FD, Kernels);
+      if (R)
+        It->second = std::move(*R);
+      else
+        consumeError(R.takeError());
+    }
+    return It->second ? &*It->second : nullptr;
+  }
+
   ASTContext &Ctx;
   const SourceManager &SM;
   const std::vector<KernelInfo> &Kernels;
   DenseMap<const CUDAKernelCallExpr *, unsigned> KernelOf;
+  DenseMap<const FunctionDecl *, std::optional<ScanRoutine>> Routines;
   const FunctionDecl *Host = nullptr;
 };
 
 } // namespace
+
+unsigned HostRegion::calls() const {
+  unsigned N = 0;
+  for (const RegionStep &S : Steps)
+    N += S.Kind == RegionStep::Call;
+  return N;
+}
 
 unsigned HostRegion::launches() const {
   unsigned N = 0;
@@ -567,13 +632,24 @@ json::Value hostRegionToJSON(ASTContext &Ctx,
                              const std::vector<KernelInfo> &Kernels,
                              const HostRegion &R) {
   const SourceManager &SM = Ctx.getSourceManager();
-  static const char *Kinds[] = {"launch", "memset", "copy", "swap", "check"};
+  static const char *Kinds[] = {"launch", "memset", "copy",
+                                "swap",   "check",  "call"};
   json::Array Steps;
   for (const RegionStep &S : R.Steps) {
     json::Object O{{"kind", Kinds[S.Kind]},
                    {"location", describeLocation(SM, S.S->getBeginLoc())}};
     if (S.Kind == RegionStep::Launch)
       O["kernel"] = Kernels[S.Kernel].name();
+    if (S.Kind == RegionStep::Call && S.Routine) {
+      O["function"] = S.Routine->Function->getNameAsString();
+      auto Name = [&](unsigned P) {
+        return P < S.Args.size() && S.Args[P] >= 0
+                   ? R.Buffers[S.Args[P]].Var->getNameAsString()
+                   : std::string("?");
+      };
+      O["computes"] = "inclusive prefix sum of " + Name(S.Routine->In) +
+                      " into " + Name(S.Routine->Out);
+    }
     json::Array Args;
     for (int A : S.Args)
       Args.push_back(A < 0 ? json::Value(nullptr)
@@ -592,6 +668,7 @@ json::Value hostRegionToJSON(ASTContext &Ctx,
   json::Object Out{{"function", R.Host->getNameAsString()},
                    {"location", describeLocation(SM, R.Range.getBegin())},
                    {"launches", (int64_t)R.launches()},
+                   {"calls", (int64_t)R.calls()},
                    {"steps", std::move(Steps)},
                    {"buffers", std::move(Buffers)}};
   if (R.TimeLoop) {

@@ -127,6 +127,12 @@ struct RegionRewrite {
   /// Launches per run of the rewritten region of the kernels it launches
   /// more than once (a blocked time loop), when known.
   std::map<std::string, int64_t> Launches;
+  /// The rewritten region runs library code only (cub-scan): no kernel of
+  /// it is tuned afterwards, so its time counts in the program's as
+  /// measured here.
+  bool LibraryOnly = false;
+  /// The fp-model the rewrite needs.
+  FpModel Needs = FpModel::Strict;
 };
 
 /// The settings of temporal-block the region phase measures: sweeps per
@@ -213,6 +219,67 @@ std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
       }
       Out.push_back(std::move(W));
     }
+  }
+  return Out;
+}
+
+/// cub-scan on each call of a scan function in the region (one rewrite per
+/// call); \p Refusal gets the first reason when none applies.
+std::vector<RegionRewrite> cubScanRegion(clang::ASTContext &Ctx,
+                                         ArrayRef<KernelInfo> Kernels,
+                                         StringRef Text, const HostRegion &R,
+                                         const RegionSignature &Sig,
+                                         FpModel Model, std::string &Refusal) {
+  std::vector<RegionRewrite> Out;
+  std::unique_ptr<Transform> Cub = TransformRegistry::create("cub-scan");
+  if (!Cub)
+    return Out;
+  ParamValues None;
+  for (const RegionStep &St : R.Steps) {
+    if (St.Kind != RegionStep::Call || !St.Routine)
+      continue;
+    KernelTarget T{Ctx, Kernels[St.Routine->BlockKernel]};
+    FpEffect Effect = Cub->fpEffectOn(T, None);
+    if (!fpModelAllows(Model, Effect)) {
+      if (Refusal.empty())
+        Refusal = "cub-scan adds the " + St.Routine->Element.getAsString() +
+                  " elements of '" + St.Routine->Function->getNameAsString() +
+                  "' in another order; --fp-model=" +
+                  fpModelName(Model).str() + " does not allow it (reassoc does)";
+      continue;
+    }
+    Expected<std::unique_ptr<TransformPlan>> Plan = Cub->plan(T, None);
+    if (!Plan) {
+      std::string Why = toString(Plan.takeError());
+      if (Refusal.empty())
+        Refusal = Why;
+      continue;
+    }
+    Expected<clang::tooling::Replacements> Edits = Cub->apply(T, **Plan);
+    if (!Edits) {
+      if (Refusal.empty())
+        Refusal = toString(Edits.takeError());
+      else
+        consumeError(Edits.takeError());
+      continue;
+    }
+    Expected<std::string> New =
+        clang::tooling::applyAllReplacements(Text, *Edits);
+    if (!New) {
+      consumeError(New.takeError());
+      continue;
+    }
+    RegionRewrite W;
+    W.Pipeline = "cub-scan";
+    W.Text = std::move(*New);
+    W.Begin = Edits->getShiftedCodePosition(Sig.Begin);
+    W.End = Edits->getShiftedCodePosition(Sig.End);
+    W.FunctionBegin = Edits->getShiftedCodePosition(Sig.FunctionBegin);
+    W.Detail = "'" + St.Routine->Function->getNameAsString() +
+               "' routed to CUB (cub::DeviceScan::InclusiveSum)";
+    W.LibraryOnly = true;
+    W.Needs = modelRequiredFor(Effect);
+    Out.push_back(std::move(W));
   }
   return Out;
 }
@@ -325,6 +392,10 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     for (RegionRewrite &W :
          temporalBlockRegion(Ctx, Kernels, Current, *R, *Sig, BlockRefusal))
       Rewrites.push_back(std::move(W));
+    std::string CubRefusal;
+    for (RegionRewrite &W : cubScanRegion(Ctx, Kernels, Current, *R, *Sig,
+                                          Opts.Model, CubRefusal))
+      Rewrites.push_back(std::move(W));
     Result.addPhase("rewrite", Start);
     if (Rewrites.empty()) {
       Record("v1", "fuse-launches", "illegal",
@@ -332,6 +403,9 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       if (R->TimeLoop)
         Record("v2", "temporal-block", "illegal",
                BlockRefusal.empty() ? "no setting applies" : BlockRefusal);
+      if (R->calls())
+        Record("v3", "cub-scan", "illegal",
+               CubRefusal.empty() ? "no call applies" : CubRefusal);
       continue;
     }
     for (const RegionRewrite &W : Rewrites)
@@ -465,10 +539,16 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
         "live outputs compared with the original region's (" +
         (Shown.Check.empty() ? std::string("not verified") : Shown.Check) +
         "); dead intermediates not compared";
-    // fuse-launches and temporal-block keep every bit.
-    KO.ChosenNeeds = FpModel::Strict;
+    // fuse-launches and temporal-block keep every bit; cub-scan on floats
+    // reassociates.
+    KO.ChosenNeeds = Chosen ? Built[Best - 1]->Needs : FpModel::Strict;
     Result.Kernels.push_back(KO);
-    if (Chosen) {
+    if (Chosen && Built[Best - 1]->LibraryOnly) {
+      // No kernel of the rewritten region is tuned next: both times count
+      // here.
+      Result.BaselineMs += O.MedianMs;
+      Result.BestMs += Chosen->MedianMs;
+    } else if (Chosen) {
       // The program's input time must count the original region; the new
       // kernels' own tune adds about the rewritten region's time next.
       Result.BaselineMs += O.MedianMs - Chosen->MedianMs;

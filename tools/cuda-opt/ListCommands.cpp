@@ -97,6 +97,8 @@ static void printRegion(const json::Object &O) {
   outs() << "region in " << *O.getString("function") << " at "
          << *O.getString("location") << ": " << Launches
          << (Launches == 1 ? " launch" : " launches");
+  if (int64_t Calls = O.getInteger("calls").value_or(0))
+    outs() << ", " << Calls << (Calls == 1 ? " call" : " calls");
   if (const json::Object *L = O.getObject("time_loop")) {
     outs() << ", in the loop at " << *L->getString("location");
     if (auto T = L->getInteger("trips"))
@@ -108,6 +110,8 @@ static void printRegion(const json::Object &O) {
     outs() << "  " << *SO.getString("kind");
     if (auto K = SO.getString("kernel"))
       outs() << " " << *K;
+    if (auto F = SO.getString("function"))
+      outs() << " " << *F;
     if (const json::Array *B = SO.getArray("buffers")) {
       outs() << "(";
       bool First = true;
@@ -118,7 +122,10 @@ static void printRegion(const json::Object &O) {
       }
       outs() << ")";
     }
-    outs() << " at " << *SO.getString("location") << "\n";
+    outs() << " at " << *SO.getString("location");
+    if (auto C = SO.getString("computes"))
+      outs() << " (" << *C << ")";
+    outs() << "\n";
   }
   for (const json::Value &B : *O.getArray("buffers")) {
     const json::Object &BO = *B.getAsObject();

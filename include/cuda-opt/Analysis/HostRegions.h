@@ -30,6 +30,7 @@
 #define CUDA_OPT_ANALYSIS_HOSTREGIONS_H
 
 #include "cuda-opt/Analysis/KernelFinder.h"
+#include "cuda-opt/Analysis/ScanRoutine.h"
 #include "llvm/Support/JSON.h"
 #include <optional>
 #include <string>
@@ -44,6 +45,9 @@ struct RegionStep {
     CopyD2D, ///< cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice)
     Swap,    ///< std::swap(a, b) or t = a; a = b; b = t; of buffer pointers
     Check,   ///< cudaGetLastError, cudaDeviceSynchronize and checks of them
+    Call,    ///< a call of a host function whose effect is known: a device-
+             ///< wide scan (Analysis/ScanRoutine.h), `if (scan(o, i, n))
+             ///< return 1;` included
   };
   StepKind Kind = Launch;
   const clang::Stmt *S = nullptr;
@@ -51,7 +55,10 @@ struct RegionStep {
   clang::SourceRange Span;
   /// Launch: the kernel (index into the analysed kernels).
   int Kernel = -1;
-  /// Per argument of a launch (or the pointer operands of a memory step):
+  /// Call: what the called function computes.
+  std::optional<ScanRoutine> Routine;
+  /// Per argument of a launch or a call (or the pointer operands of a
+  /// memory step):
   /// index into HostRegion::Buffers, or -1 for a scalar.
   std::vector<int> Args;
 };
@@ -85,12 +92,15 @@ struct HostRegion {
   /// Source range of the region's statements (the loop for a time loop).
   clang::SourceRange Range;
   unsigned launches() const;
+  /// Call steps.
+  unsigned calls() const;
   /// Why the statements around it ended the region.
   std::vector<std::string> Notes;
 };
 
 /// The regions of the main file's host functions that have at least two
-/// launches, or one launch in a counted loop. \p Kernels is findKernels'.
+/// launches, a call of a function with a known effect, or one launch in a
+/// counted loop. \p Kernels is findKernels'.
 std::vector<HostRegion> findHostRegions(clang::ASTContext &Ctx,
                                         const std::vector<KernelInfo> &Kernels);
 
