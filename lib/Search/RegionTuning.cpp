@@ -543,15 +543,17 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     // reassociates.
     KO.ChosenNeeds = Chosen ? Built[Best - 1]->Needs : FpModel::Strict;
     Result.Kernels.push_back(KO);
-    if (Chosen && Built[Best - 1]->LibraryOnly) {
-      // No kernel of the rewritten region is tuned next: both times count
-      // here.
-      Result.BaselineMs += O.MedianMs;
-      Result.BestMs += Chosen->MedianMs;
-    } else if (Chosen) {
-      // The program's input time must count the original region; the new
-      // kernels' own tune adds about the rewritten region's time next.
-      Result.BaselineMs += O.MedianMs - Chosen->MedianMs;
+    if (Chosen) {
+      if (Built[Best - 1]->LibraryOnly) {
+        // No kernel of the rewritten region is tuned next: both times
+        // count here.
+        Result.BaselineMs += O.MedianMs;
+        Result.BestMs += Chosen->MedianMs;
+      } else {
+        // The program's input time must count the original region; the new
+        // kernels' own tune adds about the rewritten region's time next.
+        Result.BaselineMs += O.MedianMs - Chosen->MedianMs;
+      }
       for (const auto &[Kernel, N] : Built[Best - 1]->Launches)
         Result.LaunchesPerRun[Kernel] = N;
       Result.ChosenPipeline +=
