@@ -49,18 +49,6 @@ bool isSyncThreads(const Stmt *S) {
          FD->getName() == "__syncthreads";
 }
 
-/// 0, 0.0f, T(0).
-bool isZero(const ASTContext &Ctx, const Expr *E) {
-  Expr::EvalResult R;
-  if (!E || E->HasSideEffects(Ctx) || !E->EvaluateAsRValue(R, Ctx))
-    return false;
-  if (R.Val.isInt())
-    return R.Val.getInt() == 0;
-  if (R.Val.isFloat())
-    return R.Val.getFloat().isZero();
-  return false;
-}
-
 /// The value of an integer expression that is constant in \p Scope:
 /// literals, constants, and locals initialised with one and never changed.
 std::optional<int64_t> constantIn(ASTContext &Ctx, const Expr *E,
@@ -234,7 +222,7 @@ Expected<BlockScanRoles> matchBlockScanKernel(ASTContext &Ctx,
     const BinaryOperator *A = assignment(S);
     const Expr *Idx = nullptr;
     return A && arrayElement(A->getLHS(), Sc.Array, Idx) && F.is(Idx, F.Tid) &&
-           isZero(Ctx, A->getRHS());
+           isAdditiveIdentity(Ctx, A->getRHS());
   };
   for (const Stmt *S : Body->body()) {
     if (const auto *DS = dyn_cast<DeclStmt>(S)) {
@@ -252,7 +240,7 @@ Expected<BlockScanRoles> matchBlockScanKernel(ASTContext &Ctx,
         const auto *C =
             dyn_cast<ConditionalOperator>(A->getRHS()->IgnoreParenImpCasts());
         if (arrayElement(A->getLHS(), Sc.Array, Idx) && F.is(Idx, F.Tid) &&
-            C && isZero(Ctx, C->getFalseExpr())) {
+            C && isAdditiveIdentity(Ctx, C->getFalseExpr())) {
           Count = belowCount(KD, F, C->getCond());
           In = paramElement(KD, C->getTrueExpr(), InIdx);
           if (Count >= 0 && In >= 0 && F.is(InIdx, F.Gid)) {

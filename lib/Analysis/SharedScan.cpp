@@ -39,18 +39,6 @@ bool isIntLiteral(const Expr *E, int64_t V) {
   return L && L->getValue() == V;
 }
 
-/// 0, 0.0f, T(0): the additive identity as a literal.
-bool isZero(const ASTContext &Ctx, const Expr *E) {
-  Expr::EvalResult R;
-  if (!E || E->HasSideEffects(Ctx) || !E->EvaluateAsRValue(R, Ctx))
-    return false;
-  if (R.Val.isInt())
-    return R.Val.getInt() == 0;
-  if (R.Val.isFloat())
-    return R.Val.getFloat().isZero();
-  return false;
-}
-
 bool isSyncThreads(const Stmt *S) {
   const auto *CE = dyn_cast_or_null<CallExpr>(S);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
@@ -219,7 +207,7 @@ Expected<SharedScan> ScanMatcher::match(const ForStmt *FS) {
   unsigned Next = 1;
   if (const auto *C = dyn_cast<ConditionalOperator>(strip(V->getInit()))) {
     if (!isInRange(C->getCond(), D) || !isLowerSlot(C->getTrueExpr(), D) ||
-        !isZero(Ctx, C->getFalseExpr()))
+        !isAdditiveIdentity(Ctx, C->getFalseExpr()))
       return refuse("");
   } else {
     const auto *If = S.size() > 1 ? dyn_cast<IfStmt>(S[1]) : nullptr;
@@ -228,7 +216,7 @@ Expected<SharedScan> ScanMatcher::match(const ForStmt *FS) {
       Then = CS->size() == 1 ? CS->body_front() : nullptr;
     const auto *Set = dyn_cast_or_null<BinaryOperator>(
         dyn_cast_or_null<Expr>(Then) ? strip(cast<Expr>(Then)) : nullptr);
-    if (!isZero(Ctx, V->getInit()) || !If || If->getElse() ||
+    if (!isAdditiveIdentity(Ctx, V->getInit()) || !If || If->getElse() ||
         If->getInit() || If->getConditionVariable() ||
         !isInRange(If->getCond(), D) || !Set ||
         Set->getOpcode() != BO_Assign || varOf(Set->getLHS()) != V ||
@@ -265,6 +253,17 @@ Expected<SharedScan> ScanMatcher::match(const ForStmt *FS) {
 }
 
 } // namespace
+
+bool isAdditiveIdentity(const ASTContext &Ctx, const Expr *E) {
+  Expr::EvalResult R;
+  if (!E || E->HasSideEffects(Ctx) || !E->EvaluateAsRValue(R, Ctx))
+    return false;
+  if (R.Val.isInt())
+    return R.Val.getInt() == 0;
+  if (R.Val.isFloat())
+    return R.Val.getFloat().isZero();
+  return false;
+}
 
 Expected<std::vector<SharedScan>> analyzeSharedScans(ASTContext &Ctx,
                                                      const KernelInfo &K) {

@@ -165,6 +165,30 @@ std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
   return Out;
 }
 
+/// \p Tr's rewrite of \p T with \p V applied to \p Text, with the region's
+/// offsets moved to the rewritten text; the transform's refusal as the
+/// error.
+Expected<RegionRewrite> rewriteFor(const Transform &Tr, const KernelTarget &T,
+                                   const ParamValues &V, StringRef Text,
+                                   const RegionSignature &Sig) {
+  Expected<std::unique_ptr<TransformPlan>> Plan = Tr.plan(T, V);
+  if (!Plan)
+    return Plan.takeError();
+  Expected<clang::tooling::Replacements> Edits = Tr.apply(T, **Plan);
+  if (!Edits)
+    return Edits.takeError();
+  Expected<std::string> New =
+      clang::tooling::applyAllReplacements(Text, *Edits);
+  if (!New)
+    return New.takeError();
+  RegionRewrite W;
+  W.Text = std::move(*New);
+  W.Begin = Edits->getShiftedCodePosition(Sig.Begin);
+  W.End = Edits->getShiftedCodePosition(Sig.End);
+  W.FunctionBegin = Edits->getShiftedCodePosition(Sig.FunctionBegin);
+  return W;
+}
+
 /// temporal-block on the region's time loop, one rewrite per setting that
 /// applies; \p Refusal gets the first reason when none does.
 std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
@@ -184,30 +208,15 @@ std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
       continue;
     KernelTarget T{Ctx, Kernels[St.Kernel]};
     for (const ParamValues &V : temporalBlockSettings(R.Trips)) {
-      Expected<std::unique_ptr<TransformPlan>> Plan = TB->plan(T, V);
-      if (!Plan) {
-        std::string Why = toString(Plan.takeError());
+      Expected<RegionRewrite> Made = rewriteFor(*TB, T, V, Text, Sig);
+      if (!Made) {
+        std::string Why = toString(Made.takeError());
         if (Refusal.empty())
           Refusal = Why;
         continue;
       }
-      Expected<clang::tooling::Replacements> Edits = TB->apply(T, **Plan);
-      if (!Edits) {
-        consumeError(Edits.takeError());
-        continue;
-      }
-      Expected<std::string> New =
-          clang::tooling::applyAllReplacements(Text, *Edits);
-      if (!New) {
-        consumeError(New.takeError());
-        continue;
-      }
-      RegionRewrite W;
+      RegionRewrite W = std::move(*Made);
       W.Pipeline = "temporal-block{" + V.str(TB->getParams()) + "}";
-      W.Text = std::move(*New);
-      W.Begin = Edits->getShiftedCodePosition(Sig.Begin);
-      W.End = Edits->getShiftedCodePosition(Sig.End);
-      W.FunctionBegin = Edits->getShiftedCodePosition(Sig.FunctionBegin);
       W.Detail = "sweeps of " + Kernels[St.Kernel].name() +
                  " advanced several per launch";
       if (R.Trips) {
@@ -248,33 +257,15 @@ std::vector<RegionRewrite> cubScanRegion(clang::ASTContext &Ctx,
                   fpModelName(Model).str() + " does not allow it (reassoc does)";
       continue;
     }
-    Expected<std::unique_ptr<TransformPlan>> Plan = Cub->plan(T, None);
-    if (!Plan) {
-      std::string Why = toString(Plan.takeError());
+    Expected<RegionRewrite> Made = rewriteFor(*Cub, T, None, Text, Sig);
+    if (!Made) {
+      std::string Why = toString(Made.takeError());
       if (Refusal.empty())
         Refusal = Why;
       continue;
     }
-    Expected<clang::tooling::Replacements> Edits = Cub->apply(T, **Plan);
-    if (!Edits) {
-      if (Refusal.empty())
-        Refusal = toString(Edits.takeError());
-      else
-        consumeError(Edits.takeError());
-      continue;
-    }
-    Expected<std::string> New =
-        clang::tooling::applyAllReplacements(Text, *Edits);
-    if (!New) {
-      consumeError(New.takeError());
-      continue;
-    }
-    RegionRewrite W;
+    RegionRewrite W = std::move(*Made);
     W.Pipeline = "cub-scan";
-    W.Text = std::move(*New);
-    W.Begin = Edits->getShiftedCodePosition(Sig.Begin);
-    W.End = Edits->getShiftedCodePosition(Sig.End);
-    W.FunctionBegin = Edits->getShiftedCodePosition(Sig.FunctionBegin);
     W.Detail = "'" + St.Routine->Function->getNameAsString() +
                "' routed to CUB (cub::DeviceScan::InclusiveSum)";
     W.LibraryOnly = true;

@@ -37,6 +37,10 @@ struct SharedScan {
   std::string Tid;
 };
 
+/// Whether \p E is the additive identity as a constant (0, 0.0f, T(0)): the
+/// value a scan pads with.
+bool isAdditiveIdentity(const clang::ASTContext &Ctx, const clang::Expr *E);
+
 /// Every such loop of \p K, or why there is none. A loop that looks like a
 /// scan but fails a condition is reported in the error when no loop matches.
 llvm::Expected<std::vector<SharedScan>>
