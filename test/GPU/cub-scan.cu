@@ -1,15 +1,15 @@
 // REQUIRES: cuda-device
 // RUN: %gpu_equiv --fp-model=strict --passes=cub-scan --kernel=block_scan %s
 // RUN: %gpu_equiv --fp-model=reassoc --passes=cub-scan --kernel=block_scan_f %s
-// Planted bugs: an exclusive scan in place of the inclusive one (integers,
-// floats), and the count one short.
+// Planted bugs: an exclusive scan in place of the inclusive one, the count
+// one short, and (floats) the first output zeroed.
 // RUN: %gpu_equiv --fp-model=strict --kernel=block_scan --plant='cub::DeviceScan::InclusiveSum(cudaopt_scan_temp=>cub::DeviceScan::ExclusiveSum(cudaopt_scan_temp' --passes=cub-scan %s
-// RUN: %gpu_equiv --fp-model=reassoc --kernel=block_scan_f --plant='cub::DeviceScan::InclusiveSum(cudaopt_scan_temp=>cub::DeviceScan::ExclusiveSum(cudaopt_scan_temp' --passes=cub-scan %s
+// RUN: %gpu_equiv --fp-model=reassoc --kernel=block_scan_f --plant='cudaFreeAsync(cudaopt_scan_temp, 0);=>cudaFreeAsync(cudaopt_scan_temp, 0); cudaMemsetAsync(out, 0, 4, 0);' --passes=cub-scan %s
 // RUN: %gpu_equiv --fp-model=strict --kernel=block_scan --plant='CK(cub::DeviceScan::InclusiveSum(nullptr, cudaopt_scan_bytes, in, out, n));=>CK(cub::DeviceScan::InclusiveSum(nullptr, cudaopt_scan_bytes, in, out, n)); n -= 1;' --passes=cub-scan %s
 
 // cub-scan: a recursive scan-then-propagate prefix sum must give the same
-// integers bit for bit, and floats within the reassoc rule of an fp64 host
-// reference, on counts that are one block, a block plus one, and deep
+// integers bit for bit, and floats (summed in double by the rewrite) within
+// the reassoc rule of an fp64 host reference, on counts that are one block, a block plus one, and deep
 // enough for three levels of recursion.
 
 #include "gpu_check.h"

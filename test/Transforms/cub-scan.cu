@@ -71,8 +71,9 @@ void prefix_sum(long long *out, const long long *in, int n) {
   cudaFree(totals);
 }
 
-// The same over floats: the sums are reassociated, so --fp-model=strict
-// refuses and reassoc allows it.
+// The same over floats: CUB sums them in double (its running prefix goes
+// from tile to tile in sequence), in another order than the original, so
+// --fp-model=strict refuses and reassoc allows it.
 #define CHECKED(x) do { if ((x) != cudaSuccess) return 1; } while (0)
 __global__ void scan_blocks_f(float *out, float *sums, const float *in,
                               int n) {
@@ -102,8 +103,10 @@ __global__ void add_sums_f(float *out, const float *sums, int n) {
 }
 
 // FLOAT-LABEL: int scan_f(float *out, const float *in, int n) {
-// FLOAT: (float sums in another order: --fp-model=reassoc).
-// FLOAT: cub::DeviceScan::InclusiveSum(nullptr, cudaopt_scan_bytes, in, out, n));
+// FLOAT: (float sums accumulated in double, rounded once per
+// FLOAT-NEXT: output: --fp-model=reassoc).
+// FLOAT: CHECKED(cub::DeviceScan::InclusiveScan(nullptr, cudaopt_scan_bytes, in, out,
+// FLOAT-NEXT: cuda::std::plus<double>(), n));
 // FLOAT: CHECKED(cudaFreeAsync(cudaopt_scan_temp, 0));
 // FLOAT-NEXT: return 0;
 // FLOAT-NEXT: }
