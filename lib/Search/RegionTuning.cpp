@@ -516,6 +516,7 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
              V.Verified ? Built[I - 1]->Detail : V.Error, &V);
     }
     Result.Measured = true;
+    Result.VariantsMeasured += Ms->size() - 1;
     const Measurement *Chosen = Best > 0 ? &(*Ms)[Best] : nullptr;
     KernelOutcome KO;
     KO.Kernel = Label;

@@ -680,6 +680,10 @@ Expected<TuneResult> tuneProgramMode(const Toolchain &TC,
     Current.Text = std::move(*Text);
   }
   Result.Text = Current.Text;
+  // Only regions were measured (a region rewrite left no kernel of ours).
+  if (Result.Kernel.empty())
+    for (const KernelOutcome &K : Result.Kernels)
+      Result.Kernel += (Result.Kernel.empty() ? "" : ", ") + K.Kernel;
   if (!Result.Measured) {
     std::string Why = "no kernel could be measured";
     for (const KernelOutcome &K : Result.Kernels)
