@@ -5,6 +5,7 @@
 // RUN: not cuda-opt --passes=cub-scan --kernel=scan_NORECURSE %s 2>&1 | FileCheck %s --check-prefix=NORECURSE
 // RUN: not cuda-opt --passes=cub-scan --kernel=scan_SWAPPED %s 2>&1 | FileCheck %s --check-prefix=SWAPPED
 // RUN: not cuda-opt --passes=cub-scan --kernel=scan_EXTRA %s 2>&1 | FileCheck %s --check-prefix=EXTRA
+// RUN: not cuda-opt --fp-model=reassoc --passes=cub-scan --kernel=scan_DOUBLE %s 2>&1 | FileCheck %s --check-prefix=DOUBLE
 
 // cub-scan's refusals: each function below differs from a correct
 // scan-then-propagate prefix sum in one way that changes its result or
@@ -318,6 +319,50 @@ int host_EXTRA(int *out, const int *in, int n) {
     cudaMalloc(&scanned, blocks * sizeof(int));
     host_EXTRA(scanned, sums, blocks);
     add_EXTRA<<<(n + 255) / 256, 256>>>(out, scanned, 256, n);
+    cudaFree(scanned);
+  }
+  cudaFree(sums);
+  return 0;
+}
+
+// The DOUBLE case: a double scan has no wider type for CUB's running prefix.
+// DOUBLE: function 'host_DOUBLE' sums 'double': CUB's running prefix would add its tiles in sequence
+__global__ void scan_DOUBLE(double *out, double *sums, const double *in, int n) {
+  __shared__ double t[256];
+  int tid = threadIdx.x;
+  int i = blockIdx.x * blockDim.x + tid;
+  t[tid] = i < n ? in[i] : 0.0;
+  __syncthreads();
+  for (int d = 1; d < blockDim.x; d *= 2) {
+    double v = 0.0;
+    if (tid >= d)
+      v = t[tid - d];
+    __syncthreads();
+    t[tid] += v;
+    __syncthreads();
+  }
+  if (i < n)
+    out[i] = t[tid];
+  if (tid == blockDim.x - 1)
+    sums[blockIdx.x] = t[tid];
+}
+
+__global__ void add_DOUBLE(double *out, const double *scanned, int chunk, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n && i >= chunk)
+    out[i] += scanned[i / chunk - 1];
+}
+
+int host_DOUBLE(double *out, const double *in, int n) {
+  int blocks = (n + 255) / 256;
+  double *sums;
+  cudaMalloc(&sums, blocks * sizeof(double));
+  scan_DOUBLE<<<blocks, 256>>>(out, sums, in, n);
+  if (blocks > 1) {
+    double *scanned;
+    cudaMalloc(&scanned, blocks * sizeof(double));
+    host_DOUBLE(scanned, sums, blocks);
+    add_DOUBLE<<<(n + 255) / 256, 256>>>(out, scanned, 256, n);
     cudaFree(scanned);
   }
   cudaFree(sums);
