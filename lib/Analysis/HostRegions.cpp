@@ -261,6 +261,32 @@ private:
     return R.Buffers.size() - 1;
   }
 
+  /// The variable of each pointer argument of \p CE (null for a scalar),
+  /// or false with \p Why when an argument is not a pointer variable or a
+  /// scalar has side effects. \p Where names the statement.
+  bool argumentVariables(const CallExpr *CE, const std::string &Where,
+                         std::string &Why,
+                         std::vector<const VarDecl *> &Vars) {
+    for (const Expr *A : CE->arguments()) {
+      if (!A->getType()->isPointerType()) {
+        if (A->HasSideEffects(Ctx)) {
+          Why = Where + " has an argument with side effects";
+          return false;
+        }
+        Vars.push_back(nullptr);
+        continue;
+      }
+      const VarDecl *V = varOf(A);
+      if (!V || !V->getType()->isPointerType()) {
+        Why = Where + " passes '" + sourceText(Ctx, A->getSourceRange()) +
+              "', not a pointer variable";
+        return false;
+      }
+      Vars.push_back(V);
+    }
+    return true;
+  }
+
   /// Body[I] (and for a three-statement swap the two after it) as a step,
   /// or why it is not one. \p Vars gets the variable of each of the step's
   /// arguments (null for a scalar), which the caller turns into buffers.
@@ -293,24 +319,8 @@ private:
       }
       Step.Kind = RegionStep::Launch;
       Step.Kernel = It->second;
-      for (const Expr *A : KC->arguments()) {
-        if (!A->getType()->isPointerType()) {
-          if (A->HasSideEffects(Ctx)) {
-            Why = "the launch at " + at(S) + " has an argument with side effects";
-            return std::nullopt;
-          }
-          Vars.push_back(nullptr);
-          continue;
-        }
-        const VarDecl *V = varOf(A);
-        if (!V || !V->getType()->isPointerType()) {
-          Why = "the launch at " + at(S) + " passes '" +
-                sourceText(Ctx, A->getSourceRange()) +
-                "', not a pointer variable";
-          return std::nullopt;
-        }
-        Vars.push_back(V);
-      }
+      if (!argumentVariables(KC, "the launch at " + at(S), Why, Vars))
+        return std::nullopt;
       return Step;
     }
     // std::swap(a, b) of two pointer variables.
@@ -380,24 +390,8 @@ private:
     }
     if (Known) {
       Step.Kind = RegionStep::Call;
-      for (const Expr *A : Known->arguments()) {
-        if (!A->getType()->isPointerType()) {
-          if (A->HasSideEffects(Ctx)) {
-            Why = "the call at " + at(S) + " has an argument with side effects";
-            return std::nullopt;
-          }
-          Vars.push_back(nullptr);
-          continue;
-        }
-        const VarDecl *V = varOf(A);
-        if (!V || !V->getType()->isPointerType()) {
-          Why = "the call at " + at(S) + " passes '" +
-                sourceText(Ctx, A->getSourceRange()) +
-                "', not a pointer variable";
-          return std::nullopt;
-        }
-        Vars.push_back(V);
-      }
+      if (!argumentVariables(Known, "the call at " + at(S), Why, Vars))
+        return std::nullopt;
       return Step;
     }
     Step.Routine.reset();

@@ -147,6 +147,11 @@ static std::optional<Dim3> evalDim3In(const Expr *E, ASTContext &Ctx,
   return std::nullopt;
 }
 
+std::optional<int64_t> evaluateIntIn(const Expr *E, ASTContext &Ctx,
+                                     const Stmt *Scope) {
+  return E ? evalInt(E, Ctx, Scope) : std::nullopt;
+}
+
 const Expr *launchGridExpr(const LaunchSite &L) {
   const CallExpr *C = L.Call->getConfig();
   return C && C->getNumArgs() > 0 ? C->getArg(0) : nullptr;

@@ -49,22 +49,6 @@ bool isSyncThreads(const Stmt *S) {
          FD->getName() == "__syncthreads";
 }
 
-/// The value of an integer expression that is constant in \p Scope:
-/// literals, constants, and locals initialised with one and never changed.
-std::optional<int64_t> constantIn(ASTContext &Ctx, const Expr *E,
-                                  const Stmt *Scope) {
-  if (!E || E->isValueDependent())
-    return std::nullopt;
-  Expr::EvalResult R;
-  if (E->EvaluateAsInt(R, Ctx) && R.Val.getInt().isRepresentableByInt64())
-    return R.Val.getInt().getExtValue();
-  if (const VarDecl *V = varOf(E))
-    if (V->getInit() && V->getType()->isIntegerType() &&
-        isNeverModifiedAfterInit(V, Scope, Ctx))
-      return constantIn(Ctx, V->getInit(), Scope);
-  return std::nullopt;
-}
-
 std::string textOf(const ASTContext &Ctx, const Stmt *S) {
   return sourceText(Ctx, S->getSourceRange());
 }
@@ -368,7 +352,7 @@ Expected<OffsetRoles> matchOffsetKernel(ASTContext &Ctx, const KernelInfo &K) {
     if (Param >= 0)
       return KD->getParamDecl(Param)->getType()->isIntegerType() &&
              isNeverModifiedAfterInit(KD->getParamDecl(Param), Body, Ctx);
-    Value = constantIn(Ctx, E, Body);
+    Value = evaluateIntIn(E, Ctx, Body);
     return Value.has_value();
   };
   const auto *And = dyn_cast<BinaryOperator>(strip(Guarded->getCond()));
@@ -413,7 +397,7 @@ Expected<OffsetRoles> matchOffsetKernel(ASTContext &Ctx, const KernelInfo &K) {
   const auto *Div =
       Minus ? dyn_cast<BinaryOperator>(strip(Minus->getLHS())) : nullptr;
   std::optional<int64_t> One =
-      Minus ? constantIn(Ctx, Minus->getRHS(), Body) : std::nullopt;
+      Minus ? evaluateIntIn(Minus->getRHS(), Ctx, Body) : std::nullopt;
   int DivParam = -1;
   std::optional<int64_t> DivValue;
   if (!Minus || Minus->getOpcode() != BO_Sub || !One || *One != 1 || !Div ||
@@ -505,7 +489,7 @@ bool linearIn(ASTContext &Ctx, const Expr *E, const VarDecl *N,
     B = 0;
     return true;
   }
-  if (std::optional<int64_t> C = constantIn(Ctx, E, Scope)) {
+  if (std::optional<int64_t> C = evaluateIntIn(E, Ctx, Scope)) {
     A = 0;
     B = *C;
     return true;
@@ -528,7 +512,7 @@ bool isCeilDiv(ASTContext &Ctx, const Expr *E, const VarDecl *N, int64_t D,
   const auto *BO = dyn_cast_or_null<BinaryOperator>(strip(E));
   int64_t A, B;
   std::optional<int64_t> Den =
-      BO ? constantIn(Ctx, BO->getRHS(), Scope) : std::nullopt;
+      BO ? evaluateIntIn(BO->getRHS(), Ctx, Scope) : std::nullopt;
   return BO && BO->getOpcode() == BO_Div && Den && *Den == D &&
          linearIn(Ctx, BO->getLHS(), N, Scope, A, B) && A == 1 && B == D - 1;
 }
@@ -690,16 +674,16 @@ private:
       return refuse(Name + ": the launch of the block scan has no "
                            "configuration");
     if (Config->getNumArgs() >= 3 && !isa<CXXDefaultArgExpr>(Config->getArg(2)))
-      if (std::optional<int64_t> Sh = constantIn(Ctx, Config->getArg(2), Body);
+      if (std::optional<int64_t> Sh = evaluateIntIn(Config->getArg(2), Ctx, Body);
           !Sh || *Sh != 0)
         return refuse(Name + ": the block scan is launched with dynamic "
                              "shared memory");
     if (Config->getNumArgs() >= 4 && !isa<CXXDefaultArgExpr>(Config->getArg(3)))
-      if (std::optional<int64_t> St = constantIn(Ctx, Config->getArg(3), Body);
+      if (std::optional<int64_t> St = evaluateIntIn(Config->getArg(3), Ctx, Body);
           !St || *St != 0)
         return refuse(Name + ": the block scan is launched on a stream");
     std::optional<int64_t> C =
-        constantIn(Ctx, scalarDim(Ctx, Config->getArg(1)), Body);
+        evaluateIntIn(scalarDim(Ctx, Config->getArg(1)), Ctx, Body);
     if (!C || *C < 2 || *C > 1024)
       return refuse(Name + ": the block scan's block size is not a constant "
                            "from 2 to 1024 threads along x");
@@ -741,13 +725,12 @@ private:
     R_.Element = Roles->Element;
     R_.BlockKernel = KI;
     R_.Chunk = *C;
-    BlockLaunchSeen = true;
     return Error::success();
   }
 
   /// `if (blocks > 1) { ...; F(scanned, sums, blocks); add<<<>>>(...); }`.
   Error branch(const IfStmt *If) {
-    if (!BlockLaunchSeen)
+    if (R_.BlockKernel < 0)
       return refuse(Name + " recurses before it launches the block scan");
     if (If->getElse() || If->getInit() || If->getConditionVariable() ||
         recursesIn(If->getCond()))
@@ -763,7 +746,7 @@ private:
         std::swap(L, R);
         Op = Op == BO_LT ? BO_GT : BO_GE;
       }
-      std::optional<int64_t> V = constantIn(Ctx, R, Body);
+      std::optional<int64_t> V = evaluateIntIn(R, Ctx, Body);
       bool IsBlocks = (Blocks && varOf(L) == Blocks) ||
                       isCeilDiv(Ctx, L, N, R_.Chunk, Body);
       Ok = V && ((IsBlocks && ((Op == BO_GT && *V == 1) ||
@@ -856,7 +839,7 @@ private:
                     Kernels[KI].name() + "'");
     std::optional<int64_t> Chunk =
         Roles->ChunkParam >= 0
-            ? constantIn(Ctx, KC->getArg(Roles->ChunkParam), Body)
+            ? evaluateIntIn(KC->getArg(Roles->ChunkParam), Ctx, Body)
             : Roles->ChunkValue;
     if (!Chunk || *Chunk != R_.Chunk)
       return refuse(Name + ": kernel '" + Kernels[KI].name() +
@@ -866,7 +849,7 @@ private:
                     std::to_string(R_.Chunk));
     // Its grid covers n: (n + b - 1) / b blocks of b, or the scan's grid.
     std::optional<int64_t> B =
-        constantIn(Ctx, scalarDim(Ctx, Config->getArg(1)), Body);
+        evaluateIntIn(scalarDim(Ctx, Config->getArg(1)), Ctx, Body);
     const Expr *Grid = scalarDim(Ctx, Config->getArg(0));
     bool Covers =
         B && *B > 0 &&
@@ -956,7 +939,7 @@ private:
   SmallPtrSet<const VarDecl *, 4> Temps;
   const ParmVarDecl *N = nullptr;
   const VarDecl *Sums = nullptr, *Scanned = nullptr, *Blocks = nullptr;
-  bool BlockLaunchSeen = false, SawMalloc = false;
+  bool SawMalloc = false;
 };
 
 } // namespace

@@ -166,21 +166,29 @@ std::vector<ParamValues> temporalBlockSettings(std::optional<int64_t> Trips) {
 }
 
 /// \p Tr's rewrite of \p T with \p V applied to \p Text, with the region's
-/// offsets moved to the rewritten text; the transform's refusal as the
-/// error.
-Expected<RegionRewrite> rewriteFor(const Transform &Tr, const KernelTarget &T,
-                                   const ParamValues &V, StringRef Text,
-                                   const RegionSignature &Sig) {
+/// offsets moved to the rewritten text; none when the transform refuses
+/// (\p Refusal keeps the first reason) or its edits do not apply.
+std::optional<RegionRewrite> rewriteFor(const Transform &Tr,
+                                        const KernelTarget &T,
+                                        const ParamValues &V, StringRef Text,
+                                        const RegionSignature &Sig,
+                                        std::string &Refusal) {
+  auto Refused = [&](Error E) -> std::optional<RegionRewrite> {
+    std::string Why = toString(std::move(E));
+    if (Refusal.empty())
+      Refusal = Why;
+    return std::nullopt;
+  };
   Expected<std::unique_ptr<TransformPlan>> Plan = Tr.plan(T, V);
   if (!Plan)
-    return Plan.takeError();
+    return Refused(Plan.takeError());
   Expected<clang::tooling::Replacements> Edits = Tr.apply(T, **Plan);
   if (!Edits)
-    return Edits.takeError();
+    return Refused(Edits.takeError());
   Expected<std::string> New =
       clang::tooling::applyAllReplacements(Text, *Edits);
   if (!New)
-    return New.takeError();
+    return Refused(New.takeError());
   RegionRewrite W;
   W.Text = std::move(*New);
   W.Begin = Edits->getShiftedCodePosition(Sig.Begin);
@@ -208,13 +216,10 @@ std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
       continue;
     KernelTarget T{Ctx, Kernels[St.Kernel]};
     for (const ParamValues &V : temporalBlockSettings(R.Trips)) {
-      Expected<RegionRewrite> Made = rewriteFor(*TB, T, V, Text, Sig);
-      if (!Made) {
-        std::string Why = toString(Made.takeError());
-        if (Refusal.empty())
-          Refusal = Why;
+      std::optional<RegionRewrite> Made =
+          rewriteFor(*TB, T, V, Text, Sig, Refusal);
+      if (!Made)
         continue;
-      }
       RegionRewrite W = std::move(*Made);
       W.Pipeline = "temporal-block{" + V.str(TB->getParams()) + "}";
       W.Detail = "sweeps of " + Kernels[St.Kernel].name() +
@@ -257,13 +262,10 @@ std::vector<RegionRewrite> cubScanRegion(clang::ASTContext &Ctx,
                   fpModelName(Model).str() + " does not allow it (reassoc does)";
       continue;
     }
-    Expected<RegionRewrite> Made = rewriteFor(*Cub, T, None, Text, Sig);
-    if (!Made) {
-      std::string Why = toString(Made.takeError());
-      if (Refusal.empty())
-        Refusal = Why;
+    std::optional<RegionRewrite> Made =
+        rewriteFor(*Cub, T, None, Text, Sig, Refusal);
+    if (!Made)
       continue;
-    }
     RegionRewrite W = std::move(*Made);
     W.Pipeline = "cub-scan";
     W.Detail = "'" + St.Routine->Function->getNameAsString() +

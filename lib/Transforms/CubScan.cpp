@@ -42,15 +42,16 @@ struct CubScanPlan : TransformPlan {
   std::vector<std::pair<CharSourceRange, std::string>> Edits;
 };
 
-/// The routine \p K is the block scan of, or why there is none.
-Expected<ScanRoutine> routineOfBlockKernel(const KernelTarget &T) {
+/// The routine \p K is the block scan of, or why there is none. \p Kernels
+/// is findKernels' (the routine's kernel indices point into it).
+Expected<ScanRoutine> routineOfBlockKernel(const KernelTarget &T,
+                                           const std::vector<KernelInfo> &Kernels) {
   const KernelInfo &K = T.Kernel;
   std::string Name = "kernel '" + K.name() + "'";
   if (K.Launches.size() != 1)
     return refuse(Name + " is launched " + std::to_string(K.Launches.size()) +
                   " times; cub-scan needs the one launch in a recursive scan "
                   "function");
-  std::vector<KernelInfo> Kernels = findKernels(T.Ctx);
   Expected<ScanRoutine> R =
       matchScanRoutine(T.Ctx, K.Launches[0].Caller, Kernels);
   if (!R) {
@@ -84,7 +85,7 @@ public:
   /// Integer sums are associative: CUB's order gives the same bits.
   FpEffect fpEffectOn(const KernelTarget &T,
                       const ParamValues &P) const override {
-    Expected<ScanRoutine> R = routineOfBlockKernel(T);
+    Expected<ScanRoutine> R = routineOfBlockKernel(T, findKernels(T.Ctx));
     if (!R) {
       consumeError(R.takeError());
       return fpEffect(P);
@@ -95,7 +96,8 @@ public:
 
   Expected<CubScanPlan> makePlan(const KernelTarget &T,
                                  const ParamValues &) const override {
-    Expected<ScanRoutine> R = routineOfBlockKernel(T);
+    std::vector<KernelInfo> Kernels = findKernels(T.Ctx);
+    Expected<ScanRoutine> R = routineOfBlockKernel(T, Kernels);
     if (!R)
       return R.takeError();
     const FunctionDecl *F = R->Function;
@@ -105,7 +107,6 @@ public:
     if (B.isMacroID() || E.isMacroID() || !SM.isWrittenInMainFile(B))
       return refuse("function '" + F->getNameAsString() +
                     "' is not written out in the main file");
-    std::vector<KernelInfo> Kernels = findKernels(T.Ctx);
     std::string Out = F->getParamDecl(R->Out)->getNameAsString();
     std::string In = F->getParamDecl(R->In)->getNameAsString();
     std::string N = F->getParamDecl(R->Count)->getNameAsString();

@@ -37,6 +37,12 @@ std::optional<int64_t> threadsPerBlock(const LaunchSite &L,
 bool isNeverModifiedAfterInit(const clang::VarDecl *V, const clang::Stmt *Scope,
                               clang::ASTContext &Ctx);
 
+/// The value of an integer expression that is constant in \p Scope:
+/// constants, and locals initialised with one and never changed there.
+std::optional<int64_t> evaluateIntIn(const clang::Expr *E,
+                                     clang::ASTContext &Ctx,
+                                     const clang::Stmt *Scope);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_ANALYSIS_LAUNCHCONFIG_H
