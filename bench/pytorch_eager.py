@@ -226,6 +226,15 @@ def entries(s):
             "torch.cumsum(x, 0, dtype=torch.int32)",
             [T("x", (n,), i32, RI(-8, 8))], [T("out", (n,), i32)],
             lambda t, th, F: th.cumsum(t["x"], 0, dtype=th.int32))
+    if "bitonic_sort" in s:
+        n = s["bitonic_sort"].n
+        E["bitonic_sort"] = Entry(
+            "torch.sort(keys).values",
+            [T("keys", (n,), i32, RI(-(1 << 30), 1 << 30))],
+            [T("sorted", (n,), i32)],
+            lambda t, th, F: th.sort(t["keys"]).values,
+            note="torch.sort also returns the indices (a key-value sort); "
+                 "there is no keys-only sort op")
     if "histogram" in s:
         n = s["histogram"].n
         E["histogram"] = Entry(

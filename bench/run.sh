@@ -9,7 +9,10 @@
 #   3. build and run the optimised program; it must still print "NAME: ok".
 # JOBS programs are processed at once so compiles overlap; everything that
 # runs on the GPU (programs, captures, measurement) takes one lock, so
-# timings never overlap.
+# timings never overlap. With GPUS=N > 1 the programs are dealt out in turn
+# to N GPUs of the machine (CUDA_VISIBLE_DEVICES=0..N-1, one lock per GPU),
+# JOBS at a time on each: one run of the whole corpus in 1/N of the time,
+# each timing still alone on its GPU.
 # Then bench/summarize.py writes RESULTS/RESULTS_NAME.{md,json}; copy them to
 # bench/results/ only to replace the committed summary.
 #
@@ -27,7 +30,8 @@
 #   TUNE_TIMEOUT      seconds allowed for one tune                      [3600]
 #   FORCE_TUNE=1      tune even when the original program did not print ok
 #   MODE              program | spec                               [program]
-#   JOBS              programs processed concurrently                      [4]
+#   JOBS              programs processed concurrently (per GPU)            [4]
+#   GPUS              GPUs to deal the programs out to                     [1]
 #   CUDNN_ROOT        cuDNN for conv-cudnn rewrites  [the toolkit's]
 #   CO_GEMM_INCLUDE,  the runtime GEMM library's include directory and static
 #   CO_GEMM_ARCHIVE   archive (utils/gpu-setup.sh sets them with
@@ -59,6 +63,7 @@ TUNE_TIMEOUT=${TUNE_TIMEOUT:-3600}
 FORCE_TUNE=${FORCE_TUNE:-0}
 MODE=${MODE:-program}
 JOBS=${JOBS:-4}
+GPUS=${GPUS:-1}
 
 mkdir -p "$OUT/bin" "$OUT/logs" "$OUT/work" "$OUT/lock" || exit 1
 OUT=$(cd "$OUT" && pwd)
@@ -215,17 +220,37 @@ process() {
     "$tsec" >>"$status"
 }
 
+# lane G NAME...: the programs of GPU G, JOBS at a time (a subshell: its
+# own GPU, lock and jobs).
+lane() {
+  local g=$1
+  shift
+  if [ "$GPUS" -gt 1 ]; then
+    export CUDA_VISIBLE_DEVICES=$g
+    export CUDA_OPT_LOCK_DIR=$OUT/lock/gpu$g
+    mkdir -p "$CUDA_OPT_LOCK_DIR"
+    gpu_lock=$CUDA_OPT_LOCK_DIR/cuda-opt-gpu0.lock
+    log "GPU $g: $*"
+  fi
+  for name in "$@"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
+    process "$name" &
+  done
+  wait
+}
+
 run_start=$(date +%s)
-for name in "${names[@]}"; do
-  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 1; done
-  process "$name" &
+for ((g = 0; g < GPUS; g++)); do
+  mine=()
+  for ((i = g; i < ${#names[@]}; i += GPUS)); do mine+=("${names[$i]}"); done
+  [ ${#mine[@]} -gt 0 ] && lane "$g" "${mine[@]}" &
 done
 wait
 # The whole run's wall time: the tuner's throughput on this machine counts
 # it, not the sum of the per-program tune times (which overlap).
-printf '{"programs": [%s], "wall_s": %d, "jobs": %d}\n' \
+printf '{"programs": [%s], "wall_s": %d, "jobs": %d, "gpus": %d}\n' \
   "$(printf '"%s",' "${names[@]}" | sed 's/,$//')" \
-  $(( $(date +%s) - run_start )) "$JOBS" >"$OUT/last-run.json"
+  $(( $(date +%s) - run_start )) "$JOBS" "$GPUS" >"$OUT/last-run.json"
 failures=$(tail -n +2 "$status" | awk -F'\t' -v names=" ${names[*]} " \
   'index(names, " " $1 " ") && !($2=="ok" && $3=="ok" && $4=="ok" && $5=="ok" && $6=="ok")' | wc -l)
 

@@ -301,10 +301,15 @@ def markdown(rows, totals, generated, out_dir, eager=None):
                   totals["variants_per_minute"] or 0))
     wall = totals.get("last_run")
     if wall:
-        lines.append("- last run: %d programs, %d at a time, %d variants in "
-                     "%d s of wall time on one GPU: **%.1f variants per "
+        gpus = wall.get("gpus", 1)
+        where = ("on one GPU" if gpus == 1 else
+                 "on %d GPUs of one machine, the programs dealt out among "
+                 "them" % gpus)
+        lines.append("- last run: %d programs, %d at a time%s, %d variants "
+                     "in %d s of wall time %s: **%.1f variants per "
                      "minute**" % (wall["programs"], wall["jobs"],
-                                   wall["variants"], wall["wall_s"],
+                                   " per GPU" if gpus > 1 else "",
+                                   wall["variants"], wall["wall_s"], where,
                                    wall["variants_per_minute"]))
     phases = {}
     for r in rows:
@@ -335,7 +340,7 @@ def last_run_throughput(out, rows):
     if not wall:
         return None
     return {"programs": len(names), "jobs": run.get("jobs", 1),
-            "variants": variants, "wall_s": wall,
+            "gpus": run.get("gpus", 1), "variants": variants, "wall_s": wall,
             "variants_per_minute": variants / wall * 60.0}
 
 

@@ -36,6 +36,13 @@ assert d["totals"]["measured"] == 2 and d["totals"]["improved"] == 1
 PY
 grep -q 'PyTorch eager' "$md" && { echo "test-summarize: eager column without --eager"; fail=1; }
 
+# A run dealt out to several GPUs (run.sh GPUS=N) says so.
+cp -r "$here/testdata/fake-out" "$tmp/multi"
+sed -i 's/}$/, "gpus": 7}/' "$tmp/multi/last-run.json"
+python3 "$here/summarize.py" --out "$tmp/multi" --corpus "$here/corpus" \
+  --results "$tmp/multi-res" --name fake --eager '' >/dev/null
+expect "$tmp/multi-res/fake.md" 'last run: 3 programs, 2 at a time per GPU, 34 variants in 60 s of wall time on 7 GPUs of one machine, the programs dealt out among them'
+
 # The PyTorch eager column (bench/pytorch_eager.py's JSON).
 python3 "$here/summarize.py" --out "$here/testdata/fake-out" \
   --corpus "$here/corpus" --results "$tmp" --name eager \

@@ -5,7 +5,8 @@
 # Arguments: program names (default: all).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-source "$root/utils/gpu-setup.sh" || exit 1
+# A caller that already ran the set-up (gpu-corpus.sh) exports CO_BIN.
+[ -n "${CO_BIN:-}" ] || source "$root/utils/gpu-setup.sh" || exit 1
 export OUT_BENCH=${OUT_BENCH:-/tmp/bench-out}
 export RESULTS=${RESULTS:-$OUT_BENCH/results}
 OUT=$OUT_BENCH "$root/bench/run.sh" "$@"

@@ -7,7 +7,8 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-/tmp/gpu-tests-out}
 mkdir -p "$out"
-source "$root/utils/gpu-setup.sh" || exit 1
+# A caller that already ran the set-up (gpu-corpus.sh) exports CO_BIN.
+[ -n "${CO_BIN:-}" ] || source "$root/utils/gpu-setup.sh" || exit 1
 echo "== static cuda-opt: --list-kernels on examples/saxpy.cu"
 "$CUDA_OPT" --list-kernels "$root/examples/saxpy.cu" || exit 1
 build=$(mktemp -d)

@@ -202,8 +202,9 @@ private:
   void scanCompound(const CompoundStmt *CS, const ForStmt *Loop) {
     std::vector<const Stmt *> Body(CS->body_begin(), CS->body_end());
     scanRun(Body, Loop);
+    // A sorting nest is one step: its inner loop is no region of its own.
     for (const Stmt *S : Body)
-      if (!isa<Expr>(S) || isa<StmtExpr>(S))
+      if ((!isa<Expr>(S) || isa<StmtExpr>(S)) && !sortOf(S))
         scan(S, nullptr);
   }
 
@@ -214,7 +215,7 @@ private:
     std::string Before;
     bool WholeBody = true;
     auto Flush = [&](const std::string &EndNote) {
-      if (R.launches() >= 2 || R.calls() >= 1 ||
+      if (R.launches() >= 2 || R.calls() >= 1 || R.sorts() >= 1 ||
           (R.launches() >= 1 && Loop && WholeBody && EndNote.empty())) {
         if (!Before.empty())
           R.Notes.push_back(Before);
@@ -351,6 +352,14 @@ private:
               return Step;
             }
           }
+    // A loop nest that sorts with a bitonic network.
+    if (const BitonicSort *Sort = sortOf(S)) {
+      Step.Kind = RegionStep::Sort;
+      Step.Kernel = Sort->Kernel;
+      Step.SortNest = *Sort;
+      Vars = {Sort->Keys};
+      return Step;
+    }
     // Memory steps and checks, possibly wrapped in an error-check macro.
     if (!isa<Expr>(S) && !isa<DoStmt>(S) && !isa<IfStmt>(S)) {
       Why = "'" + firstLine(S) + "' at " + at(S) + " is not a launch, a "
@@ -504,6 +513,9 @@ private:
           Reads = St.Routine && I == St.Routine->In;
           Writes = St.Routine && I == St.Routine->Out;
           break;
+        case RegionStep::Sort:
+          Reads = Writes = true;
+          break;
         case RegionStep::Swap:
         case RegionStep::Check:
           break;
@@ -582,11 +594,28 @@ private:
     return It->second ? &*It->second : nullptr;
   }
 
+  /// The sort \p S is when it is a bitonic sorting nest, else null.
+  const BitonicSort *sortOf(const Stmt *S) {
+    const auto *FS = dyn_cast_or_null<ForStmt>(S);
+    if (!FS)
+      return nullptr;
+    auto [It, New] = Sorts.try_emplace(FS);
+    if (New) {
+      Expected<BitonicSort> B = matchBitonicSort(Ctx, FS, Host, Kernels);
+      if (B)
+        It->second = std::move(*B);
+      else
+        consumeError(B.takeError());
+    }
+    return It->second ? &*It->second : nullptr;
+  }
+
   ASTContext &Ctx;
   const SourceManager &SM;
   const std::vector<KernelInfo> &Kernels;
   DenseMap<const CUDAKernelCallExpr *, unsigned> KernelOf;
   DenseMap<const FunctionDecl *, std::optional<ScanRoutine>> Routines;
+  DenseMap<const ForStmt *, std::optional<BitonicSort>> Sorts;
   const FunctionDecl *Host = nullptr;
 };
 
@@ -596,6 +625,13 @@ unsigned HostRegion::calls() const {
   unsigned N = 0;
   for (const RegionStep &S : Steps)
     N += S.Kind == RegionStep::Call;
+  return N;
+}
+
+unsigned HostRegion::sorts() const {
+  unsigned N = 0;
+  for (const RegionStep &S : Steps)
+    N += S.Kind == RegionStep::Sort;
   return N;
 }
 
@@ -626,14 +662,20 @@ json::Value hostRegionToJSON(ASTContext &Ctx,
                              const std::vector<KernelInfo> &Kernels,
                              const HostRegion &R) {
   const SourceManager &SM = Ctx.getSourceManager();
-  static const char *Kinds[] = {"launch", "memset", "copy",
-                                "swap",   "check",  "call"};
+  static const char *Kinds[] = {"launch", "memset", "copy", "swap",
+                                "check",  "call",   "sort"};
   json::Array Steps;
   for (const RegionStep &S : R.Steps) {
     json::Object O{{"kind", Kinds[S.Kind]},
                    {"location", describeLocation(SM, S.S->getBeginLoc())}};
-    if (S.Kind == RegionStep::Launch)
+    if (S.Kind == RegionStep::Launch || S.Kind == RegionStep::Sort)
       O["kernel"] = Kernels[S.Kernel].name();
+    if (S.Kind == RegionStep::Sort && S.SortNest)
+      O["computes"] = std::string(S.SortNest->Descending ? "descending"
+                                                     : "ascending") +
+                      " sort of " + S.SortNest->Keys->getNameAsString() + "[0, " +
+                      sourceText(Ctx, S.SortNest->Count->getSourceRange()) +
+                      ") by a bitonic network";
     if (S.Kind == RegionStep::Call && S.Routine) {
       O["function"] = S.Routine->Function->getNameAsString();
       auto Name = [&](unsigned P) {
@@ -663,6 +705,7 @@ json::Value hostRegionToJSON(ASTContext &Ctx,
                    {"location", describeLocation(SM, R.Range.getBegin())},
                    {"launches", (int64_t)R.launches()},
                    {"calls", (int64_t)R.calls()},
+                   {"sorts", (int64_t)R.sorts()},
                    {"steps", std::move(Steps)},
                    {"buffers", std::move(Buffers)}};
   if (R.TimeLoop) {

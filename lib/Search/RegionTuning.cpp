@@ -277,6 +277,48 @@ std::vector<RegionRewrite> cubScanRegion(clang::ASTContext &Ctx,
   return Out;
 }
 
+/// cub-sort on each sorting nest of the region (one rewrite per nest);
+/// \p Refusal gets the first reason when none applies.
+std::vector<RegionRewrite> cubSortRegion(clang::ASTContext &Ctx,
+                                         ArrayRef<KernelInfo> Kernels,
+                                         StringRef Text, const HostRegion &R,
+                                         const RegionSignature &Sig,
+                                         FpModel Model, std::string &Refusal) {
+  std::vector<RegionRewrite> Out;
+  std::unique_ptr<Transform> Cub = TransformRegistry::create("cub-sort");
+  if (!Cub)
+    return Out;
+  ParamValues None;
+  for (const RegionStep &St : R.Steps) {
+    if (St.Kind != RegionStep::Sort || !St.SortNest)
+      continue;
+    KernelTarget T{Ctx, Kernels[St.Kernel]};
+    FpEffect Effect = Cub->fpEffectOn(T, None);
+    if (!fpModelAllows(Model, Effect)) {
+      if (Refusal.empty())
+        Refusal = "cub-sort orders the " + St.SortNest->Element.getAsString() +
+                  " keys of '" + St.SortNest->Keys->getNameAsString() +
+                  "' by their bits (NaN last, -0 before +0), which the "
+                  "network's comparisons do not; --fp-model=" +
+                  fpModelName(Model).str() + " does not allow it (fast does)";
+      continue;
+    }
+    std::optional<RegionRewrite> Made =
+        rewriteFor(*Cub, T, None, Text, Sig, Refusal);
+    if (!Made)
+      continue;
+    RegionRewrite W = std::move(*Made);
+    W.Pipeline = "cub-sort";
+    W.Detail = "the bitonic network of " + Kernels[St.Kernel].name() +
+               " routed to CUB (cub::DeviceRadixSort::SortKeys" +
+               (St.SortNest->Descending ? "Descending" : "") + ")";
+    W.LibraryOnly = true;
+    W.Needs = modelRequiredFor(Effect);
+    Out.push_back(std::move(W));
+  }
+  return Out;
+}
+
 json::Object regionLibrary(StringRef Path) {
   namespace L = worker::library;
   return json::Object{{L::Kind, L::KindRegion},
@@ -389,6 +431,10 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     for (RegionRewrite &W : cubScanRegion(Ctx, Kernels, Current, *R, *Sig,
                                           Opts.Model, CubRefusal))
       Rewrites.push_back(std::move(W));
+    std::string SortRefusal;
+    for (RegionRewrite &W : cubSortRegion(Ctx, Kernels, Current, *R, *Sig,
+                                          Opts.Model, SortRefusal))
+      Rewrites.push_back(std::move(W));
     Result.addPhase("rewrite", Start);
     if (Rewrites.empty()) {
       Record("v1", "fuse-launches", "illegal",
@@ -399,6 +445,9 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       if (R->calls())
         Record("v3", "cub-scan", "illegal",
                CubRefusal.empty() ? "no call applies" : CubRefusal);
+      if (R->sorts())
+        Record("v4", "cub-sort", "illegal",
+               SortRefusal.empty() ? "no nest applies" : SortRefusal);
       continue;
     }
     for (const RegionRewrite &W : Rewrites)

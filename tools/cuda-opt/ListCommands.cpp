@@ -99,6 +99,8 @@ static void printRegion(const json::Object &O) {
          << (Launches == 1 ? " launch" : " launches");
   if (int64_t Calls = O.getInteger("calls").value_or(0))
     outs() << ", " << Calls << (Calls == 1 ? " call" : " calls");
+  if (int64_t Sorts = O.getInteger("sorts").value_or(0))
+    outs() << ", " << Sorts << (Sorts == 1 ? " sorting loop nest" : " sorting loop nests");
   if (const json::Object *L = O.getObject("time_loop")) {
     outs() << ", in the loop at " << *L->getString("location");
     if (auto T = L->getInteger("trips"))

@@ -29,6 +29,7 @@
 #ifndef CUDA_OPT_ANALYSIS_HOSTREGIONS_H
 #define CUDA_OPT_ANALYSIS_HOSTREGIONS_H
 
+#include "cuda-opt/Analysis/BitonicSort.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Analysis/ScanRoutine.h"
 #include "llvm/Support/JSON.h"
@@ -48,6 +49,8 @@ struct RegionStep {
     Call,    ///< a call of a host function whose effect is known: a device-
              ///< wide scan (Analysis/ScanRoutine.h), `if (scan(o, i, n))
              ///< return 1;` included
+    Sort,    ///< a host loop nest that sorts with a bitonic network
+             ///< (Analysis/BitonicSort.h); reads and writes the keys
   };
   StepKind Kind = Launch;
   const clang::Stmt *S = nullptr;
@@ -57,6 +60,8 @@ struct RegionStep {
   int Kernel = -1;
   /// Call: what the called function computes.
   std::optional<ScanRoutine> Routine;
+  /// Sort: the nest (its kernel is Kernel).
+  std::optional<BitonicSort> SortNest;
   /// Per argument of a launch or a call (or the pointer operands of a
   /// memory step):
   /// index into HostRegion::Buffers, or -1 for a scalar.
@@ -94,13 +99,15 @@ struct HostRegion {
   unsigned launches() const;
   /// Call steps.
   unsigned calls() const;
+  /// Sort steps.
+  unsigned sorts() const;
   /// Why the statements around it ended the region.
   std::vector<std::string> Notes;
 };
 
 /// The regions of the main file's host functions that have at least two
-/// launches, a call of a function with a known effect, or one launch in a
-/// counted loop. \p Kernels is findKernels'.
+/// launches, a call of a function with a known effect, a sorting loop nest,
+/// or one launch in a counted loop. \p Kernels is findKernels'.
 std::vector<HostRegion> findHostRegions(clang::ASTContext &Ctx,
                                         const std::vector<KernelInfo> &Kernels);
 
