@@ -6,18 +6,20 @@
 #     timing alone on its GPU) while the last GPU runs the GPU lit tests
 #     matching TESTS (default none) and then PyTorch eager's times for the
 #     same programs (bench/pytorch_eager.py): both columns from one run;
-#   - with one GPU the same three steps run one after the other on it;
+#   - with one GPU the programs, PyTorch eager and the tests run one after
+#     the other on it;
 #   - the summary (h200.md/json with the eager column), the logs and the
 #     reports are copied to $OUT (eight files at most: what a device call
 #     brings back).
-# Environment: OUT, JOBS [3], TESTS (a lit filter regex), BENCH_CAP and
-# EAGER_CAP (seconds) [480, 420], TUNE_ARGS. Arguments: program names
-# (default all). Needs what utils/gpu-setup.sh needs; CO_GEMM_LIB=1 is set.
+# Environment: OUT, JOBS [3], TESTS (a lit filter regex), BENCH_CAP,
+# EAGER_CAP and TESTS_CAP (seconds) [480, 420, 300], TUNE_ARGS, CO_GEMM_LIB
+# [1: the GEMM programs need it]. Arguments: program names (default all).
+# Needs what utils/gpu-setup.sh needs.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/gpu-corpus}
 mkdir -p "$OUT"
-export CO_GEMM_LIB=1
+export CO_GEMM_LIB=${CO_GEMM_LIB:-1}
 source "$root/utils/gpu-setup.sh" || exit 1
 gpus=$(nvidia-smi -L | grep -c '^GPU ')
 last=$((gpus - 1))
@@ -27,7 +29,7 @@ eager_args=()
 
 run_tests() {
   [ -n "${TESTS:-}" ] || return 0
-  OUT=$OUT/tests timeout 300 "$root/utils/gpu-tests.sh" "$TESTS" \
+  OUT=$OUT/tests timeout "${TESTS_CAP:-300}" "$root/utils/gpu-tests.sh" "$TESTS" \
     > "$OUT/gpu-tests.log" 2>&1
   echo "gpu-tests exit $?" >> "$OUT/gpu-tests.log"
 }
@@ -44,8 +46,7 @@ if [ "$gpus" -gt 1 ]; then
   (export CUDA_VISIBLE_DEVICES=$last; run_tests; run_eager) &
   side=$!
 else
-  echo "== one GPU: tests, programs, PyTorch eager in turn"
-  run_tests
+  echo "== one GPU: programs, PyTorch eager, tests in turn"
 fi
 
 export OUT_BENCH=/tmp/bench-out RESULTS=/tmp/bench-out/results
@@ -69,6 +70,7 @@ if [ -n "$side" ]; then
   wait $side
 else
   run_eager
+  run_tests
 fi
 eager=()
 [ -s "$OUT/pytorch-eager-h200.json" ] && eager=(--eager "$OUT/pytorch-eager-h200.json")
