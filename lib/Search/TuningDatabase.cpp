@@ -411,6 +411,19 @@ TuningDatabase::lookup(const TuningKey &K) const {
   return std::optional<TuningRecord>();
 }
 
+Expected<std::vector<std::string>> TuningDatabase::kernelNames() const {
+  Statement S(Db, "SELECT DISTINCT kernel_name FROM measurements");
+  if (!S)
+    return sqliteError(Db, Path, "preparing a query");
+  std::vector<std::string> Out;
+  int RC;
+  while ((RC = S.step()) == SQLITE_ROW)
+    Out.push_back(S.text(0));
+  if (RC != SQLITE_DONE)
+    return sqliteError(Db, Path, "reading kernel names");
+  return Out;
+}
+
 Expected<TuningStats> TuningDatabase::stats() const {
   Statement S(Db, "SELECT COUNT(*), COUNT(DISTINCT kernel_hash), "
                   "COUNT(DISTINCT gpu_model), "

@@ -33,4 +33,4 @@ void run(float *y, const float *x, int n) {
 }
 
 // BAD: error: cuda-opt plugin: top=N needs a number, not 'many'
-// UNKNOWN: error: cuda-opt plugin: unknown argument 'passes=x' (known: top=N, kernel=NAME)
+// UNKNOWN: error: cuda-opt plugin: unknown argument 'passes=x' (known: top=N, kernel=NAME, db=PATH, strict, fpmodel=M, cudapath=DIR)

@@ -15,8 +15,7 @@
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Capture/TuneSpec.h"
 #include "cuda-opt/Frontend/NvccCompat.h"
-#include "cuda-opt/Search/KernelHash.h"
-#include "cuda-opt/Search/RecordedChoice.h"
+#include "cuda-opt/Search/ApplyRecorded.h"
 #include "cuda-opt/Search/Tuner.h"
 #include "cuda-opt/Search/TuningDatabase.h"
 #include "cuda-opt/Support/OutputFile.h"
@@ -31,11 +30,6 @@ using namespace llvm;
 namespace cuda_opt {
 
 namespace {
-
-/// A kernel of the input as the database knows it.
-struct KernelEntry {
-  std::string Name, Hash;
-};
 
 /// The signature --spec describes, for the spec's kernel.
 Expected<std::pair<std::string, std::string>>
@@ -64,111 +58,52 @@ Error applyRecorded(const Toolchain &TC, const SourceInput &In,
   if (!Db)
     return Db.takeError();
 
-  // The kernels and their hashes, from the input as given.
-  std::vector<KernelEntry> Entries;
-  std::string SpecKernel, SpecSignature;
-  {
+  ApplyOptions AO;
+  AO.KernelName = cli::KernelName;
+  AO.Signature = cli::Signature;
+  AO.GpuModel = cli::GpuModel;
+  AO.Model = cli::FpModelOpt;
+  AO.Format = !cli::NoFormat;
+  if (!cli::SpecPath.empty()) {
     Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
     if (!P)
       return P.takeError();
-    clang::ASTContext &Ctx = (*P)->getASTContext();
-    std::vector<KernelInfo> Kernels = findKernels(Ctx);
-    if (!cli::KernelName.empty() && !lookupKernel(Kernels, cli::KernelName))
-      return makeError("no kernel named '" + cli::KernelName + "' in " +
-                       In.Path);
-    if (!cli::SpecPath.empty()) {
-      Expected<std::pair<std::string, std::string>> S =
-          specSignature(**P, Kernels);
-      if (!S)
-        return S.takeError();
-      std::tie(SpecKernel, SpecSignature) = *S;
-    }
-    for (const KernelInfo &K : Kernels)
-      if (cli::KernelName.empty() || K.name() == cli::KernelName)
-        Entries.push_back({K.name(), kernelHash(Ctx, K)});
+    Expected<std::pair<std::string, std::string>> S =
+        specSignature(**P, findKernels((*P)->getASTContext()));
+    if (!S)
+      return S.takeError();
+    std::tie(AO.SpecKernel, AO.SpecSignature) = *S;
   }
-
-  SourceInput Current = In;
-  std::string Header;
+  Expected<ApplyResult> R = applyRecordedChoices(TC, In, **Db, AO);
+  if (!R)
+    return R.takeError();
   auto Note = [](const Twine &Message) {
     WithColor::note(errs(), ToolName) << Message << "\n";
   };
-  for (const KernelEntry &E : Entries) {
-    TuningFilter F;
-    F.KernelHash = E.Hash;
-    Expected<std::vector<TuningRecord>> Rows = (*Db)->query(F);
-    if (!Rows)
-      return Rows.takeError();
-    ChoiceOptions CO;
-    CO.GpuModel = cli::GpuModel;
-    CO.Model = cli::FpModelOpt;
-    CO.Signature = !cli::Signature.empty() ? std::string(cli::Signature)
-                   : E.Name == SpecKernel  ? SpecSignature
-                                           : "";
-    std::optional<RecordedChoice> C = chooseRecorded(*Rows, CO);
-    if (!C) {
-      Note("kernel '" + E.Name + "' (hash " + E.Hash + "): " +
-           (Rows->empty() ? "nothing recorded in "
-                          : "no verified measurement usable under "
-                            "--fp-model=" +
-                                fpModelName(cli::FpModelOpt).str() + " in ") +
-           (*Db)->path() + "; left unchanged");
-      continue;
-    }
-    const TuningRecord &B = C->Best;
-    if (!C->ExactSignature)
-      Note("kernel '" + E.Name + "': nothing recorded for the problem '" +
-           CO.Signature + "'; using the nearest recorded one, '" +
-           B.Key.Signature + "'");
-    if (B.Key.Pipeline.empty()) {
-      Note("kernel '" + E.Name + "': no recorded variant beat the original " +
-           "on " + B.Key.Gpu.Model + "; left unchanged");
-      continue;
-    }
-    Expected<std::vector<PassInvocation>> Pipeline =
-        parsePipeline(B.Key.Pipeline);
-    if (!Pipeline)
-      return makeError("kernel '" + E.Name + "': the recorded pipeline '" +
-                       B.Key.Pipeline +
-                       "' does not parse: " + toString(Pipeline.takeError()));
-    PipelineOptions PO;
-    PO.KernelName = E.Name;
-    PO.Format = !cli::NoFormat;
-    PO.Model = cli::FpModelOpt;
-    PO.OnStep = [](const StepRecord &S) { printNotes(S.Notes); };
-    Expected<PipelineResult> R = runPipeline(TC, Current, *Pipeline, PO);
-    if (!R) {
-      // One line: the pipeline's reason comes on lines of its own.
-      std::string Why = toString(R.takeError());
-      SmallVector<StringRef> Lines;
-      StringRef(Why).split(Lines, '\n', -1, /*KeepEmpty=*/false);
-      Why.clear();
-      for (StringRef L : Lines)
-        Why += (Why.empty() || Why.back() == ':' ? " " : "; ") + L.trim().str();
+  for (const AppliedKernel &A : R->Kernels) {
+    printNotes(A.Notes);
+    if (!A.NearestSignature.empty())
+      Note("kernel '" + A.Name + "': nothing recorded for the problem '" +
+           A.AskedSignature + "'; using the nearest recorded one, '" +
+           A.NearestSignature + "'");
+    if (A.Failed) {
       WithColor::warning(errs(), ToolName)
-          << "kernel '" << E.Name << "': the recorded pipeline '"
-          << B.Key.Pipeline << "' no longer applies:" << Why
-          << "; left unchanged\n";
+          << "kernel '" << A.Name << "': " << A.Why << "; left unchanged\n";
       continue;
     }
-    Current.Text = R->Text;
-    std::string Line = formatv("// cuda-opt apply: kernel '{0}': '{1}' from "
-                               "the tuning database",
-                               E.Name, B.Key.Pipeline);
-    if (C->Speedup > 0)
-      Line += formatv(", {0:F2}x over the original ({1:F4} ms -> {2:F4} ms)",
-                      C->Speedup, C->Original->MedianMs, B.MedianMs);
-    Line += " on " + B.Key.Gpu.Model + " (" + B.Key.FpModel + ", measured " +
-            B.MeasuredAt + ")";
-    if (!C->ExactSignature)
-      Line += "; nearest recorded problem " + B.Key.Signature;
-    Header += Line + ".\n";
-    Note("kernel '" + E.Name + "': applied '" + B.Key.Pipeline + "'" +
-         (C->Speedup > 0
-              ? formatv(" ({0:F2}x on {1})", C->Speedup, B.Key.Gpu.Model).str()
+    if (A.Pipeline.empty()) {
+      Note("kernel '" + A.Name + "'" +
+           (A.Recorded ? std::string() : " (hash " + A.Hash + ")") + ": " +
+           A.Why + "; left unchanged");
+      continue;
+    }
+    Note("kernel '" + A.Name + "': applied '" + A.Pipeline + "'" +
+         (A.Speedup > 0
+              ? formatv(" ({0:F2}x on {1})", A.Speedup, A.Gpu).str()
               : std::string()));
   }
-  return writeFileAtomically(Output, Header + standaloneText(TC, Current.Text));
+  return writeFileAtomically(Output,
+                             R->Header + standaloneText(TC, R->Text));
 }
 
 } // namespace cuda_opt

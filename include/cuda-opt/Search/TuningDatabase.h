@@ -110,6 +110,10 @@ public:
   llvm::Expected<std::optional<TuningRecord>> lookup(const TuningKey &K) const;
 
   llvm::Expected<TuningStats> stats() const;
+  /// The kernel names the rows were recorded for (for people, and for a
+  /// cheap first look: a file none of whose kernels has one of these names
+  /// has nothing recorded, since a kernel's hash covers its name).
+  llvm::Expected<std::vector<std::string>> kernelNames() const;
 
   const std::string &path() const { return Path; }
 
