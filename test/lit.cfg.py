@@ -66,6 +66,9 @@ if os.path.exists(os.path.join(config.cuda_opt_tools_dir, "cuda-opt-mlir")):
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     config.available_features.add("root")
 
+# The build tree (for `cmake --install`, test/CMake).
+config.substitutions.append(("%cuda_opt_obj_root", config.cuda_opt_obj_root))
+
 nvcc = os.path.join(cuda_path, "bin", "nvcc")
 if os.path.exists(nvcc):
     config.available_features.add("nvcc")
