@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/BitonicSort.h"
 
+#include "StmtPatterns.h"
 #include "cuda-opt/Analysis/IndexExprBuilder.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Support/Refusal.h"
@@ -23,36 +24,15 @@ using namespace clang;
 using namespace llvm;
 
 namespace cuda_opt {
+using stmt::varOf;
+using stmt::statementsOf;
+using stmt::assignment;
+using stmt::shortText;
+
 namespace {
 
 const Expr *strip(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
-const VarDecl *varOf(const Expr *E) {
-  E = E ? E->IgnoreParenCasts() : nullptr;
-  const auto *D = dyn_cast_or_null<DeclRefExpr>(E);
-  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-}
-
-/// The statements of \p S: a block's, or \p S alone.
-std::vector<const Stmt *> statementsOf(const Stmt *S) {
-  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S))
-    return std::vector<const Stmt *>(CS->body_begin(), CS->body_end());
-  if (S)
-    return {S};
-  return {};
-}
-
-const BinaryOperator *assignment(const Stmt *S) {
-  const auto *BO = dyn_cast_or_null<BinaryOperator>(S);
-  return BO && BO->getOpcode() == BO_Assign ? BO : nullptr;
-}
-
-std::string shortText(const ASTContext &Ctx, const Stmt *S) {
-  std::string T = sourceText(Ctx, S->getSourceRange());
-  T = T.substr(0, T.find('\n'));
-  return T.size() > 60 ? T.substr(0, 57) + "..." : T;
 }
 
 /// Whether \p S names \p V anywhere.

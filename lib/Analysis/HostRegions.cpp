@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/HostRegions.h"
 
+#include "StmtPatterns.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -18,23 +19,13 @@ using namespace clang;
 using namespace llvm;
 
 namespace cuda_opt {
+using stmt::varOf;
+using stmt::calleeName;
+
 namespace {
 
 const Expr *strip(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
-/// The variable \p E names, through casts (`(void *)p`, `(void **)&p` is
-/// not one).
-const VarDecl *varOf(const Expr *E) {
-  E = E ? E->IgnoreParenCasts() : nullptr;
-  const auto *D = dyn_cast_or_null<DeclRefExpr>(E);
-  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-}
-
-StringRef calleeName(const CallExpr *CE) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  return FD && FD->getDeclName().isIdentifier() ? FD->getName() : "";
 }
 
 std::vector<const CallExpr *> callsIn(const Stmt *S) {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/ScanRoutine.h"
 
+#include "StmtPatterns.h"
 #include "cuda-opt/Analysis/IndexExprBuilder.h"
 #include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Analysis/SharedScan.h"
@@ -21,25 +22,16 @@ using namespace clang;
 using namespace llvm;
 
 namespace cuda_opt {
+using stmt::varOf;
+using stmt::statementsOf;
+using stmt::assignment;
+using stmt::shortText;
+using stmt::calleeName;
+
 namespace {
 
 const Expr *strip(const Expr *E) {
   return E ? IndexExprBuilder::stripCasts(E) : nullptr;
-}
-
-const VarDecl *varOf(const Expr *E) {
-  E = E ? E->IgnoreParenCasts() : nullptr;
-  const auto *D = dyn_cast_or_null<DeclRefExpr>(E);
-  return D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
-}
-
-/// The statements of \p S: its body when it is a block, else itself.
-std::vector<const Stmt *> statementsOf(const Stmt *S) {
-  if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S))
-    return std::vector<const Stmt *>(CS->body_begin(), CS->body_end());
-  if (S)
-    return {S};
-  return {};
 }
 
 bool isSyncThreads(const Stmt *S) {
@@ -51,12 +43,6 @@ bool isSyncThreads(const Stmt *S) {
 
 std::string textOf(const ASTContext &Ctx, const Stmt *S) {
   return sourceText(Ctx, S->getSourceRange());
-}
-
-std::string shortText(const ASTContext &Ctx, const Stmt *S) {
-  std::string T = textOf(Ctx, S);
-  T = T.substr(0, T.find('\n'));
-  return T.size() > 60 ? T.substr(0, 57) + "..." : T;
 }
 
 //===----------------------------------------------------------------------===//
@@ -136,11 +122,6 @@ const Stmt *onlyThen(const IfStmt *If) {
     return nullptr;
   std::vector<const Stmt *> Body = statementsOf(If->getThen());
   return Body.size() == 1 ? Body[0] : nullptr;
-}
-
-const BinaryOperator *assignment(const Stmt *S) {
-  const auto *BO = dyn_cast_or_null<BinaryOperator>(S);
-  return BO && BO->getOpcode() == BO_Assign ? BO : nullptr;
 }
 
 /// A declaration of scalar locals initialised once and never changed, or
@@ -431,11 +412,6 @@ bool isHarmlessCall(StringRef N) {
       "cudaGetErrorString", "cudaGetErrorName", "printf", "fprintf", "fputs",
       "puts", "exit", "abort", "_exit", "cudaMalloc", "cudaFree"};
   return Names.contains(N);
-}
-
-StringRef calleeName(const CallExpr *CE) {
-  const FunctionDecl *FD = CE->getDirectCallee();
-  return FD && FD->getDeclName().isIdentifier() ? FD->getName() : "";
 }
 
 void collectCalls(const Stmt *S, std::vector<const CallExpr *> &Out) {
