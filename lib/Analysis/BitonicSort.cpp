@@ -68,6 +68,9 @@ unsigned changesOf(const Stmt *S, const VarDecl *V) {
 
 struct KernelRoles {
   unsigned Keys = 0, J = 0, K = 0;
+  /// The count parameter n of a guard `if (i >= n) return;` (or `i < n`,
+  /// `ixj < n` beside the partner test), or -1.
+  int Guard = -1;
   QualType Element;
   bool Descending = false;
 };
@@ -89,10 +92,10 @@ public:
     const auto *Body = dyn_cast_or_null<CompoundStmt>(KD->getBody());
     if (!Body)
       return refuse(Name + " has no body");
-    if (KD->getNumParams() != 3)
+    if (KD->getNumParams() != 3 && KD->getNumParams() != 4)
       return refuse(Name + " has " + std::to_string(KD->getNumParams()) +
-                    " parameters; a bitonic step takes the keys, j and k" +
-                    Want);
+                    " parameters; a bitonic step takes the keys, j and k "
+                    "(and a count guarding the threads)" + Want);
     this->Body = Body;
     const IfStmt *Partner = nullptr;
     for (const Stmt *S : Body->body()) {
@@ -118,6 +121,18 @@ public:
         }
       }
       if (const auto *If = dyn_cast<IfStmt>(S); If && !Partner) {
+        // if (i >= n) return;
+        std::vector<const Stmt *> Then = statementsOf(If->getThen());
+        if (!If->getElse() && Then.size() == 1 && isa<ReturnStmt>(Then[0]) &&
+            !cast<ReturnStmt>(Then[0])->getRetValue() && Guard < 0) {
+          if (int P = pastCount(If->getCond()); P >= 0) {
+            Guard = P;
+            continue;
+          }
+          return refuse(Name + ": '" + shortText(Ctx, If) +
+                        "' returns early, but not as the guard 'if (i >= "
+                        "n) return;' for a count parameter n");
+        }
         Partner = If;
         continue;
       }
@@ -131,7 +146,18 @@ public:
                       "' is assigned more than once");
     if (!Partner)
       return refuse(Name + " has no 'if (ixj > i)' around its exchange" + Want);
-    return partner(Partner);
+    Expected<KernelRoles> R = partner(Partner);
+    if (R && R->Guard >= 0 &&
+        (R->Guard == static_cast<int>(R->J) ||
+         R->Guard == static_cast<int>(R->K) ||
+         R->Guard == static_cast<int>(R->Keys)))
+      return refuse(Name + " guards its threads with j, k or the keys, not "
+                           "with a count");
+    if (R && KD->getNumParams() == 4 && R->Guard < 0)
+      return refuse(Name + "'s fourth parameter is not a count guarding the "
+                           "threads ('if (i >= n) return;' or 'i < n' beside "
+                           "the partner test)");
+    return R;
   }
 
 private:
@@ -176,6 +202,59 @@ private:
         J = P;
       return P == J;
     }
+    return false;
+  }
+
+  /// An integer parameter other than the keys', j's and k's.
+  int countParam(const Expr *E) {
+    int P = paramIndex(E);
+    if (P < 0 || P == J || P == K || P == Keys ||
+        !KD->getParamDecl(P)->getType()->isIntegerType() ||
+        (Guard >= 0 && P != Guard))
+      return -1;
+    return P;
+  }
+
+  /// `i >= n` or `n <= i`: n's parameter, or -1.
+  int pastCount(const Expr *Cond) {
+    const auto *C = dyn_cast_or_null<BinaryOperator>(strip(Cond));
+    if (!C)
+      return -1;
+    if (C->getOpcode() == BO_GE && isIndex(C->getLHS()))
+      return countParam(C->getRHS());
+    if (C->getOpcode() == BO_LE && isIndex(C->getRHS()))
+      return countParam(C->getLHS());
+    return -1;
+  }
+
+  /// `i < n`, `n > i`, `ixj < n` or `n > ixj` (for n a power of two and
+  /// j < n, i < n exactly when i ^ j < n): n's parameter, or -1.
+  int belowCount(const Expr *Cond) {
+    const auto *C = dyn_cast_or_null<BinaryOperator>(strip(Cond));
+    if (!C)
+      return -1;
+    const Expr *L = C->getLHS(), *R = C->getRHS();
+    if (C->getOpcode() == BO_GT)
+      std::swap(L, R);
+    else if (C->getOpcode() != BO_LT)
+      return -1;
+    if (!isIndex(L) && !isPartner(L))
+      return -1;
+    return countParam(R);
+  }
+
+  /// `ixj > i` or `i < ixj`, alone or beside a guard `&& i < n`.
+  bool isGuardedPartnerAbove(const Expr *Cond) {
+    const auto *And = dyn_cast_or_null<BinaryOperator>(strip(Cond));
+    if (!And || And->getOpcode() != BO_LAnd)
+      return isPartnerAbove(Cond);
+    for (auto [A, B] : {std::pair(And->getLHS(), And->getRHS()),
+                        std::pair(And->getRHS(), And->getLHS())})
+      if (isPartnerAbove(A))
+        if (int P = belowCount(B); P >= 0) {
+          Guard = P;
+          return true;
+        }
     return false;
   }
 
@@ -303,7 +382,7 @@ private:
 
   Expected<KernelRoles> partner(const IfStmt *If) {
     if (If->getElse() || If->getInit() || If->getConditionVariable() ||
-        !isPartnerAbove(If->getCond()))
+        !isGuardedPartnerAbove(If->getCond()))
       return refuse(Name + ": '" + shortText(Ctx, If) +
                     "' is not 'if (ixj > i)' with ixj = i ^ j" + Want);
     // Where bit k of i is clear, and where it is set: the direction of
@@ -347,6 +426,7 @@ private:
     R.Keys = Keys;
     R.J = J;
     R.K = K;
+    R.Guard = Guard;
     QualType P = KD->getParamDecl(Keys)->getType()->getPointeeType();
     if (P.isConstQualified() || P.isVolatileQualified())
       return refuse(Name + "'s keys are const or volatile");
@@ -368,7 +448,7 @@ private:
   IndexExpr Gid;
   std::string Name;
   DenseMap<const VarDecl *, const Expr *> Defs;
-  int Keys = -1, J = -1, K = -1;
+  int Keys = -1, J = -1, K = -1, Guard = -1;
   const std::string Want =
       " (cub-sort needs 'i = blockIdx.x * blockDim.x + threadIdx.x; ixj = "
       "i ^ j; if (ixj > i) { if ((i & k) == 0) { if (d[i] > d[ixj]) swap } "
@@ -589,6 +669,8 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
       !Keys->getType()->isPointerType())
     return refuse(Where + " does not pass a pointer variable, j and k to "
                           "kernel '" + Kernels[KI].name() + "' in their roles");
+  const Expr *GuardArg =
+      Roles->Guard >= 0 ? Launch->getArg(Roles->Guard) : nullptr;
   const CallExpr *Config = Launch->getConfig();
   if (!Config || Config->getNumArgs() < 2)
     return refuse(Where + ": the launch has no configuration");
@@ -600,8 +682,8 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
   const Expr *Grid = Config->getArg(0), *Block = Config->getArg(1);
   // n, the grid and the block are read again where the nest was: they
   // must not change inside it, depend on the counters or have effects.
-  for (const Expr *E : {Count, Grid, Block})
-    if (hasEffects(Ctx, E) || mentions(E, KV) || mentions(E, JV))
+  for (const Expr *E : {Count, Grid, Block, GuardArg})
+    if (E && (hasEffects(Ctx, E) || mentions(E, KV) || mentions(E, JV)))
       return refuse(Where + ": '" + shortText(Ctx, E) +
                     "' depends on the loop counters or has side effects");
   if (changesOf(Outer, Keys))
@@ -650,6 +732,7 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
   S.Grid = Grid;
   S.Block = Block;
   S.Synchronizes = Synchronizes;
+  S.Guard = GuardArg;
   return S;
 }
 

@@ -142,7 +142,9 @@ public:
           " is not a power of two or the grid\n" + Indent +
           "// is not one thread per key (the network would not sort).\n" +
           Indent + "if (cudaoptBitonicSorts(" + N + ", dim3(" + Text(S.Grid) +
-          "), dim3(" + Text(S.Block) + ")) &&\n" + Indent +
+          "), dim3(" + Text(S.Block) + ")" +
+          (S.Guard ? ", (long long)(" + Text(S.Guard) + ")" : std::string()) +
+          ") &&\n" + Indent +
           "    cudaoptSortKeys(" + S.Keys->getNameAsString() + ", " + N + ", " +
           (S.Descending ? "true" : "false") + ") == cudaSuccess) {\n" +
           Indent +

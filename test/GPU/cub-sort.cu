@@ -2,6 +2,7 @@
 // RUN: %gpu_equiv --fp-model=strict --passes=cub-sort --kernel=bitonic_step %s
 // RUN: %gpu_equiv --fp-model=strict --passes=cub-sort --kernel=step_desc %s
 // RUN: %gpu_equiv --fp-model=fast --passes=cub-sort --kernel=step_f %s
+// RUN: %gpu_equiv --fp-model=strict --passes=cub-sort --kernel=step_guard %s
 // Planted bugs: the last key left out of the sort, the order reversed, and
 // a wrong condition (n = 1000, where the loops do not sort, then gets CUB's
 // sorted keys; dropping only the power-of-two test is no bug there: the grid
@@ -12,7 +13,8 @@
 
 // cub-sort: the bitonic network's loops and CUB's radix sort must leave the
 // same keys, bit for bit, for int keys ascending and descending and float
-// keys (no NaN, so --fp-model=fast compares them exactly too), on one key,
+// keys (no NaN, so --fp-model=fast compares them exactly too), and with a
+// guard on the threads (a grid rounded up past n), on one key,
 // two, a block, many blocks and 256K keys (the dumps are compared element
 // by element in Python: sizes stay small); and for n = 1000 (not a power of
 // two: the loops run, partly sorting, past n too) the rewrite must take the
@@ -110,6 +112,35 @@ static void sort_f(float *d, int n) {
       step_f<<<n / threads, threads>>>(d, j, k);
 }
 
+// Guarded threads: a grid rounded up past n.
+__global__ void step_guard(int *d, int j, int k, int n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  unsigned ixj = i ^ j;
+  if (ixj > i) {
+    if ((i & k) == 0) {
+      if (d[i] > d[ixj]) {
+        int t = d[i];
+        d[i] = d[ixj];
+        d[ixj] = t;
+      }
+    } else {
+      if (d[i] < d[ixj]) {
+        int t = d[i];
+        d[i] = d[ixj];
+        d[ixj] = t;
+      }
+    }
+  }
+}
+
+static void sort_guard(int *d, int n) {
+  for (int k = 2; k <= n; k <<= 1)
+    for (int j = k >> 1; j > 0; j >>= 1)
+      step_guard<<<(n + 255) / 256, 256>>>(d, j, k, n);
+}
+
 int main(int argc, char **argv) {
   unsigned Seed = gpu_check::seed(argc, argv);
   const int Counts[] = {1, 2, 256, 1000, 1024, 1 << 14, 1 << 18};
@@ -139,6 +170,14 @@ int main(int argc, char **argv) {
     GPU_CHECK(cudaMemcpy(Out.data(), d, Max * sizeof(int),
                          cudaMemcpyDeviceToHost));
     gpu_check::dump(argc, argv, ("down_" + N).c_str(), Out.data(), Max);
+
+    GPU_CHECK(cudaMemcpy(d, In.data(), Max * sizeof(int),
+                         cudaMemcpyHostToDevice));
+    sort_guard(d, n);
+    GPU_CHECK(cudaDeviceSynchronize());
+    GPU_CHECK(cudaMemcpy(Out.data(), d, Max * sizeof(int),
+                         cudaMemcpyDeviceToHost));
+    gpu_check::dump(argc, argv, ("guard_" + N).c_str(), Out.data(), Max);
 
     GPU_CHECK(cudaMemcpy(df, InF.data(), Max * sizeof(float),
                          cudaMemcpyHostToDevice));

@@ -8,6 +8,7 @@
 // RUN: not cuda-opt --passes=cub-sort --kernel=step_AFTER %s 2>&1 | FileCheck %s --check-prefix=AFTER
 // RUN: not cuda-opt --passes=cub-sort --kernel=step_ROLES %s 2>&1 | FileCheck %s --check-prefix=ROLES
 // RUN: not cuda-opt --passes=cub-sort --kernel=step_BODY %s 2>&1 | FileCheck %s --check-prefix=BODY
+// RUN: not cuda-opt --passes=cub-sort --kernel=step_GUARD %s 2>&1 | FileCheck %s --check-prefix=GUARD
 
 // cub-sort's refusals: each nest below differs from a bitonic sorting
 // network in one way that changes what it computes or hides it from the
@@ -70,7 +71,7 @@ void sort_SWAP(int *d, int n) {
 }
 
 // Also counts the exchanges.
-// EXTRA: kernel 'step_EXTRA': it has 4 parameters; a bitonic step takes the keys, j and k
+// EXTRA: kernel 'step_EXTRA''s fourth parameter is not a count guarding the threads
 __global__ void step_EXTRA(int *d, int j, int k, int *swaps) {
   int i = blockIdx.x * blockDim.x + threadIdx.x, ixj = i ^ j;
   if (ixj > i) {
@@ -197,4 +198,25 @@ void sort_BODY(int *d, int n) {
       step_BODY<<<n / 256, 256>>>(d, j, k);
       cudaMemset(d, 0, 4);
     }
+}
+
+// The guard lets thread n through: its partner n ^ j may be past the keys.
+// GUARD: kernel 'step_GUARD': 'if (i > n)' returns early, but not as the guard 'if (i >= n) return;' for a count parameter n
+__global__ void step_GUARD(int *d, int j, int k, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i > n)
+    return;
+  int ixj = i ^ j;
+  if (ixj > i) {
+    if ((i & k) == 0) {
+      if (d[i] > d[ixj]) { int t = d[i]; d[i] = d[ixj]; d[ixj] = t; }
+    } else {
+      if (d[i] < d[ixj]) { int t = d[i]; d[i] = d[ixj]; d[ixj] = t; }
+    }
+  }
+}
+void sort_GUARD(int *d, int n) {
+  for (int k = 2; k <= n; k <<= 1)
+    for (int j = k >> 1; j > 0; j >>= 1)
+      step_GUARD<<<(n + 255) / 256, 256>>>(d, j, k, n);
 }

@@ -4,6 +4,8 @@
 // RUN: cuda-opt --fp-model=strict --passes=cub-sort --kernel=step_down %s | FileCheck %s --check-prefix=DOWN
 // RUN: cuda-opt --fp-model=fast --passes=cub-sort --kernel=step_f %s | FileCheck %s --check-prefix=FLOAT
 // RUN: not cuda-opt --fp-model=reassoc --passes=cub-sort --kernel=step_f %s 2>&1 | FileCheck %s --check-prefix=REASSOC
+// RUN: cuda-opt --fp-model=strict --passes=cub-sort --kernel=step_guard %s | FileCheck %s --check-prefix=GUARD
+// RUN: cuda-opt --fp-model=strict --passes=cub-sort --kernel=step_and %s | FileCheck %s --check-prefix=AND
 // RUN: cuda-opt --list-regions %s | FileCheck %s --check-prefix=REGIONS
 
 // cub-sort: a host loop nest that sorts with a bitonic network (one launch
@@ -52,7 +54,7 @@ void sort_up(int *d, int n) {
 }
 
 // CHECK: #include <cub/device/device_radix_sort.cuh>
-// CHECK: static bool cudaoptBitonicSorts(long long N, dim3 Grid, dim3 Block) {
+// CHECK: static bool cudaoptBitonicSorts(long long N, dim3 Grid, dim3 Block,
 // CHECK: static cudaError_t cudaoptSortKeys(Key *Keys, long long N, bool Descending) {
 // CHECK: cub::DeviceRadixSort::SortKeys(Scratch, ScratchBytes,
 // CHECK-LABEL: void sort_up(int *d, int n) {
@@ -124,6 +126,68 @@ void sort_down(long long *keys, int count) {
 // DOWN-NEXT: cudaDeviceSynchronize();
 // DOWN-NEXT: } else
 // DOWN-NEXT: for (int k = 2; k <= count; k *= 2)
+
+// A guard on the thread index: `if (i >= n) return;`, and `ixj < n` beside
+// the partner test. The launch may then have more threads than keys.
+__global__ void step_guard(int *d, int j, int k, int n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n)
+    return;
+  unsigned ixj = i ^ j;
+  if (ixj > i) {
+    if ((i & k) == 0) {
+      if (d[i] > d[ixj]) {
+        int t = d[i];
+        d[i] = d[ixj];
+        d[ixj] = t;
+      }
+    } else {
+      if (d[i] < d[ixj]) {
+        int t = d[i];
+        d[i] = d[ixj];
+        d[ixj] = t;
+      }
+    }
+  }
+}
+
+void sort_guard(int *d, int n) {
+  for (int k = 2; k <= n; k <<= 1)
+    for (int j = k >> 1; j > 0; j >>= 1)
+      step_guard<<<(n + 255) / 256, 256>>>(d, j, k, n);
+}
+
+// GUARD-LABEL: void sort_guard(int *d, int n) {
+// GUARD: if (cudaoptBitonicSorts((long long)(n), dim3((n + 255) / 256), dim3(256), (long long)(n)) &&
+
+__global__ void step_and(int *d, int j, int k, int count) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int ixj = i ^ j;
+  if (ixj > i && ixj < count) {
+    if ((i & k) == 0) {
+      if (d[i] > d[ixj]) {
+        int t = d[i];
+        d[i] = d[ixj];
+        d[ixj] = t;
+      }
+    } else {
+      if (d[i] < d[ixj]) {
+        int t = d[i];
+        d[i] = d[ixj];
+        d[ixj] = t;
+      }
+    }
+  }
+}
+
+void sort_and(int *d, int n) {
+  for (int k = 2; k <= n; k <<= 1)
+    for (int j = k >> 1; j > 0; j >>= 1)
+      step_and<<<(n + 127) / 128, 128>>>(d, j, k, n);
+}
+
+// AND-LABEL: void sort_and(int *d, int n) {
+// AND: if (cudaoptBitonicSorts((long long)(n), dim3((n + 127) / 128), dim3(128), (long long)(n)) &&
 
 __global__ void step_f(float *d, int j, int k) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;

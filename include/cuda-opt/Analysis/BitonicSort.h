@@ -17,12 +17,16 @@
 //     }                   // `if ((i & k) != 0)` in place of `else` too
 //   }
 //
+// A fourth parameter may guard the threads: `if (i >= n) return;` first, or
+// `i < n` (or `ixj < n`) beside the partner test.
+//
 // For each pair (i, i ^ j) with i < i ^ j the kernel leaves the smaller key
 // first where bit k of i is clear and last where it is set; with j running
 // over k/2, ..., 1 for k = 2, 4, ..., n these are exactly the comparators of
 // the bitonic sorting network on n = 2^m keys (Batcher 1968; Knuth, TAOCP
 // vol. 3, 5.3.4), so when one thread runs per key (grid.x * block.x == n,
-// one-dimensional) the nest leaves d[0, n) sorted ascending (descending
+// one-dimensional; at least one with the guard, passed n) the nest leaves
+// d[0, n) sorted ascending (descending
 // when both comparisons are the other way round). Keys of a type whose `<`
 // is a total order (integers) then have one sorted arrangement, so any
 // sort gives the same bits; floating-point keys do not (NaN compares false
@@ -63,6 +67,10 @@ struct BitonicSort {
   /// The loops call cudaDeviceSynchronize after each stage: the caller may
   /// rely on the keys being ready when the nest ends.
   bool Synchronizes = false;
+  /// The launch's argument for the kernel's guard count (`if (i >= n)
+  /// return;`), or null: with it the network sorts when it equals n and
+  /// the grid has at least n threads.
+  const clang::Expr *Guard = nullptr;
 };
 
 /// Whether the loop \p Outer of host function \p Host is such a nest, or why

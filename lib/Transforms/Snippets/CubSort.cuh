@@ -2,14 +2,18 @@
 // writing all n keys each time (log2(n) * (log2(n) + 1) / 2 passes). CUB's
 // radix sort gives the same sorted keys in a few passes. The network sorts
 // when n is a power of two and the step's one-dimensional grid ran one
-// thread per key; cudaoptBitonicSorts says whether that held for this run.
-static bool cudaoptBitonicSorts(long long N, dim3 Grid, dim3 Block) {
+// thread per key (at least one, for a kernel that returns from threads
+// i >= Guard, when Guard is n); cudaoptBitonicSorts says whether that held
+// for this run. Guard < 0: the kernel has no guard.
+static bool cudaoptBitonicSorts(long long N, dim3 Grid, dim3 Block,
+                                long long Guard = -1) {
   if (N < 2)
     return true;
   if ((N & (N - 1)) != 0 || Grid.y != 1 || Grid.z != 1 || Block.y != 1 ||
       Block.z != 1)
     return false;
-  return (long long)Grid.x * (long long)Block.x == N;
+  long long Threads = (long long)Grid.x * (long long)Block.x;
+  return Guard < 0 ? Threads == N : Guard == N && Threads >= N;
 }
 
 // Sorts Keys[0, N) with CUB on the default stream: stream-ordered scratch and
