@@ -237,81 +237,71 @@ std::vector<RegionRewrite> temporalBlockRegion(clang::ASTContext &Ctx,
   return Out;
 }
 
-/// cub-scan on each call of a scan function in the region (one rewrite per
-/// call); \p Refusal gets the first reason when none applies.
-std::vector<RegionRewrite> cubScanRegion(clang::ASTContext &Ctx,
-                                         ArrayRef<KernelInfo> Kernels,
-                                         StringRef Text, const HostRegion &R,
-                                         const RegionSignature &Sig,
-                                         FpModel Model, std::string &Refusal) {
-  std::vector<RegionRewrite> Out;
-  std::unique_ptr<Transform> Cub = TransformRegistry::create("cub-scan");
-  if (!Cub)
-    return Out;
-  ParamValues None;
-  for (const RegionStep &St : R.Steps) {
-    if (St.Kind != RegionStep::Call || !St.Routine)
-      continue;
-    KernelTarget T{Ctx, Kernels[St.Routine->BlockKernel]};
-    FpEffect Effect = Cub->fpEffectOn(T, None);
-    if (!fpModelAllows(Model, Effect)) {
-      if (Refusal.empty())
-        Refusal = "cub-scan adds the " + St.Routine->Element.getAsString() +
-                  " elements of '" + St.Routine->Function->getNameAsString() +
-                  "' in another order; --fp-model=" +
-                  fpModelName(Model).str() + " does not allow it (reassoc does)";
-      continue;
-    }
-    std::optional<RegionRewrite> Made =
-        rewriteFor(*Cub, T, None, Text, Sig, Refusal);
-    if (!Made)
-      continue;
-    RegionRewrite W = std::move(*Made);
-    W.Pipeline = "cub-scan";
-    W.Detail = "'" + St.Routine->Function->getNameAsString() +
-               "' routed to CUB (cub::DeviceScan::InclusiveSum)";
-    W.LibraryOnly = true;
-    W.Needs = modelRequiredFor(Effect);
-    Out.push_back(std::move(W));
+/// A step a library call replaces as a whole: the pass that routes it, the
+/// kernel the pass is named after, why the rewrite changes results (for
+/// the fp-model refusal) and what the report says it did.
+struct LibraryStep {
+  StringRef Pass;
+  int Kernel = -1;
+  std::string Changes, Detail;
+};
+
+std::optional<LibraryStep> libraryStepOf(const RegionStep &St,
+                                         ArrayRef<KernelInfo> Kernels) {
+  if (St.Kind == RegionStep::Call && St.Routine) {
+    std::string F = St.Routine->Function->getNameAsString();
+    return LibraryStep{"cub-scan", St.Routine->BlockKernel,
+                       "cub-scan adds the " +
+                           St.Routine->Element.getAsString() +
+                           " elements of '" + F + "' in another order",
+                       "'" + F +
+                           "' routed to CUB (cub::DeviceScan::InclusiveSum)"};
   }
-  return Out;
+  if (St.Kind == RegionStep::Sort && St.SortNest)
+    return LibraryStep{
+        "cub-sort", St.Kernel,
+        "cub-sort orders the " + St.SortNest->Element.getAsString() +
+            " keys of '" + St.SortNest->Keys->getNameAsString() +
+            "' by their bits (NaN last, -0 before +0), which the network's "
+            "comparisons do not",
+        "the bitonic network of " + Kernels[St.Kernel].name() +
+            " routed to CUB (cub::DeviceRadixSort::SortKeys" +
+            (St.SortNest->Descending ? "Descending" : "") + ")"};
+  return std::nullopt;
 }
 
-/// cub-sort on each sorting nest of the region (one rewrite per nest);
-/// \p Refusal gets the first reason when none applies.
-std::vector<RegionRewrite> cubSortRegion(clang::ASTContext &Ctx,
+/// cub-scan on each call of a scan function and cub-sort on each sorting
+/// nest of the region (one rewrite per step); \p Refusal gets the first
+/// reason when none applies.
+std::vector<RegionRewrite> libraryRegion(clang::ASTContext &Ctx,
                                          ArrayRef<KernelInfo> Kernels,
                                          StringRef Text, const HostRegion &R,
                                          const RegionSignature &Sig,
                                          FpModel Model, std::string &Refusal) {
   std::vector<RegionRewrite> Out;
-  std::unique_ptr<Transform> Cub = TransformRegistry::create("cub-sort");
-  if (!Cub)
-    return Out;
   ParamValues None;
   for (const RegionStep &St : R.Steps) {
-    if (St.Kind != RegionStep::Sort || !St.SortNest)
+    std::optional<LibraryStep> L = libraryStepOf(St, Kernels);
+    std::unique_ptr<Transform> Pass =
+        L ? TransformRegistry::create(L->Pass) : nullptr;
+    if (!Pass)
       continue;
-    KernelTarget T{Ctx, Kernels[St.Kernel]};
-    FpEffect Effect = Cub->fpEffectOn(T, None);
+    KernelTarget T{Ctx, Kernels[L->Kernel]};
+    FpEffect Effect = Pass->fpEffectOn(T, None);
     if (!fpModelAllows(Model, Effect)) {
       if (Refusal.empty())
-        Refusal = "cub-sort orders the " + St.SortNest->Element.getAsString() +
-                  " keys of '" + St.SortNest->Keys->getNameAsString() +
-                  "' by their bits (NaN last, -0 before +0), which the "
-                  "network's comparisons do not; --fp-model=" +
-                  fpModelName(Model).str() + " does not allow it (fast does)";
+        Refusal = L->Changes + "; --fp-model=" + fpModelName(Model).str() +
+                  " does not allow it (" +
+                  fpModelName(modelRequiredFor(Effect)).str() + " does)";
       continue;
     }
     std::optional<RegionRewrite> Made =
-        rewriteFor(*Cub, T, None, Text, Sig, Refusal);
+        rewriteFor(*Pass, T, None, Text, Sig, Refusal);
     if (!Made)
       continue;
     RegionRewrite W = std::move(*Made);
-    W.Pipeline = "cub-sort";
-    W.Detail = "the bitonic network of " + Kernels[St.Kernel].name() +
-               " routed to CUB (cub::DeviceRadixSort::SortKeys" +
-               (St.SortNest->Descending ? "Descending" : "") + ")";
+    W.Pipeline = L->Pass.str();
+    W.Detail = L->Detail;
     W.LibraryOnly = true;
     W.Needs = modelRequiredFor(Effect);
     Out.push_back(std::move(W));
@@ -427,13 +417,9 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     for (RegionRewrite &W :
          temporalBlockRegion(Ctx, Kernels, Current, *R, *Sig, BlockRefusal))
       Rewrites.push_back(std::move(W));
-    std::string CubRefusal;
-    for (RegionRewrite &W : cubScanRegion(Ctx, Kernels, Current, *R, *Sig,
-                                          Opts.Model, CubRefusal))
-      Rewrites.push_back(std::move(W));
-    std::string SortRefusal;
-    for (RegionRewrite &W : cubSortRegion(Ctx, Kernels, Current, *R, *Sig,
-                                          Opts.Model, SortRefusal))
+    std::string LibraryRefusal;
+    for (RegionRewrite &W : libraryRegion(Ctx, Kernels, Current, *R, *Sig,
+                                          Opts.Model, LibraryRefusal))
       Rewrites.push_back(std::move(W));
     Result.addPhase("rewrite", Start);
     if (Rewrites.empty()) {
@@ -444,10 +430,10 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
                BlockRefusal.empty() ? "no setting applies" : BlockRefusal);
       if (R->calls())
         Record("v3", "cub-scan", "illegal",
-               CubRefusal.empty() ? "no call applies" : CubRefusal);
+               LibraryRefusal.empty() ? "no call applies" : LibraryRefusal);
       if (R->sorts())
         Record("v4", "cub-sort", "illegal",
-               SortRefusal.empty() ? "no nest applies" : SortRefusal);
+               LibraryRefusal.empty() ? "no nest applies" : LibraryRefusal);
       continue;
     }
     for (const RegionRewrite &W : Rewrites)
