@@ -144,6 +144,15 @@ public:
       if (changesOf(Body, V) != (V->getInit() ? 0u : 1u))
         return refuse(Name + ": local '" + V->getName() +
                       "' is assigned more than once");
+    for (auto &[V, E] : Defs) {
+      const Expr *D = resolve(E);
+      if (!wide(V->getType()) && D && D->getType()->isIntegerType() &&
+          B.build(D) == Gid)
+        return refuse(Name + ": local '" + V->getName() +
+                      "' holds the thread index in '" +
+                      V->getType().getAsString() +
+                      "', which wraps before the grid ends");
+    }
     if (!Partner)
       return refuse(Name + " has no 'if (ixj > i)' around its exchange" + Want);
     Expected<KernelRoles> R = partner(Partner);
@@ -183,8 +192,24 @@ private:
 
   /// blockIdx.x * blockDim.x + threadIdx.x (in any order, through locals).
   bool isIndex(const Expr *E) {
+    // Every local on the way holds the index whole (no short or char).
+    for (const Expr *X = E; X;) {
+      const VarDecl *V = varOf(X);
+      auto It = V ? Defs.find(V) : Defs.end();
+      if (It == Defs.end())
+        break;
+      if (!wide(V->getType()))
+        return false;
+      X = It->second;
+    }
     E = resolve(E);
     return E && E->getType()->isIntegerType() && B.build(E) == Gid;
+  }
+
+  /// An integer type of at least 32 bits: thread indices and the stage
+  /// counts j, k of any grid up to 2^31 threads fit.
+  bool wide(QualType T) const {
+    return T->isIntegerType() && Ctx.getTypeSize(T) >= 32;
   }
 
   /// i ^ j with j an integer parameter (recorded on first sight).
@@ -196,7 +221,7 @@ private:
                         std::pair(X->getRHS(), X->getLHS())}) {
       int P = paramIndex(R);
       if (P < 0 || !isIndex(L) ||
-          !KD->getParamDecl(P)->getType()->isIntegerType())
+          !wide(KD->getParamDecl(P)->getType()))
         continue;
       if (J < 0)
         J = P;
@@ -279,7 +304,7 @@ private:
                         std::pair(A->getRHS(), A->getLHS())}) {
       int P = paramIndex(R);
       if (P < 0 || P == J || !isIndex(L) ||
-          !KD->getParamDecl(P)->getType()->isIntegerType())
+          !wide(KD->getParamDecl(P)->getType()))
         continue;
       if (K < 0)
         K = P;

@@ -9,6 +9,7 @@
 // RUN: not cuda-opt --passes=cub-sort --kernel=step_ROLES %s 2>&1 | FileCheck %s --check-prefix=ROLES
 // RUN: not cuda-opt --passes=cub-sort --kernel=step_BODY %s 2>&1 | FileCheck %s --check-prefix=BODY
 // RUN: not cuda-opt --passes=cub-sort --kernel=step_GUARD %s 2>&1 | FileCheck %s --check-prefix=GUARD
+// RUN: not cuda-opt --passes=cub-sort --kernel=step_SHORT %s 2>&1 | FileCheck %s --check-prefix=SHORT
 
 // cub-sort's refusals: each nest below differs from a bitonic sorting
 // network in one way that changes what it computes or hides it from the
@@ -219,4 +220,23 @@ void sort_GUARD(int *d, int n) {
   for (int k = 2; k <= n; k <<= 1)
     for (int j = k >> 1; j > 0; j >>= 1)
       step_GUARD<<<(n + 255) / 256, 256>>>(d, j, k, n);
+}
+
+// The index in a short: past 32767 threads the pairs wrap around.
+// SHORT: kernel 'step_SHORT': local 'i' holds the thread index in 'short', which wraps before the grid ends
+__global__ void step_SHORT(int *d, int j, int k) {
+  short i = blockIdx.x * blockDim.x + threadIdx.x;
+  int ixj = i ^ j;
+  if (ixj > i) {
+    if ((i & k) == 0) {
+      if (d[i] > d[ixj]) { int t = d[i]; d[i] = d[ixj]; d[ixj] = t; }
+    } else {
+      if (d[i] < d[ixj]) { int t = d[i]; d[i] = d[ixj]; d[ixj] = t; }
+    }
+  }
+}
+void sort_SHORT(int *d, int n) {
+  for (int k = 2; k <= n; k <<= 1)
+    for (int j = k >> 1; j > 0; j >>= 1)
+      step_SHORT<<<n / 256, 256>>>(d, j, k);
 }
