@@ -192,18 +192,25 @@ private:
 
   /// blockIdx.x * blockDim.x + threadIdx.x (in any order, through locals).
   bool isIndex(const Expr *E) {
-    // Every local on the way holds the index whole (no short or char).
-    for (const Expr *X = E; X;) {
-      const VarDecl *V = varOf(X);
-      auto It = V ? Defs.find(V) : Defs.end();
-      if (It == Defs.end())
-        break;
-      if (!wide(V->getType()))
-        return false;
-      X = It->second;
-    }
+    if (!wideChain(E))
+      return false;
     E = resolve(E);
     return E && E->getType()->isIntegerType() && B.build(E) == Gid;
+  }
+
+  /// Every local \p E goes through on the way to its definition holds the
+  /// value whole (no short or char).
+  bool wideChain(const Expr *E) const {
+    for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
+      const VarDecl *V = varOf(E);
+      auto It = V ? Defs.find(V) : Defs.end();
+      if (It == Defs.end())
+        return true;
+      if (!wide(V->getType()))
+        return false;
+      E = It->second;
+    }
+    return true;
   }
 
   /// An integer type of at least 32 bits: thread indices and the stage
@@ -214,6 +221,8 @@ private:
 
   /// i ^ j with j an integer parameter (recorded on first sight).
   bool isPartner(const Expr *E) {
+    if (!wideChain(E))
+      return false;
     const auto *X = dyn_cast_or_null<BinaryOperator>(resolve(E));
     if (!X || X->getOpcode() != BO_Xor)
       return false;
