@@ -636,7 +636,8 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
     Count = KCond->getRHS();
   if (KCond && KCond->getOpcode() == BO_GE && varOf(KCond->getRHS()) == KV)
     Count = KCond->getLHS();
-  if (!KV || !KV->getType()->isIntegerType() || !Two || *Two != 2 || !Count ||
+  if (!KV || !KV->getType()->isIntegerType() ||
+      Ctx.getTypeSize(KV->getType()) < 32 || !Two || *Two != 2 || !Count ||
       !isStep(Ctx, Scope, Outer->getInc(), KV, /*Grow=*/true))
     return refuse(Where + " is not 'for (k = 2; k <= n; k <<= 1)'" + Want);
   // for (j = k >> 1; j > 0; j >>= 1)
@@ -662,7 +663,8 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
     JCondOk = varOf(L) == JV && C &&
               ((Op == BO_GT && *C == 0) || (Op == BO_GE && *C == 1));
   }
-  if (!JV || JV == KV || !JV->getType()->isIntegerType() || !JStartOk ||
+  if (!JV || JV == KV || !JV->getType()->isIntegerType() ||
+      Ctx.getTypeSize(JV->getType()) < 32 || !JStartOk ||
       !JCondOk || !isStep(Ctx, Scope, Inner->getInc(), JV, /*Grow=*/false))
     return refuse(Where + ": the inner loop is not 'for (j = k >> 1; j > 0; "
                           "j >>= 1)'" + Want);
