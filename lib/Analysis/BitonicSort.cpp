@@ -24,10 +24,10 @@ using namespace clang;
 using namespace llvm;
 
 namespace cuda_opt {
-using stmt::varOf;
-using stmt::statementsOf;
 using stmt::assignment;
 using stmt::shortText;
+using stmt::statementsOf;
+using stmt::varOf;
 
 namespace {
 
@@ -95,7 +95,8 @@ public:
     if (KD->getNumParams() != 3 && KD->getNumParams() != 4)
       return refuse(Name + " has " + std::to_string(KD->getNumParams()) +
                     " parameters; a bitonic step takes the keys, j and k "
-                    "(and a count guarding the threads)" + Want);
+                    "(and a count guarding the threads)" +
+                    Want);
     this->Body = Body;
     const IfStmt *Partner = nullptr;
     for (const Stmt *S : Body->body()) {
@@ -229,8 +230,7 @@ private:
     for (auto [L, R] : {std::pair(X->getLHS(), X->getRHS()),
                         std::pair(X->getRHS(), X->getLHS())}) {
       int P = paramIndex(R);
-      if (P < 0 || !isIndex(L) ||
-          !wide(KD->getParamDecl(P)->getType()))
+      if (P < 0 || !isIndex(L) || !wide(KD->getParamDecl(P)->getType()))
         continue;
       if (J < 0)
         J = P;
@@ -439,8 +439,8 @@ private:
       const auto *Dir = dyn_cast<IfStmt>(Ss[0]);
       if (Dir && Dir->getElse() && !Dir->getInit()) {
         int Bit = bitClear(Dir->getCond());
-        Ok = Take(Bit, Dir->getThen()) && Take(Bit < 0 ? -1 : 1 - Bit,
-                                              Dir->getElse());
+        Ok = Take(Bit, Dir->getThen()) &&
+             Take(Bit < 0 ? -1 : 1 - Bit, Dir->getElse());
       }
     } else if (Ss.size() == 2) {
       // if ((i & k) == 0) A   if ((i & k) != 0) D
@@ -450,9 +450,11 @@ private:
            Take(bitClear(D2->getCond()), D2->getThen());
     }
     if (!Ok || J < 0 || K < 0 || Keys < 0)
-      return refuse(Name + ": the exchange under 'if (ixj > i)' is not one "
-                           "comparison of d[i] with d[ixj] and a swap for "
-                           "each value of the bit 'i & k'" + Want);
+      return refuse(Name +
+                    ": the exchange under 'if (ixj > i)' is not one "
+                    "comparison of d[i] with d[ixj] and a swap for "
+                    "each value of the bit 'i & k'" +
+                    Want);
     if (Clear == Set)
       return refuse(Name + " orders the pairs the same way whether bit k "
                            "of i is set or not: not a bitonic merge");
@@ -544,23 +546,29 @@ bool isStep(ASTContext &Ctx, const Stmt *Scope, const Expr *Inc,
 }
 
 bool isCheckOnly(const Stmt *S) {
-  static const StringSet<> Names = {
-      "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
-      "cudaGetErrorString", "cudaGetErrorName", "printf", "fprintf", "exit",
-      "abort"};
+  static const StringSet<> Names = {"cudaGetLastError",
+                                    "cudaPeekAtLastError",
+                                    "cudaDeviceSynchronize",
+                                    "cudaGetErrorString",
+                                    "cudaGetErrorName",
+                                    "printf",
+                                    "fprintf",
+                                    "exit",
+                                    "abort"};
   bool Any = false, Other = false;
   std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
     if (!X)
       return;
     if (const auto *CE = dyn_cast<CallExpr>(X)) {
       const FunctionDecl *FD = CE->getDirectCallee();
-      if (isa<CUDAKernelCallExpr>(CE) || !FD || !FD->getDeclName().isIdentifier() ||
-          !Names.contains(FD->getName()))
+      if (isa<CUDAKernelCallExpr>(CE) || !FD ||
+          !FD->getDeclName().isIdentifier() || !Names.contains(FD->getName()))
         Other = true;
       else
         Any = true;
     }
-    if (const auto *BO = dyn_cast<BinaryOperator>(X); BO && BO->isAssignmentOp())
+    if (const auto *BO = dyn_cast<BinaryOperator>(X);
+        BO && BO->isAssignmentOp())
       Other = true;
     for (const Stmt *C : X->children())
       Walk(C);
@@ -622,9 +630,8 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
   std::string Want = " (cub-sort needs 'for (k = 2; k <= n; k <<= 1) for (j "
                      "= k >> 1; j > 0; j >>= 1) step<<<grid, block>>>(d, j, "
                      "k);')";
-  std::string Where = "the loop at " +
-                      describeLocation(Ctx.getSourceManager(),
-                                       Outer->getBeginLoc());
+  std::string Where = "the loop at " + describeLocation(Ctx.getSourceManager(),
+                                                        Outer->getBeginLoc());
   // for (k = 2; k <= n; k <<= 1)
   const Expr *KStart = nullptr;
   const VarDecl *KV = loopInit(Outer->getInit(), KStart);
@@ -664,10 +671,12 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
               ((Op == BO_GT && *C == 0) || (Op == BO_GE && *C == 1));
   }
   if (!JV || JV == KV || !JV->getType()->isIntegerType() ||
-      Ctx.getTypeSize(JV->getType()) < 32 || !JStartOk ||
-      !JCondOk || !isStep(Ctx, Scope, Inner->getInc(), JV, /*Grow=*/false))
-    return refuse(Where + ": the inner loop is not 'for (j = k >> 1; j > 0; "
-                          "j >>= 1)'" + Want);
+      Ctx.getTypeSize(JV->getType()) < 32 || !JStartOk || !JCondOk ||
+      !isStep(Ctx, Scope, Inner->getInc(), JV, /*Grow=*/false))
+    return refuse(Where +
+                  ": the inner loop is not 'for (j = k >> 1; j > 0; "
+                  "j >>= 1)'" +
+                  Want);
   // One launch, and error checks.
   const CUDAKernelCallExpr *Launch = nullptr;
   bool Synchronizes = false;
@@ -703,8 +712,10 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
   if (varOf(Launch->getArg(Roles->J)) != JV ||
       varOf(Launch->getArg(Roles->K)) != KV || !Keys ||
       !Keys->getType()->isPointerType())
-    return refuse(Where + " does not pass a pointer variable, j and k to "
-                          "kernel '" + Kernels[KI].name() + "' in their roles");
+    return refuse(Where +
+                  " does not pass a pointer variable, j and k to "
+                  "kernel '" +
+                  Kernels[KI].name() + "' in their roles");
   const Expr *GuardArg =
       Roles->Guard >= 0 ? Launch->getArg(Roles->Guard) : nullptr;
   const CallExpr *Config = Launch->getConfig();
@@ -753,7 +764,8 @@ Expected<BitonicSort> matchBitonicSort(ASTContext &Ctx, const ForStmt *Outer,
   }
   QualType Pointee = Keys->getType()->getPointeeType().getUnqualifiedType();
   if (!Ctx.hasSameType(Pointee, Roles->Element))
-    return refuse(Where + " passes '" + Keys->getName() + "' of another type "
+    return refuse(Where + " passes '" + Keys->getName() +
+                  "' of another type "
                   "than the kernel's keys");
   BitonicSort S;
   S.Nest = Outer;
@@ -796,15 +808,15 @@ findBitonicSortsOf(ASTContext &Ctx, int Kernel,
     }
     if (Found < 2) {
       if (FirstRefusal.empty())
-        FirstRefusal = "the launch of kernel '" + Kernels[Kernel].name() +
-                       "' at " +
-                       describeLocation(Ctx.getSourceManager(),
-                                        L.Call->getBeginLoc()) +
-                       " is not inside two loops (a bitonic network's k and "
-                       "j)";
+        FirstRefusal =
+            "the launch of kernel '" + Kernels[Kernel].name() + "' at " +
+            describeLocation(Ctx.getSourceManager(), L.Call->getBeginLoc()) +
+            " is not inside two loops (a bitonic network's k and "
+            "j)";
       continue;
     }
-    Expected<BitonicSort> S = matchBitonicSort(Ctx, Loops[1], L.Caller, Kernels);
+    Expected<BitonicSort> S =
+        matchBitonicSort(Ctx, Loops[1], L.Caller, Kernels);
     if (!S) {
       std::string Why = toString(S.takeError());
       if (FirstRefusal.empty())

@@ -1,4 +1,4 @@
-//===- StmtPatterns.h - Small AST helpers of the host-code matchers -*- C++ -*-===//
+//===- StmtPatterns.h - AST helpers of the host-code matchers -*- C++ -*-===//
 //
 // Part of cuda-opt. The few helpers the matchers of host code and whole
 // routines (HostRegions, ScanRoutine, BitonicSort) share: a variable named

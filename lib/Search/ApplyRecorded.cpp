@@ -43,9 +43,9 @@ Expected<ApplyResult> applyRecordedChoices(const Toolchain &TC,
     clang::ASTContext &Ctx = (*P)->getASTContext();
     std::vector<KernelInfo> Kernels = findKernels(Ctx);
     if (!Opts.KernelName.empty() && !lookupKernel(Kernels, Opts.KernelName))
-      return createStringError(inconvertibleErrorCode(),
-                               "no kernel named '" + Opts.KernelName +
-                                   "' in " + In.Path);
+      return createStringError(inconvertibleErrorCode(), "no kernel named '" +
+                                                             Opts.KernelName +
+                                                             "' in " + In.Path);
     for (const KernelInfo &K : Kernels)
       if (Opts.KernelName.empty() || K.name() == Opts.KernelName) {
         AppliedKernel A;
@@ -65,7 +65,7 @@ Expected<ApplyResult> applyRecordedChoices(const Toolchain &TC,
     ChoiceOptions CO;
     CO.GpuModel = Opts.GpuModel;
     CO.Model = Opts.Model;
-    CO.Signature = !Opts.Signature.empty()   ? Opts.Signature
+    CO.Signature = !Opts.Signature.empty()     ? Opts.Signature
                    : A.Name == Opts.SpecKernel ? Opts.SpecSignature
                                                : "";
     std::optional<RecordedChoice> C = chooseRecorded(*Rows, CO);

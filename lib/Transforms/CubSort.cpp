@@ -129,31 +129,31 @@ public:
         return refuse("the loop nest at " + describeLocation(SM, B) +
                       " is not written out in the main file");
       std::string Indent(SM.getSpellingColumnNumber(B) - 1, ' ');
-      auto Text = [&](const Expr *X) { return sourceText(T.Ctx, X->getSourceRange()); };
+      auto Text = [&](const Expr *X) {
+        return sourceText(T.Ctx, X->getSourceRange());
+      };
       std::string N = "(long long)(" + Text(S.Count) + ")";
       std::string Nest = sourceText(T.Ctx, S.Nest->getSourceRange());
       std::string Order = S.Descending ? "descending" : "ascending";
       std::string New =
-          "// cuda-opt cub-sort: these loops sort " + S.Keys->getNameAsString() +
-          "[0, " + Text(S.Count) + ") " + Order + " with a bitonic\n" + Indent +
-          "// network, one launch of " + T.Kernel.name() +
-          " per stage; CUB's radix sort gives the same\n" + Indent +
-          "// keys. The loops still run when " + Text(S.Count) +
+          "// cuda-opt cub-sort: these loops sort " +
+          S.Keys->getNameAsString() + "[0, " + Text(S.Count) + ") " + Order +
+          " with a bitonic\n" + Indent + "// network, one launch of " +
+          T.Kernel.name() + " per stage; CUB's radix sort gives the same\n" +
+          Indent + "// keys. The loops still run when " + Text(S.Count) +
           " is not a power of two or the grid\n" + Indent +
           "// is not one thread per key (the network would not sort).\n" +
           Indent + "if (cudaoptBitonicSorts(" + N + ", dim3(" + Text(S.Grid) +
           "), dim3(" + Text(S.Block) + ")" +
           (S.Guard ? ", (long long)(" + Text(S.Guard) + ")" : std::string()) +
-          ") &&\n" + Indent +
-          "    cudaoptSortKeys(" + S.Keys->getNameAsString() + ", " + N + ", " +
-          (S.Descending ? "true" : "false") + ") == cudaSuccess) {\n" +
-          Indent +
+          ") &&\n" + Indent + "    cudaoptSortKeys(" +
+          S.Keys->getNameAsString() + ", " + N + ", " +
+          (S.Descending ? "true" : "false") + ") == cudaSuccess) {\n" + Indent +
           (S.Synchronizes
-               ? "  // Synchronised as the loops did after each stage.\n" + Indent +
-                     "  cudaDeviceSynchronize();\n"
+               ? "  // Synchronised as the loops did after each stage.\n" +
+                     Indent + "  cudaDeviceSynchronize();\n"
                : "  // Sorted by CUB.\n") +
-          Indent + "} else\n" + Indent +
-          "  " + indentLines(Nest, "  ");
+          Indent + "} else\n" + Indent + "  " + indentLines(Nest, "  ");
       P.Edits.push_back(
           {CharSourceRange::getTokenRange(S.Nest->getSourceRange()), New});
       P.Notes.push_back("cub-sort: the loops at " + describeLocation(SM, B) +

@@ -1,4 +1,4 @@
-//===- BitonicSort.h - Host loop nests that sort with a bitonic network -*- C++ -*-===//
+//===- BitonicSort.h - Loop nests sorting by a bitonic network -*- C++ -*-===//
 //
 // Part of cuda-opt. Recognises the textbook global-memory bitonic sort: a
 // host loop nest that launches one compare-exchange kernel per stage of
