@@ -25,6 +25,10 @@ using namespace llvm;
 
 namespace cuda_opt {
 using stmt::assignment;
+using stmt::calleeName;
+using stmt::callsIn;
+using stmt::isCheckCall;
+using stmt::mentions;
 using stmt::shortText;
 using stmt::statementsOf;
 using stmt::varOf;
@@ -33,18 +37,6 @@ namespace {
 
 const Expr *strip(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
-/// Whether \p S names \p V anywhere.
-bool mentions(const Stmt *S, const VarDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *D = dyn_cast<DeclRefExpr>(S))
-    return D->getDecl() == V;
-  for (const Stmt *C : S->children())
-    if (mentions(C, V))
-      return true;
-  return false;
 }
 
 /// How many times \p S assigns, increments or takes the address of \p V.
@@ -171,13 +163,17 @@ public:
   }
 
 private:
-  /// \p E through the locals' definitions.
-  const Expr *resolve(const Expr *E) const {
+  /// \p E through the locals' definitions; null when a local on the way
+  /// holds its value in fewer than 32 bits (a short index wraps) and
+  /// \p Whole asks that none does.
+  const Expr *resolve(const Expr *E, bool Whole = false) const {
     for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
       const VarDecl *V = varOf(E);
       auto It = V ? Defs.find(V) : Defs.end();
       if (It == Defs.end())
-        return strip(E);
+        break;
+      if (Whole && !wide(V->getType()))
+        return nullptr;
       E = It->second;
     }
     return strip(E);
@@ -193,25 +189,8 @@ private:
 
   /// blockIdx.x * blockDim.x + threadIdx.x (in any order, through locals).
   bool isIndex(const Expr *E) {
-    if (!wideChain(E))
-      return false;
-    E = resolve(E);
+    E = resolve(E, /*Whole=*/true);
     return E && E->getType()->isIntegerType() && B.build(E) == Gid;
-  }
-
-  /// Every local \p E goes through on the way to its definition holds the
-  /// value whole (no short or char).
-  bool wideChain(const Expr *E) const {
-    for (unsigned Depth = 0; E && Depth < 8; ++Depth) {
-      const VarDecl *V = varOf(E);
-      auto It = V ? Defs.find(V) : Defs.end();
-      if (It == Defs.end())
-        return true;
-      if (!wide(V->getType()))
-        return false;
-      E = It->second;
-    }
-    return true;
   }
 
   /// An integer type of at least 32 bits: thread indices and the stage
@@ -222,9 +201,8 @@ private:
 
   /// i ^ j with j an integer parameter (recorded on first sight).
   bool isPartner(const Expr *E) {
-    if (!wideChain(E))
-      return false;
-    const auto *X = dyn_cast_or_null<BinaryOperator>(resolve(E));
+    const auto *X =
+        dyn_cast_or_null<BinaryOperator>(resolve(E, /*Whole=*/true));
     if (!X || X->getOpcode() != BO_Xor)
       return false;
     for (auto [L, R] : {std::pair(X->getLHS(), X->getRHS()),
@@ -545,36 +523,19 @@ bool isStep(ASTContext &Ctx, const Stmt *Scope, const Expr *Inc,
           isOpConst(Ctx, Scope, A->getRHS(), V, Scale, 2));
 }
 
+/// \p S calls only error checks (at least one) and assigns nothing.
 bool isCheckOnly(const Stmt *S) {
-  static const StringSet<> Names = {"cudaGetLastError",
-                                    "cudaPeekAtLastError",
-                                    "cudaDeviceSynchronize",
-                                    "cudaGetErrorString",
-                                    "cudaGetErrorName",
-                                    "printf",
-                                    "fprintf",
-                                    "exit",
-                                    "abort"};
-  bool Any = false, Other = false;
-  std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
-    if (!X)
-      return;
-    if (const auto *CE = dyn_cast<CallExpr>(X)) {
-      const FunctionDecl *FD = CE->getDirectCallee();
-      if (isa<CUDAKernelCallExpr>(CE) || !FD ||
-          !FD->getDeclName().isIdentifier() || !Names.contains(FD->getName()))
-        Other = true;
-      else
-        Any = true;
-    }
-    if (const auto *BO = dyn_cast<BinaryOperator>(X);
+  std::vector<const CallExpr *> Calls = callsIn(S);
+  std::function<bool(const Stmt *)> Assigns = [&](const Stmt *X) {
+    if (const auto *BO = dyn_cast_or_null<BinaryOperator>(X);
         BO && BO->isAssignmentOp())
-      Other = true;
-    for (const Stmt *C : X->children())
-      Walk(C);
+      return true;
+    return X && any_of(X->children(), Assigns);
   };
-  Walk(S);
-  return Any && !Other;
+  return !Calls.empty() && !Assigns(S) &&
+         all_of(Calls, [](const CallExpr *CE) {
+           return !isa<CUDAKernelCallExpr>(CE) && isCheckCall(calleeName(CE));
+         });
 }
 
 /// Whether evaluating \p E (a launch dimension) may have effects: dim3's
@@ -596,17 +557,9 @@ bool hasEffects(ASTContext &Ctx, const Expr *E) {
 }
 
 bool callsSynchronize(const Stmt *S) {
-  if (!S)
-    return false;
-  if (const auto *CE = dyn_cast<CallExpr>(S))
-    if (const FunctionDecl *FD = CE->getDirectCallee();
-        FD && FD->getDeclName().isIdentifier() &&
-        FD->getName() == "cudaDeviceSynchronize")
-      return true;
-  for (const Stmt *C : S->children())
-    if (callsSynchronize(C))
-      return true;
-  return false;
+  return any_of(callsIn(S), [](const CallExpr *CE) {
+    return calleeName(CE) == "cudaDeviceSynchronize";
+  });
 }
 
 bool isZero(ASTContext &Ctx, const Expr *E, const Stmt *Scope) {

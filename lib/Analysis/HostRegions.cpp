@@ -21,34 +21,13 @@ using namespace llvm;
 namespace cuda_opt {
 using stmt::varOf;
 using stmt::calleeName;
+using stmt::callsIn;
+using stmt::isCheckCall;
 
 namespace {
 
 const Expr *strip(const Expr *E) {
   return E ? E->IgnoreParenImpCasts() : nullptr;
-}
-
-std::vector<const CallExpr *> callsIn(const Stmt *S) {
-  std::vector<const CallExpr *> Out;
-  if (!S)
-    return Out;
-  if (const auto *CE = dyn_cast<CallExpr>(S))
-    Out.push_back(CE);
-  for (const Stmt *C : S->children()) {
-    std::vector<const CallExpr *> Sub = callsIn(C);
-    Out.insert(Out.end(), Sub.begin(), Sub.end());
-  }
-  return Out;
-}
-
-/// Calls that neither touch device buffers nor have effects a region's
-/// rewrite must keep in place: error checks and the error path's output.
-bool isCheckCall(StringRef N) {
-  static const StringSet<> Names = {
-      "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
-      "cudaGetErrorString", "cudaGetErrorName", "printf", "fprintf",
-      "fputs", "puts", "exit", "abort", "_exit"};
-  return Names.contains(N);
 }
 
 /// How a kernel uses each pointer parameter: read, written.

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/Recurrence.h"
+
+#include "StmtPatterns.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Support/Refusal.h"
 
@@ -25,6 +27,7 @@ using namespace clang;
 using namespace llvm;
 
 namespace cuda_opt {
+using stmt::mentions;
 
 StringRef recurrenceKindName(RecurrenceKind K) {
   switch (K) {
@@ -50,18 +53,6 @@ const VarDecl *varOf(const Expr *E) {
 
 const DeclRefExpr *refOf(const Expr *E) {
   return dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-}
-
-bool mentions(const Stmt *S, const VarDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (DRE->getDecl() == V)
-      return true;
-  for (const Stmt *C : S->children())
-    if (mentions(C, V))
-      return true;
-  return false;
 }
 
 /// The two expressions are the same computation (same operators, same

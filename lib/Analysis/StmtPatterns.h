@@ -3,7 +3,9 @@
 // Part of cuda-opt. The few helpers the matchers of host code and whole
 // routines (HostRegions, ScanRoutine, BitonicSort) share: a variable named
 // through casts, a statement's statements, a plain assignment, a callee's
-// name, a statement's first line for messages. Private to lib/Analysis.
+// name, the calls in a statement and which of them are error checks,
+// whether a statement names a variable, a statement's first line for
+// messages. Private to lib/Analysis.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_LIB_ANALYSIS_STMTPATTERNS_H
@@ -14,6 +16,7 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/Stmt.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <string>
 #include <vector>
@@ -48,6 +51,44 @@ inline const clang::BinaryOperator *assignment(const clang::Stmt *S) {
 inline llvm::StringRef calleeName(const clang::CallExpr *CE) {
   const clang::FunctionDecl *FD = CE->getDirectCallee();
   return FD && FD->getDeclName().isIdentifier() ? FD->getName() : "";
+}
+
+/// The calls in \p S (kernel launches included), outermost first.
+inline std::vector<const clang::CallExpr *> callsIn(const clang::Stmt *S) {
+  std::vector<const clang::CallExpr *> Out;
+  if (!S)
+    return Out;
+  if (const auto *CE = llvm::dyn_cast<clang::CallExpr>(S))
+    Out.push_back(CE);
+  for (const clang::Stmt *C : S->children()) {
+    std::vector<const clang::CallExpr *> Sub = callsIn(C);
+    Out.insert(Out.end(), Sub.begin(), Sub.end());
+  }
+  return Out;
+}
+
+/// Calls that neither touch device buffers nor have effects a rewrite of
+/// the code around them must keep in place: error checks and the error
+/// path's output.
+inline bool isCheckCall(llvm::StringRef N) {
+  static const llvm::StringSet<> Names = {
+      "cudaGetLastError", "cudaPeekAtLastError", "cudaDeviceSynchronize",
+      "cudaGetErrorString", "cudaGetErrorName", "printf", "fprintf",
+      "fputs", "puts", "exit", "abort", "_exit"};
+  return Names.contains(N);
+}
+
+/// Whether \p S names \p V anywhere.
+inline bool mentions(const clang::Stmt *S, const clang::VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *D = llvm::dyn_cast<clang::DeclRefExpr>(S))
+    if (D->getDecl() == V)
+      return true;
+  for (const clang::Stmt *C : S->children())
+    if (mentions(C, V))
+      return true;
+  return false;
 }
 
 /// The first line of \p S's text, cut to 60 characters, for messages.

@@ -35,6 +35,7 @@ Expected<ApplyResult> applyRecordedChoices(const Toolchain &TC,
                                            TuningDatabase &Db,
                                            const ApplyOptions &Opts) {
   ApplyResult Result;
+  std::string SpecKernel, SpecSignature;
   // The kernels and their hashes, from the input as given.
   {
     Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
@@ -46,6 +47,13 @@ Expected<ApplyResult> applyRecordedChoices(const Toolchain &TC,
       return createStringError(inconvertibleErrorCode(), "no kernel named '" +
                                                              Opts.KernelName +
                                                              "' in " + In.Path);
+    if (Opts.SpecSignature) {
+      Expected<std::pair<std::string, std::string>> S =
+          Opts.SpecSignature(Ctx, Kernels);
+      if (!S)
+        return S.takeError();
+      std::tie(SpecKernel, SpecSignature) = *S;
+    }
     for (const KernelInfo &K : Kernels)
       if (Opts.KernelName.empty() || K.name() == Opts.KernelName) {
         AppliedKernel A;
@@ -65,9 +73,9 @@ Expected<ApplyResult> applyRecordedChoices(const Toolchain &TC,
     ChoiceOptions CO;
     CO.GpuModel = Opts.GpuModel;
     CO.Model = Opts.Model;
-    CO.Signature = !Opts.Signature.empty()     ? Opts.Signature
-                   : A.Name == Opts.SpecKernel ? Opts.SpecSignature
-                                               : "";
+    CO.Signature = !Opts.Signature.empty() ? Opts.Signature
+                   : A.Name == SpecKernel     ? SpecSignature
+                                              : "";
     std::optional<RecordedChoice> C = chooseRecorded(*Rows, CO);
     if (!C) {
       A.Why = (Rows->empty() ? "nothing recorded in "

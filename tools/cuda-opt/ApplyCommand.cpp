@@ -33,14 +33,14 @@ namespace {
 
 /// The signature --spec describes, for the spec's kernel.
 Expected<std::pair<std::string, std::string>>
-specSignature(ParsedSource &Parsed, const std::vector<KernelInfo> &Kernels) {
+specSignature(clang::ASTContext &Ctx, const std::vector<KernelInfo> &Kernels) {
   ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
       MemoryBuffer::getFile(cli::SpecPath);
   if (!Buf)
     return makeError("cannot read spec '" + cli::SpecPath +
                      "': " + Buf.getError().message());
   Expected<TuneSpec> Spec =
-      TuneSpec::parse((*Buf)->getBuffer(), Parsed.getASTContext(), Kernels);
+      TuneSpec::parse((*Buf)->getBuffer(), Ctx, Kernels);
   if (!Spec)
     return Spec.takeError();
   return std::make_pair(Spec->Kernel, specProblemSignature(*Spec));
@@ -64,16 +64,8 @@ Error applyRecorded(const Toolchain &TC, const SourceInput &In,
   AO.GpuModel = cli::GpuModel;
   AO.Model = cli::FpModelOpt;
   AO.Format = !cli::NoFormat;
-  if (!cli::SpecPath.empty()) {
-    Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
-    if (!P)
-      return P.takeError();
-    Expected<std::pair<std::string, std::string>> S =
-        specSignature(**P, findKernels((*P)->getASTContext()));
-    if (!S)
-      return S.takeError();
-    std::tie(AO.SpecKernel, AO.SpecSignature) = *S;
-  }
+  if (!cli::SpecPath.empty())
+    AO.SpecSignature = specSignature;
   Expected<ApplyResult> R = applyRecordedChoices(TC, In, **Db, AO);
   if (!R)
     return R.takeError();

@@ -11,6 +11,7 @@
 #ifndef CUDA_OPT_SEARCH_APPLYRECORDED_H
 #define CUDA_OPT_SEARCH_APPLYRECORDED_H
 
+#include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "cuda-opt/Frontend/SourceParser.h"
 #include "cuda-opt/Search/TuningDatabase.h"
@@ -18,7 +19,9 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cuda_opt {
@@ -27,8 +30,14 @@ struct ApplyOptions {
   /// Only this kernel; empty: every kernel of the file.
   std::string KernelName;
   /// The problem signature to prefer for every kernel (--signature), or
-  /// for SpecKernel only (--spec); empty: the nearest recorded one.
-  std::string Signature, SpecKernel, SpecSignature;
+  /// for one kernel only (--spec): SpecSignature, when set, is asked with
+  /// the input's parse for that kernel and its signature (the parse that
+  /// hashes the kernels, not one of its own); empty: the nearest recorded
+  /// one.
+  std::string Signature;
+  std::function<llvm::Expected<std::pair<std::string, std::string>>(
+      clang::ASTContext &, const std::vector<KernelInfo> &)>
+      SpecSignature;
   /// Only rows measured on this GPU model; empty: any.
   std::string GpuModel;
   /// Rows recorded under this or a stricter model are usable; the passes
