@@ -1,10 +1,19 @@
 #!/usr/bin/env python3
-"""Run cuda-opt's front-end steps over every .cu file of a CUDA suite.
+"""Run cuda-opt's front-end steps over the translation units of a CUDA suite.
 
-For each file: `--list-kernels`, `--analyze` and `tune --dry-run` (each under
-a time limit), with the include paths a suite's Makefiles give (the file's
-folder and its parents up to the suite root, plus --include DIRs). Each step
-ends as one of
+The suite's own build files say which .cu files are translation units and
+with which flags (utils/suite_builds.py: Makefiles and CMakeLists.txt, read
+in Python, nothing run): each unit gets its compile's -I, -D, -U, -include,
+-std, relocatable device code (-rdc=true -> -fgpu-rdc) and the host
+compiler's -fopenmp. A .cu file that is only #included by a unit is
+reported as "included by" it and not swept on its own. A .cu file no build
+compiles or includes (NVRTC kernels loaded at run time, dead files) is
+"not built": swept only with --unbuilt, with the include paths guessed from
+its folder (the folder and its parents up to the suite root, their
+inc/include/common folders, plus --include DIRs), and counted apart.
+
+For each swept file: `--list-kernels`, `--analyze` and `tune --dry-run`
+(each under a time limit). Each step ends as one of
   ok         exit 0
   no-kernel  the file defines no __global__ kernel (host code, headers)
   diagnosed  a non-zero exit with an error message
@@ -16,21 +25,28 @@ timeout and the most common diagnostics).
 
 usage: sweep-suite.py --cuda-opt build/bin/cuda-opt --suite NAME=DIR
                       [--suite ...] [--include DIR ...] [--steps list,analyze,dry-run]
-                      [--timeout 60] [--jobs 2] [--tsv OUT.tsv]
-                      [--nvcc /usr/local/cuda/bin/nvcc]
+                      [--timeout 60] [--jobs 2] [--tsv OUT.tsv] [--unbuilt]
+                      [--nvcc /usr/local/cuda/bin/nvcc] [--only SUBSTRING]
+       sweep-suite.py --list-units --suite NAME=DIR    (no cuda-opt needed)
 
-With --nvcc each file is also compiled by nvcc (-c, same include paths) as
-the ground truth, and the summary lists the files nvcc compiles but
-cuda-opt refuses: the divergences the front end must paper over.
+With --nvcc each swept file is also compiled by nvcc (-c -arch=sm_90, the
+unit's own flags) as the ground truth, and the summary lists the files nvcc
+compiles but cuda-opt refuses (the divergences the front end must paper
+over) and, for each file nvcc rejects, nvcc's first error next to
+cuda-opt's.
 """
 import argparse
 import collections
 import concurrent.futures
+import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import suite_builds  # noqa: E402
 
 SCRATCH = tempfile.mkdtemp(prefix="sweep-")
 
@@ -76,10 +92,14 @@ def classify(rc, out):
 
 
 def first_error(out):
+    """The first error's message, without the path and position; an error
+    inside an included file is named by its message, not by the "In file
+    included from" line that precedes it."""
     for line in out.splitlines():
-        if "error:" in line:
+        if "error:" in line and "In file included from" not in line:
             # The message without the path and position.
-            return re.sub(r"^.*?error: (\S+:\d+:\d+: )?(error: )?", "", line)[:160]
+            return re.sub(r"^.*?error: (\S+:\d+:\d+: )?(error: )?", "",
+                          line)[:160]
     return ""
 
 
@@ -115,10 +135,7 @@ def run_region_pass(cuda_opt, step, path, flags, timeout):
     return classify(p.returncode, out), first_error(out)
 
 
-def run_step(cuda_opt, step, path, root, extra, timeout):
-    flags = []
-    for d in include_dirs(path, root, extra):
-        flags += ["-I", d]
+def run_step(cuda_opt, step, path, flags, timeout):
     if step in REGION_PASSES:
         return run_region_pass(cuda_opt, step, path, flags, timeout)
     cmd = ["timeout", str(timeout), cuda_opt] + STEPS[step][:1]
@@ -134,20 +151,62 @@ def run_step(cuda_opt, step, path, root, extra, timeout):
     return classify(p.returncode, out), first_error(out)
 
 
-def nvcc_compiles(nvcc, path, root, extra, timeout):
-    flags = []
-    for d in include_dirs(path, root, extra):
-        flags += ["-I", d]
+NVCC_CACHE = {}
+
+
+def nvcc_compiles(nvcc, path, flags, timeout):
+    """(compiles, nvcc's first error); from --nvcc-cache when the same
+    command was compiled before."""
+    key = " ".join([nvcc, path] + flags)
+    if key in NVCC_CACHE:
+        return tuple(NVCC_CACHE[key])
     obj = os.path.join(SCRATCH, re.sub(r"\W", "_", path) + ".o")
-    p = subprocess.run(["timeout", str(timeout), nvcc, "-std=c++17",
-                        "-arch=sm_90", "-c", path, "-o", obj] + flags,
+    p = subprocess.run(["timeout", str(timeout), nvcc, "-arch=sm_90", "-c",
+                        path, "-o", obj] + flags,
                        capture_output=True, text=True, errors="replace")
-    return p.returncode == 0
+    err = ""
+    for line in (p.stdout + p.stderr).splitlines():
+        if re.search(r"\berror\b", line):
+            # Without the path and position: nvcc's `f.cu(12): error: ...`,
+            # the host compiler's `f.cu:3:10: fatal error: ...`.
+            err = re.sub(r"^\S*?(\(\d+\)|:\d+:\d+):\s*", "", line).strip()
+            err = err[:160]
+            break
+    if p.returncode == 124:
+        err = "timeout"
+    NVCC_CACHE[key] = (p.returncode == 0, err)
+    return p.returncode == 0, err
+
+
+def collect(args):
+    """[(suite, root, path, kind, cuda-opt flags, nvcc flags, note)]: kind is
+    unit, included (note: the unit) or unbuilt."""
+    jobs = []
+    for spec in args.suite:
+        name, root = spec.split("=", 1)
+        root = os.path.abspath(root)
+        units, included, unbuilt = suite_builds.classify_suite(
+            root, args.cuda_path)
+        for path, u in units.items():
+            jobs.append((name, root, path, "unit", u.parse_flags(),
+                         u.nvcc_flags, u.build))
+        for path, by in included.items():
+            jobs.append((name, root, path, "included", [], [],
+                         os.path.relpath(by, root)))
+        for path in unbuilt:
+            flags = []
+            for d in include_dirs(path, root, args.include):
+                flags.append("-I" + d)
+            jobs.append((name, root, path, "unbuilt", flags, flags, ""))
+    jobs.sort(key=lambda j: (j[0], j[2]))
+    if args.only:
+        jobs = [j for j in jobs if any(o in j[2] for o in args.only)]
+    return jobs
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--cuda-opt", required=True)
+    ap.add_argument("--cuda-opt")
     ap.add_argument("--suite", action="append", required=True,
                     help="NAME=DIR")
     ap.add_argument("--include", action="append", default=[])
@@ -156,57 +215,98 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--tsv", default=None)
     ap.add_argument("--nvcc", default=None)
+    ap.add_argument("--cuda-path", default=os.environ.get("CUDA_PATH",
+                                                          "/usr/local/cuda"))
+    ap.add_argument("--nvcc-cache", default=None,
+                    help="JSON file of nvcc results, read and updated (nvcc "
+                    "is the slow part; its verdicts do not change with "
+                    "cuda-opt)")
+    ap.add_argument("--unbuilt", action="store_true",
+                    help="also sweep the .cu files no build compiles")
+    ap.add_argument("--only", action="append", default=[],
+                    help="only files whose path contains this")
+    ap.add_argument("--list-units", action="store_true",
+                    help="print each .cu file's classification and flags")
     args = ap.parse_args()
+    jobs = collect(args)
+    if args.list_units:
+        for name, root, path, kind, flags, _, note in jobs:
+            rel = os.path.relpath(path, root)
+            shown = " ".join(f.replace(root, "<" + name + ">") for f in flags)
+            if kind == "unit":
+                print("%s: unit %s [%s]: %s" % (name, rel, note, shown))
+            elif kind == "included":
+                print("%s: included %s by %s" % (name, rel, note))
+            else:
+                print("%s: not-built %s" % (name, rel))
+        return
+    if not args.cuda_opt:
+        ap.error("--cuda-opt is required")
     steps = args.steps.split(",")
-    jobs = []
-    for spec in args.suite:
-        name, root = spec.split("=", 1)
-        for d, _, files in sorted(os.walk(root)):
-            for f in sorted(files):
-                if f.endswith(".cu"):
-                    jobs.append((name, root, os.path.join(d, f)))
 
     def work(job):
-        name, root, path = job
+        name, root, path, kind, flags, nvcc_flags, note = job
         res = {}
+        if kind == "included" or (kind == "unbuilt" and not args.unbuilt):
+            return job, res
         for step in steps:
-            res[step] = run_step(args.cuda_opt, step, path, root, args.include,
+            res[step] = run_step(args.cuda_opt, step, path, flags,
                                  args.timeout)
             if res[step][0] in ("no-kernel", "diagnosed"):
                 break  # the later steps parse the same way
         if args.nvcc:
-            res["nvcc"] = ("ok" if nvcc_compiles(args.nvcc, path, root,
-                                                 args.include, 3 * args.timeout)
-                           else "fails", "")
+            ok, err = nvcc_compiles(args.nvcc, path, nvcc_flags,
+                                    3 * args.timeout)
+            res["nvcc"] = ("ok" if ok else "fails", err)
         return job, res
 
+    if args.nvcc_cache and os.path.exists(args.nvcc_cache):
+        with open(args.nvcc_cache) as f:
+            NVCC_CACHE.update(json.load(f))
     results = []
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         for n, (job, res) in enumerate(pool.map(work, jobs), 1):
             results.append((job, res))
-            print("[%d/%d] %s %s" % (n, len(jobs), job[2],
-                                     " ".join("%s=%s" % (s, r[0])
-                                              for s, r in res.items())),
-                  file=sys.stderr)
+            name, root, path, kind, _, _, note = job
+            what = (" ".join("%s=%s" % (s, r[0]) for s, r in res.items())
+                    if res else ("included by " + note if kind == "included"
+                                 else "not built"))
+            print("[%d/%d] %s %s" % (n, len(jobs), os.path.relpath(path, root),
+                                     what), file=sys.stderr)
+    if args.nvcc_cache:
+        with open(args.nvcc_cache, "w") as f:
+            json.dump(NVCC_CACHE, f, indent=0, sort_keys=True)
     if args.tsv:
         with open(args.tsv, "w") as f:
-            f.write("suite\tfile\t" + "\t".join(steps) + "\tnvcc\terror\n")
-            for (name, root, path), res in results:
-                err = next((r[1] for r in res.values() if r[1]), "")
-                f.write("%s\t%s\t%s\t%s\t%s\n" % (
-                    name, os.path.relpath(path, root),
+            f.write("suite\tfile\tkind\t" + "\t".join(steps) +
+                    "\tnvcc\terror\tnvcc error\tbuild\n")
+            for (name, root, path, kind, _, _, note), res in results:
+                err = next((r[1] for s, r in res.items()
+                            if s != "nvcc" and r[1]), "")
+                f.write("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" % (
+                    name, os.path.relpath(path, root), kind,
                     "\t".join(res[s][0] if s in res else "-" for s in steps),
-                    res["nvcc"][0] if "nvcc" in res else "-", err))
+                    res["nvcc"][0] if "nvcc" in res else "-", err,
+                    res["nvcc"][1] if "nvcc" in res else "", note))
 
     # Summary: the file's outcome is its first step that did not succeed.
-    print("| suite | files | " + " | ".join(
-        ["parsed (all steps ok)", "no kernel", "diagnosed", "crash",
-         "timeout"]) + " |")
-    print("|---|---|---|---|---|---|---|")
+    # Units and, apart, the files no build compiles (guessed flags).
+    def population(job):
+        name, kind = job[0], job[3]
+        return name if kind != "unbuilt" else name + " (not built)"
+
+    print("| suite | .cu files | units | included by a unit | not built | "
+          "parsed (all steps ok) | no kernel | diagnosed | crash | timeout |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     per = collections.defaultdict(collections.Counter)
+    files = collections.defaultdict(collections.Counter)
     reasons = collections.Counter()
     bad = []
-    for (name, root, path), res in results:
+    for job, res in results:
+        name, root, path, kind = job[:4]
+        files[name][kind] += 1
+        if not res:
+            continue
         outcome = "ok"
         for s in steps:
             if s in res and res[s][0] != "ok":
@@ -217,34 +317,56 @@ def main():
                 if outcome == "diagnosed":
                     reasons[res[s][1]] += 1
                 break
-        per[name][outcome] += 1
-    for name, c in per.items():
-        print("| %s | %d | %d | %d | %d | %d | %d |" % (
-            name, sum(c.values()), c["ok"], c["no-kernel"], c["diagnosed"],
-            c["crash"], c["timeout"]))
+        per[population(job)][outcome] += 1
+    for name in files:
+        for pop, label in ((name, name), (name + " (not built)",
+                                          name + ", not built (guessed -I)")):
+            if pop not in per:
+                continue
+            c, f = per[pop], files[name]
+            if pop == name:
+                head = "| %s | %d | %d | %d | %d |" % (
+                    label, sum(f.values()), f["unit"], f["included"],
+                    f["unbuilt"])
+            else:
+                head = "| %s | | | | %d |" % (label, f["unbuilt"])
+            print(head + " %d | %d | %d | %d | %d |" % (
+                c["ok"], c["no-kernel"], c["diagnosed"], c["crash"],
+                c["timeout"]))
     if args.nvcc:
         agree = collections.Counter()
-        diverge = []
-        for (name, root, path), res in results:
+        diverge, rejected = [], []
+        for job, res in results:
+            if not res:
+                continue
+            name, root, path = job[:3]
             ours = ("ok" if res[steps[0]][0] in ("ok", "no-kernel")
                     else "refused")
-            agree[(name, res["nvcc"][0], ours)] += 1
+            agree[(population(job), res["nvcc"][0], ours)] += 1
+            rel = os.path.relpath(path, root)
             if res["nvcc"][0] == "ok" and ours != "ok":
-                diverge.append("`%s`: %s" % (os.path.relpath(path, root),
-                                              res[steps[0]][1]))
-        print("\nAgainst nvcc (-c, same include paths; cuda-opt's `%s`):\n"
-              % steps[0])
+                diverge.append("`%s`: %s" % (rel, res[steps[0]][1]))
+            if res["nvcc"][0] != "ok":
+                rejected.append("`%s`: nvcc: %s; cuda-opt: %s" % (
+                    rel, res["nvcc"][1] or "?",
+                    res[steps[0]][1] if ours != "ok" else "parsed"))
+        print("\nAgainst nvcc (-c -arch=sm_90, each unit's own flags; "
+              "cuda-opt's `%s`):\n" % steps[0])
         print("| suite | nvcc ok, parsed | nvcc ok, refused | nvcc fails, "
               "parsed | nvcc fails, refused |")
         print("|---|---|---|---|---|")
-        for name in per:
+        for pop in per:
             print("| %s | %d | %d | %d | %d |" % (
-                name, agree[(name, "ok", "ok")], agree[(name, "ok", "refused")],
-                agree[(name, "fails", "ok")],
-                agree[(name, "fails", "refused")]))
+                pop, agree[(pop, "ok", "ok")], agree[(pop, "ok", "refused")],
+                agree[(pop, "fails", "ok")],
+                agree[(pop, "fails", "refused")]))
         if diverge:
             print("\nnvcc compiles, cuda-opt refuses:\n")
             for d in diverge:
+                print("- " + d)
+        if rejected:
+            print("\nnvcc rejects (nvcc's first error; cuda-opt's):\n")
+            for d in rejected:
                 print("- " + d)
     if bad:
         print("\nCrashes and timeouts:\n")
