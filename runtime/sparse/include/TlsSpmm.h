@@ -55,8 +55,10 @@ struct TlsSpmmOptions {
   int WavesTarget = 0; // with SplitK = 0: this many CTAs per resident slot
   int Pipeline = 0;    // 1: stages shared by the CTA's warps; 2: each warp
                        // refills its own W stages, only X is shared (fewer
-                       // stages per warp, up to 32 warps per SM); 0: the
-                       // measured faster one, 1 for n-tiles up to 32, 2 from
+                       // stages per warp, up to 32 warps per SM); 3:
+                       // pipeline 1's stages filled by one producer warp
+                       // with bulk copies (sm_90); 0: the
+                       // measured faster one, 3 for n-tiles up to 32, 2 from
                        // n-tile 64
   int MaxNTile = 0;    // the largest n-tile the planner picks when NTile is
                        // 0: 128 (0 or 128; N > 64 decodes each half block

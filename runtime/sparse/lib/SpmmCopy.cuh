@@ -119,13 +119,12 @@ __device__ __forceinline__ void copyW(const Params &P, uint32_t Wr, int Tile,
   const size_t Blk = size_t(Tile) * P.BlockColumns + (IC.Half >> 1);
   const int Chain = IC.Half & 1;
   if (!(P.Ablate & 8)) {
+    // The values are swizzled in device memory already (tlsUpload): the
+    // chain is copied as it is.
     const unsigned char *V =
         reinterpret_cast<const unsigned char *>(P.Values + Blk * BlockSlots) +
         Chain * 2048 + Lane * 16;
-    // Chunk Lane & 3 of lane Lane / 4 + 8 * I, whose swizzle is
-    // ((Lane >> 3) & 3) << 4 for every I.
-    const uint32_t D = Wr + WHeadBytes + (Lane >> 2) * 64 +
-                       (((Lane & 3) ^ ((Lane >> 3) & 3)) << 4);
+    const uint32_t D = Wr + WHeadBytes + Lane * 16;
 #pragma unroll
     for (int I = 0; I < 4; ++I)
       cpAsync16(D + I * 512, V + I * 512);

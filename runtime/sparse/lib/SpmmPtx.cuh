@@ -79,6 +79,43 @@ __device__ __forceinline__ void mbarWait(uint32_t Bar, uint32_t Parity) {
 #endif
 }
 
+// The bulk-copy (TMA) pipeline, sm_90. A stage's full barrier counts the
+// producer's arrivals plus the bytes its bulk copies deliver (the
+// transaction count may run below zero while copies land before their
+// expect_tx; the phase completes only when every arrival is in and the
+// count is back at zero).
+__device__ __forceinline__ void mbarArriveExpectTx(uint32_t Bar,
+                                                   uint32_t Bytes) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(Bar),
+      "r"(Bytes)
+      : "memory");
+#else
+  __trap();
+#endif
+}
+/// One bulk copy global -> shared (16-byte aligned ends, a multiple of 16
+/// bytes) that completes Bytes transactions on Bar.
+__device__ __forceinline__ void bulkCopy(uint32_t Dst, const void *Src,
+                                         uint32_t Bytes, uint32_t Bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::"
+               "bytes [%0], [%1], %2, [%3];\n" ::"r"(Dst),
+               "l"(Src), "r"(Bytes), "r"(Bar)
+               : "memory");
+#else
+  __trap();
+#endif
+}
+/// Orders this thread's generic-proxy shared-memory accesses before later
+/// async-proxy (bulk copy) writes to the same buffers.
+__device__ __forceinline__ void fenceProxyAsync() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
 /// Adds two floats at an 8-byte aligned address (a vector red on sm_90).
 __device__ __forceinline__ void redAdd2(float *P, float A, float B) {
 #if __CUDA_ARCH__ >= 900

@@ -22,7 +22,7 @@
 // Per item a warp decodes its chain on chip, as in format version 2
 // (docs/sparse-format.md): empty/need masks from the bitmap through a byte
 // table, the layer-1 metadata through a second table and one shuffle, the
-// residual start through a bit-sliced ballot scan, the layer-2 gather (one
+// residual start through a shuffle scan, the layer-2 gather (one
 // FLO per value) into a zeroed per-warp buffer; then per k-step two 16-byte
 // fragment loads, one ldmatrix.x4 per n8 tile of X and two mma.sp.
 //
@@ -35,8 +35,15 @@
 // Pipeline 2 (tlsSpmmRingKernel, TlsSpmmOptions::Pipeline = 2) keeps the
 // per-item work and the output path but gives each warp its own ring of W
 // stages, refilled by the warp alone; only the X half-tiles are shared.
-// Fewer bytes per warp let 24-32 warps share an SM. The default plan is
-// pipeline 1.
+// Fewer bytes per warp let 24-32 warps share an SM.
+//
+// Pipeline 3 (tlsSpmmBulkKernel, SpmmBulkKernel.cuh) keeps pipeline 1's
+// stages and per-item work but fills the stages from one producer warp with
+// bulk copies, so the consumer warps only wait, decode and multiply. The
+// default plan: pipeline 3 up to n-tile 32, pipeline 2 above.
+//
+// The values are stored in device memory in the shared-memory (swizzled)
+// order (tlsUpload), so every pipeline copies a chain as it is.
 //
 // The device code is in the .cuh files beside this one (SpmmLayout: sizes,
 // parameters, shared-memory layout; SpmmPtx: instruction wrappers;
@@ -47,6 +54,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SpmmBulkKernel.cuh"
 #include "SpmmKernels.cuh"
 #include "TlsLayout.h"
 #include "TlsSpmm.h"
@@ -66,9 +74,11 @@ namespace {
 
 struct Variant {
   int NT, Warps, Stages;
-  int Pipeline; // 1: stages shared by the CTA; 2: per-warp W rings
+  int Pipeline; // 1: stages shared by the CTA; 2: per-warp W rings;
+                // 3: pipeline 1's stages filled by a bulk-copy producer warp
   bool Bf16;
   void (*Kernel)(Params);
+  int threads() const { return (Warps + (Pipeline == 3)) * 32; }
 };
 
 template <int NT, int WARPS, int STAGES, bool BF16> Variant variant() {
@@ -76,6 +86,10 @@ template <int NT, int WARPS, int STAGES, bool BF16> Variant variant() {
 }
 template <int NT, int WARPS, int WST, bool BF16> Variant ringVariant() {
   return {NT, WARPS, WST, 2, BF16, tlsSpmmRingKernel<NT, WARPS, WST, BF16>};
+}
+template <int NT, int WARPS, int STAGES, bool BF16> Variant bulkVariant() {
+  return {NT,   WARPS, STAGES, 3,
+          BF16, tlsSpmmBulkKernel<NT, WARPS, STAGES, BF16>};
 }
 
 // Per n-tile in order of preference: the planner takes the first that fits
@@ -107,14 +121,30 @@ template <int NT, int WARPS, int WST, bool BF16> Variant ringVariant() {
       ringVariant<32, 16, 2, B>(), ringVariant<64, 16, 2, B>(),                \
       ringVariant<64, 12, 2, B>(), ringVariant<128, 8, 2, B>()
 
+// Pipeline 3 (TlsSpmmOptions::Pipeline = 3): pipeline 1's stages, one more
+// warp (the producer) per CTA. 8 consumer warps and 3 stages first: two or
+// three CTAs share an SM, so a slow copy holds up fewer warps (H200,
+// 2026-12-04 A/B in bench/JOURNAL.md: x1.07 over pipeline 1 at N = 8).
+#define TLS_BULK_VARIANTS(B)                                                   \
+  bulkVariant<8, 8, 3, B>(), bulkVariant<8, 8, 2, B>(),                        \
+      bulkVariant<8, 8, 4, B>(), bulkVariant<8, 12, 2, B>(),                   \
+      bulkVariant<8, 6, 3, B>(), bulkVariant<8, 16, 4, B>(),                   \
+      bulkVariant<16, 8, 3, B>(), bulkVariant<16, 8, 2, B>(),                  \
+      bulkVariant<16, 8, 4, B>(), bulkVariant<16, 12, 2, B>(),                 \
+      bulkVariant<16, 16, 3, B>(), bulkVariant<32, 8, 3, B>(),                 \
+      bulkVariant<32, 8, 2, B>(), bulkVariant<32, 12, 2, B>(),                 \
+      bulkVariant<32, 16, 3, B>(), bulkVariant<64, 8, 3, B>(),                 \
+      bulkVariant<64, 12, 2, B>(), bulkVariant<128, 8, 3, B>()
+
 const std::vector<Variant> &allVariants() {
   static const std::vector<Variant> All = {
       TLS_VARIANTS_SMALL(8, false), TLS_VARIANTS_SMALL(16, false),
       TLS_VARIANTS_32(false),       TLS_VARIANTS_64(false),
       TLS_VARIANTS_128(false),      TLS_RING_VARIANTS(false),
-      TLS_VARIANTS_SMALL(8, true),  TLS_VARIANTS_SMALL(16, true),
-      TLS_VARIANTS_32(true),        TLS_VARIANTS_64(true),
-      TLS_VARIANTS_128(true),       TLS_RING_VARIANTS(true)};
+      TLS_BULK_VARIANTS(false),     TLS_VARIANTS_SMALL(8, true),
+      TLS_VARIANTS_SMALL(16, true), TLS_VARIANTS_32(true),
+      TLS_VARIANTS_64(true),        TLS_VARIANTS_128(true),
+      TLS_RING_VARIANTS(true),      TLS_BULK_VARIANTS(true)};
   return All;
 }
 
@@ -159,7 +189,7 @@ int residentCtas(const Variant &V, size_t SharedBytes) {
   if (New) {
     int PerSm = 0;
     cudaOccupancyMaxActiveBlocksPerMultiprocessor(&PerSm, V.Kernel,
-                                                  V.Warps * 32, SharedBytes);
+                                                  V.threads(), SharedBytes);
     It->second = std::max(PerSm, 1);
   }
   return It->second;
@@ -179,13 +209,14 @@ int sharedBytes(const Variant &V, int RCap) {
 }
 
 /// The pipeline the planner prefers for n-tile NT: the one asked for, else
-/// the faster one measured for that n-tile (H200, 2026-11-30 A/B in
-/// bench/JOURNAL.md): shared stages up to n-tile 32 (the warp rings were
-/// 0-8 % slower there), warp rings from n-tile 64 (4-11 % faster).
+/// the faster one measured for that n-tile (H200, A/B in bench/JOURNAL.md):
+/// the bulk-copy producer up to n-tile 32 (2026-12-04: x1.03-1.07 over
+/// shared stages), warp rings from n-tile 64 (2026-11-30: 4-11 % faster
+/// than shared stages).
 int preferredPipeline(const TlsSpmmOptions &Opts, int NT) {
   if (Opts.Pipeline)
     return Opts.Pipeline;
-  return NT >= 64 ? 2 : 1;
+  return NT >= 64 ? 2 : 3;
 }
 
 /// The first variant of one pipeline, in the table's order of preference,
@@ -210,10 +241,16 @@ const Variant *chooseVariant(const TlsDeviceMatrix &W, int NT,
   const int Pipeline = preferredPipeline(Opts, NT);
   if (const Variant *V = firstFitting(W, NT, Pipeline, Opts))
     return V;
-  // Left to the planner, the other pipeline is the fallback: a matrix with
-  // many residual values per block (low sparsity) may fit only a small
+  // Left to the planner, the other pipelines are the fallback: a matrix
+  // with many residual values per block (low sparsity) may fit only a small
   // pipeline-1 variant.
-  return Opts.Pipeline ? nullptr : firstFitting(W, NT, 3 - Pipeline, Opts);
+  if (Opts.Pipeline)
+    return nullptr;
+  for (int Other : {1, 2})
+    if (Other != Pipeline)
+      if (const Variant *V = firstFitting(W, NT, Other, Opts))
+        return V;
+  return nullptr;
 }
 
 } // namespace
@@ -332,7 +369,7 @@ cudaError_t launch(const TlsDeviceMatrix &W, const void *X, int Ldx, int N,
   }();
   P.Ablate = Ablate;
   allowMaxShared(*V);
-  V->Kernel<<<Plan.Ctas, Plan.Warps * 32, Plan.SharedBytes, Stream>>>(P);
+  V->Kernel<<<Plan.Ctas, V->threads(), Plan.SharedBytes, Stream>>>(P);
   return cudaGetLastError();
 }
 } // namespace
@@ -359,6 +396,27 @@ cudaError_t tlsSpmm(const TlsDeviceMatrix &W, const __nv_bfloat16 *X, int Ldx,
   return launch(W, X, Ldx, N, Y, Ldy, Workspace, WorkspaceBytes, Stream, Opts);
 }
 
+namespace {
+/// The values as the kernels stage them: in each chain (2 KB), lane L's
+/// 64 bytes hold its k-step fragment K at 16-byte chunk K ^ ((L >> 1) & 3),
+/// so that a quarter warp's fragment loads hit eight different bank quads
+/// (LaneInfo::Sw). Stored that way in device memory, a chain is copied into
+/// shared memory as it is (one bulk copy in pipeline 3).
+std::vector<uint16_t> swizzledValues(const TlsMatrix &M) {
+  std::vector<uint16_t> Out(M.Values.size());
+  constexpr size_t ChainHalves = 1024, LaneHalves = 32, ChunkHalves = 8;
+  for (size_t Chain = 0; Chain < Out.size() / ChainHalves; ++Chain)
+    for (size_t L = 0; L < 32; ++L)
+      for (size_t K = 0; K < 4; ++K) {
+        const size_t Base = Chain * ChainHalves + L * LaneHalves;
+        const size_t To = Base + (K ^ ((L >> 1) & 3)) * ChunkHalves;
+        std::copy_n(M.Values.begin() + Base + K * ChunkHalves, ChunkHalves,
+                    Out.begin() + To);
+      }
+  return Out;
+}
+} // namespace
+
 cudaError_t tlsUpload(const TlsMatrix &M, TlsDeviceMatrix &D) {
   D = TlsDeviceMatrix();
   D.Rows = M.Rows;
@@ -383,7 +441,8 @@ cudaError_t tlsUpload(const TlsMatrix &M, TlsDeviceMatrix &D) {
     return Err;
   D.Residual = static_cast<uint16_t *>(Residual);
   cudaMemset(Residual, 0, ResBytes);
-  cudaMemcpy(Values, M.Values.data(), M.Values.size() * 2,
+  const std::vector<uint16_t> Swizzled = swizzledValues(M);
+  cudaMemcpy(Values, Swizzled.data(), Swizzled.size() * 2,
              cudaMemcpyHostToDevice);
   cudaMemcpy(Bitmap, M.Bitmap.data(), M.Bitmap.size() * 4,
              cudaMemcpyHostToDevice);

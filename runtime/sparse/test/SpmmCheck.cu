@@ -93,7 +93,7 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
         Plans.push_back(O);
     }
   Plans.push_back(TlsSpmmOptions()); // the default plan
-  for (int Pipe : {1, 2})
+  for (int Pipe : {1, 2, 3})
     for (int MaxNt : {64, 128}) {
       TlsSpmmOptions O; // the planner's choice of variant
       O.Pipeline = Pipe;

@@ -1,0 +1,239 @@
+//===- SpmmBulkKernel.cuh - SpMM with a bulk-copy producer warp -*- CUDA -*-===//
+//
+// Pipeline 3 (tlsSpmmBulkKernel): the stage layout of pipeline 1 (X half-tile
+// shared by the CTA, one W region per warp: header, values, bitmap,
+// residual), filled by one extra producer warp with bulk copies
+// (cp.async.bulk, the TMA's 1-D form) instead of every thread's cp.async:
+// per stage, lane w of the producer copies consumer warp w's chain values
+// (2 KB, already swizzled in device memory by tlsUpload), its bitmap words
+// (256 B) and the block's residual values (one aligned window), and the
+// lanes together copy the X rows (256 B each). The consumer warps only wait,
+// decode and multiply: none of the copy addressing, residual-offset
+// bookkeeping or cp.async arrivals of pipeline 1 is in their instruction
+// stream. Part of TlsSpmm.cu's single translation unit (see there).
+//
+// Protocol: full[s] expects 32 arrivals (every producer lane, each with the
+// bytes of its own copies) plus those bytes; empty[s] one arrival per
+// consumer warp. A consumer warp's gather writes zeros into its staged
+// values with generic stores, so it fences them against the async proxy
+// before it frees the stage.
+//
+//===----------------------------------------------------------------------===//
+#ifndef CUDAOPT_SPARSE_SPMMBULKKERNEL_CUH
+#define CUDAOPT_SPARSE_SPMMBULKKERNEL_CUH
+
+#include "SpmmDecode.cuh"
+#include "SpmmEpilogue.cuh"
+#include "SpmmLayout.cuh"
+#include "SpmmPtx.cuh"
+
+namespace cudaopt {
+namespace sparse {
+namespace {
+
+/// The residual offsets (start, end) of warp Warp's block at item cursor C
+/// (zero when the tile is past the matrix).
+__device__ __forceinline__ uint2 residualRange(const Params &P, int Warps,
+                                               const Cursor &C, int Warp) {
+  const int Tile = C.Mb * Warps + Warp;
+  if (Warp >= Warps || Tile >= P.Tiles)
+    return make_uint2(0, 0);
+  const size_t Blk = size_t(Tile) * P.BlockColumns + (C.Half >> 1);
+  return make_uint2(__ldg(P.ResOff + Blk), __ldg(P.ResOff + Blk + 1));
+}
+
+/// The X half-tile of the item at IC written with generic loads and stores
+/// (zero past N and K): the K tail, whose rows are not whole 16-byte
+/// chunks of the source, and the rows past N of the last n-chunk.
+template <int NT>
+__device__ __forceinline__ void fillXGeneric(const Params &P,
+                                             unsigned char *Xs,
+                                             const Cursor &IC, int FirstRow,
+                                             int Lane) {
+  for (int C = FirstRow * 16 + Lane; C < NT * 16; C += 32) {
+    const int Row = C >> 4, Col = C & 15;
+    const int Gn = IC.Nc * NT + Row, K0 = IC.Half * HalfCols + Col * 8;
+    uint4 V = make_uint4(0, 0, 0, 0);
+    if (Gn < P.N && K0 < P.K) {
+      const uint16_t *Src = P.X + size_t(Gn) * P.Ldx + K0;
+      if (K0 + 8 <= P.K) {
+        V = __ldg(reinterpret_cast<const uint4 *>(Src));
+      } else {
+        uint32_t Wd[4];
+#pragma unroll
+        for (int E = 0; E < 4; ++E) {
+          const uint32_t Lo = K0 + 2 * E < P.K ? Src[2 * E] : 0u;
+          const uint32_t Hi = K0 + 2 * E + 1 < P.K ? Src[2 * E + 1] : 0u;
+          Wd[E] = Lo | Hi << 16;
+        }
+        V = make_uint4(Wd[0], Wd[1], Wd[2], Wd[3]);
+      }
+    }
+    *reinterpret_cast<uint4 *>(Xs + (Row * XPitch + Col * 8) * 2) = V;
+  }
+}
+
+/// The producer warp: fills stage J % STAGES for every item J of the CTA.
+/// Lane w < WARPS keeps the residual offsets of consumer warp w's next
+/// three items in registers (loaded two items ahead of their copy).
+template <int NT, int WARPS, int STAGES>
+__device__ __forceinline__ void
+produceStages(const Params &P, long long Begin, int Count, unsigned char *Stages,
+              uint32_t FullBar, uint32_t EmptyBar, int StageB, int WRegion,
+              int Lane) {
+  constexpr int XB = xBytes(NT);
+  const uint32_t StagesAddr = smemAddr(Stages);
+  Cursor IC(P, Begin), PC(P, Begin);
+  uint2 R0 = residualRange(P, WARPS, PC, Lane);
+  PC.next(P);
+  uint2 R1 = Count > 1 ? residualRange(P, WARPS, PC, Lane) : make_uint2(0, 0);
+  PC.next(P);
+  for (int J = 0; J < Count; ++J) {
+    const uint2 R2 =
+        J + 2 < Count ? residualRange(P, WARPS, PC, Lane) : make_uint2(0, 0);
+    PC.next(P);
+    const int S = J % STAGES;
+    if (J >= STAGES)
+      mbarWait(EmptyBar + 8 * S, ((J / STAGES) - 1) & 1);
+    const uint32_t Full = FullBar + 8 * S;
+    unsigned char *Stage = Stages + S * StageB;
+    const uint32_t StageAddr = StagesAddr + S * StageB;
+
+    // X: whole rows by bulk copies; the K tail and rows past N by stores.
+    const bool KTail = IC.Half * HalfCols + HalfCols > P.K;
+    const int Rows = min(NT, P.N - IC.Nc * NT);
+    if (KTail)
+      fillXGeneric<NT>(P, Stage, IC, 0, Lane);
+    else if (Rows < NT)
+      fillXGeneric<NT>(P, Stage, IC, Rows, Lane);
+    uint32_t Bytes = 0;
+    if (!KTail && Lane == 0)
+      Bytes += uint32_t(Rows) * HalfCols * 2;
+
+    // W: this lane's consumer warp's chain, bitmap and residual window.
+    const int Tile = IC.Mb * WARPS + Lane;
+    const bool HasW = Lane < WARPS && Tile < P.Tiles;
+    const uint32_t Wr = StageAddr + XB + Lane * WRegion;
+    uint32_t ResBytes = 0;
+    if (HasW) {
+      const uint32_t Aligned = R0.x & ~7u;
+      ResBytes = min((R0.y - Aligned + 7) >> 3, uint32_t(P.RCap >> 3)) * 16;
+      Bytes += WValBytes + WBitsBytes + ResBytes;
+      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr),
+                   "r"(R0.x), "r"(R0.y)
+                   : "memory");
+    }
+    // Every lane arrives (releasing its generic stores above) with the
+    // bytes its own copies will deliver.
+    mbarArriveExpectTx(Full, Bytes);
+    if (HasW) {
+      const size_t Blk = size_t(Tile) * P.BlockColumns + (IC.Half >> 1);
+      const int Chain = IC.Half & 1;
+      bulkCopy(Wr + WHeadBytes,
+               reinterpret_cast<const unsigned char *>(P.Values +
+                                                       Blk * BlockSlots) +
+                   Chain * WValBytes,
+               WValBytes, Full);
+      bulkCopy(Wr + WHeadBytes + WValBytes,
+               reinterpret_cast<const unsigned char *>(
+                   P.Bitmap + Blk * BlockBitmapWords) +
+                   Chain * WBitsBytes,
+               WBitsBytes, Full);
+      if (ResBytes)
+        bulkCopy(Wr + WHeadBytes + WValBytes + WBitsBytes,
+                 P.Residual + (R0.x & ~7u), ResBytes, Full);
+    }
+    if (!KTail)
+      for (int R = Lane; R < Rows; R += 32)
+        bulkCopy(StageAddr + R * XPitch * 2,
+                 P.X + size_t(IC.Nc * NT + R) * P.Ldx + IC.Half * HalfCols,
+                 HalfCols * 2, Full);
+    IC.next(P);
+    R0 = R1;
+    R1 = R2;
+  }
+}
+
+/// Pipeline 3: WARPS consumer warps (one 16-row tile each, as pipeline 1)
+/// and one producer warp (the last).
+template <int NT, int WARPS, int STAGES, bool BF16>
+__global__ void __launch_bounds__((WARPS + 1) * 32, 1)
+    tlsSpmmBulkKernel(const Params P) {
+  extern __shared__ __align__(128) unsigned char Smem[];
+  constexpr int Threads = (WARPS + 1) * 32;
+  constexpr int Sets = NT / 8 <= 2 ? 2 : 1;
+  constexpr int XB = xBytes(NT);
+  const int WRegion = wRegionBytes(P.RCap);
+  const int StageB = stageBytes(NT, WARPS, P.RCap);
+  const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
+
+  const long long Begin = P.Items * blockIdx.x / gridDim.x;
+  const long long End = P.Items * (blockIdx.x + 1) / gridDim.x;
+  const int Count = int(End - Begin);
+  if (Count <= 0)
+    return;
+
+  const Tables *Tab = reinterpret_cast<const Tables *>(Smem);
+  const uint32_t FullBar = smemAddr(Smem + TableBytes);
+  const uint32_t EmptyBar = FullBar + 8 * STAGES;
+  unsigned char *Stages = Smem + TableBytes + BarrierBytes;
+
+  for (int B = Tid; B < 256; B += Threads)
+    fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
+  if (Tid == 0)
+    for (int S = 0; S < STAGES; ++S) {
+      mbarInit(FullBar + 8 * S, 32);
+      mbarInit(EmptyBar + 8 * S, WARPS);
+    }
+  // The barriers' initialisation is visible to the async proxy (the bulk
+  // copies complete transactions on them) before any copy is issued.
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
+
+  if (Warp == WARPS) {
+    produceStages<NT, WARPS, STAGES>(P, Begin, Count, Stages, FullBar,
+                                     EmptyBar, StageB, WRegion, Lane);
+    return;
+  }
+
+  const LaneInfo LI(Lane);
+  unsigned char *LaneA2 =
+      Stages + STAGES * StageB + Warp * WValBytes + Lane * 64;
+  const uint32_t A2Addr = smemAddr(LaneA2);
+  float Acc[Sets][NT / 8][4];
+  zeroAcc<NT, Sets>(Acc);
+
+  Cursor CC(P, Begin);
+  int Covered = 0;
+  for (int J = 0; J < Count; ++J) {
+    const int S = J % STAGES;
+    mbarWait(FullBar + 8 * S, (J / STAGES) & 1);
+    const int Tile = CC.Mb * WARPS + Warp;
+    const bool HasTile = Tile < P.Tiles;
+    if (HasTile) {
+      unsigned char *Stage = Stages + S * StageB;
+      decodeAndMultiply<NT, Sets, BF16>(
+          Acc, Tab, Stage + XB + Warp * WRegion,
+          reinterpret_cast<const uint16_t *>(Stage), LaneA2, A2Addr,
+          CC.Half & 1, LI, P.Ablate);
+      fenceProxyAsync();
+    }
+    __syncwarp();
+    if (Lane == 0)
+      mbarArrive(EmptyBar + 8 * S);
+    ++Covered;
+    if (CC.Half == P.Hpu - 1 || J == Count - 1) {
+      if (HasTile)
+        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+      zeroAcc<NT, Sets>(Acc);
+      Covered = 0;
+    }
+    CC.next(P);
+  }
+}
+
+} // namespace
+} // namespace sparse
+} // namespace cudaopt
+
+#endif // CUDAOPT_SPARSE_SPMMBULKKERNEL_CUH
