@@ -1,4 +1,5 @@
-//===- SpmmBulkKernel.cuh - SpMM with a bulk-copy producer warp -*- CUDA -*-===//
+//===- SpmmBulkKernel.cuh - SpMM with a bulk-copy producer warp -*- CUDA
+//-*-===//
 //
 // Pipeline 3 (tlsSpmmBulkKernel): the stage layout of pipeline 1 (X half-tile
 // shared by the CTA, one W region per warp: header, values, bitmap,
@@ -46,8 +47,7 @@ __device__ __forceinline__ uint2 residualRange(const Params &P, int Warps,
 /// (zero past N and K): the K tail, whose rows are not whole 16-byte
 /// chunks of the source, and the rows past N of the last n-chunk.
 template <int NT>
-__device__ __forceinline__ void fillXGeneric(const Params &P,
-                                             unsigned char *Xs,
+__device__ __forceinline__ void fillXGeneric(const Params &P, unsigned char *Xs,
                                              const Cursor &IC, int FirstRow,
                                              int Lane) {
   for (int C = FirstRow * 16 + Lane; C < NT * 16; C += 32) {
@@ -78,9 +78,9 @@ __device__ __forceinline__ void fillXGeneric(const Params &P,
 /// three items in registers (loaded two items ahead of their copy).
 template <int NT, int WARPS, int STAGES>
 __device__ __forceinline__ void
-produceStages(const Params &P, long long Begin, int Count, unsigned char *Stages,
-              uint32_t FullBar, uint32_t EmptyBar, int StageB, int WRegion,
-              int Lane) {
+produceStages(const Params &P, long long Begin, int Count,
+              unsigned char *Stages, uint32_t FullBar, uint32_t EmptyBar,
+              int StageB, int WRegion, int Lane) {
   constexpr int XB = xBytes(NT);
   const uint32_t StagesAddr = smemAddr(Stages);
   Cursor IC(P, Begin), PC(P, Begin);
@@ -119,8 +119,8 @@ produceStages(const Params &P, long long Begin, int Count, unsigned char *Stages
       const uint32_t Aligned = R0.x & ~7u;
       ResBytes = min((R0.y - Aligned + 7) >> 3, uint32_t(P.RCap >> 3)) * 16;
       Bytes += WValBytes + WBitsBytes + ResBytes;
-      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr),
-                   "r"(R0.x), "r"(R0.y)
+      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr), "r"(R0.x),
+                   "r"(R0.y)
                    : "memory");
     }
     // Every lane arrives (releasing its generic stores above) with the
@@ -129,14 +129,14 @@ produceStages(const Params &P, long long Begin, int Count, unsigned char *Stages
     if (HasW) {
       const size_t Blk = size_t(Tile) * P.BlockColumns + (IC.Half >> 1);
       const int Chain = IC.Half & 1;
-      bulkCopy(Wr + WHeadBytes,
-               reinterpret_cast<const unsigned char *>(P.Values +
-                                                       Blk * BlockSlots) +
-                   Chain * WValBytes,
-               WValBytes, Full);
+      bulkCopy(
+          Wr + WHeadBytes,
+          reinterpret_cast<const unsigned char *>(P.Values + Blk * BlockSlots) +
+              Chain * WValBytes,
+          WValBytes, Full);
       bulkCopy(Wr + WHeadBytes + WValBytes,
-               reinterpret_cast<const unsigned char *>(
-                   P.Bitmap + Blk * BlockBitmapWords) +
+               reinterpret_cast<const unsigned char *>(P.Bitmap +
+                                                       Blk * BlockBitmapWords) +
                    Chain * WBitsBytes,
                WBitsBytes, Full);
       if (ResBytes)
@@ -191,8 +191,8 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   __syncthreads();
 
   if (Warp == WARPS) {
-    produceStages<NT, WARPS, STAGES>(P, Begin, Count, Stages, FullBar,
-                                     EmptyBar, StageB, WRegion, Lane);
+    produceStages<NT, WARPS, STAGES>(P, Begin, Count, Stages, FullBar, EmptyBar,
+                                     StageB, WRegion, Lane);
     return;
   }
 
