@@ -9,6 +9,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/VersionTuple.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 #ifndef CUDA_OPT_CLANG_RESOURCE_DIR
 #define CUDA_OPT_CLANG_RESOURCE_DIR ""
@@ -91,6 +94,43 @@ static Expected<std::string> findResourceDir(const ToolchainOptions &Opts) {
       CUDA_OPT_CLANG_RESOURCE_DIR);
 }
 
+/// GCC's <omp.h> for this machine's architecture, the newest version's:
+/// what nvcc's host compiler (gcc) includes for `#include <omp.h>`, with or
+/// without -fopenmp. Empty when clang's resource directory has its own
+/// omp.h (libomp installed) or no GCC has one.
+static std::string findHostOmpHeader(StringRef ResourceDir) {
+  SmallString<256> Own(ResourceDir);
+  sys::path::append(Own, "include", "omp.h");
+  if (sys::fs::exists(Own))
+    return "";
+  std::string Arch =
+      Triple(sys::getDefaultTargetTriple()).getArchName().str();
+  std::string Best;
+  VersionTuple BestVersion;
+  for (StringRef Base : {"/usr/lib/gcc", "/usr/lib64/gcc", "/usr/local/lib/gcc"}) {
+    std::error_code EC;
+    for (sys::fs::directory_iterator T(Base, EC), E; !EC && T != E;
+         T.increment(EC)) {
+      if (!sys::path::filename(T->path()).starts_with(Arch + "-"))
+        continue;
+      std::error_code EC2;
+      for (sys::fs::directory_iterator V(T->path(), EC2); !EC2 && V != E;
+           V.increment(EC2)) {
+        VersionTuple Version;
+        if (Version.tryParse(sys::path::filename(V->path())))
+          continue;
+        SmallString<256> Header(V->path());
+        sys::path::append(Header, "include", "omp.h");
+        if (sys::fs::exists(Header) && (Best.empty() || Version > BestVersion)) {
+          Best = std::string(Header);
+          BestVersion = Version;
+        }
+      }
+    }
+  }
+  return Best;
+}
+
 Expected<Toolchain> Toolchain::discover(const ToolchainOptions &Opts) {
   Toolchain TC;
   Expected<std::string> Cuda = findCuda(Opts);
@@ -103,6 +143,7 @@ Expected<Toolchain> Toolchain::discover(const ToolchainOptions &Opts) {
   TC.ResourceDir = *Resource;
   TC.GpuArch = Opts.GpuArch;
   TC.CudaLegacy = Opts.CudaLegacy;
+  TC.HostOmpHeader = findHostOmpHeader(TC.ResourceDir);
   return TC;
 }
 
@@ -142,6 +183,12 @@ Toolchain::parseArguments(CudaSide Side, ArrayRef<std::string> UserArgs) const {
   if (CudaLegacy) {
     Args.push_back("-include");
     Args.push_back(cudaLegacyHeaderPath().str());
+  }
+  // <omp.h> where nvcc's host compiler finds it, searched after every other
+  // directory (NvccCompat.h).
+  if (!HostOmpHeader.empty()) {
+    Args.push_back("-idirafter");
+    Args.push_back(hostCompilerHeaderDir().str());
   }
   Args.insert(Args.end(), UserArgs.begin(), UserArgs.end());
   return Args;

@@ -109,6 +109,21 @@ cudaThreadGetCacheConfig(enum cudaFuncCache *pCacheConfig) {
 )";
 }
 
+llvm::StringRef hostCompilerHeaderDir() {
+  return "/cuda-opt-builtin/host-compiler";
+}
+
+std::vector<std::pair<std::string, std::string>>
+virtualHeaders(const Toolchain &TC) {
+  std::vector<std::pair<std::string, std::string>> Files = {
+      {nvccCompatHeaderPath().str(), nvccCompatHeaderText().str()},
+      {cudaLegacyHeaderPath().str(), cudaLegacyHeaderText().str()}};
+  if (!TC.HostOmpHeader.empty())
+    Files.push_back({(hostCompilerHeaderDir() + "/omp.h").str(),
+                     "#include \"" + TC.HostOmpHeader + "\"\n"});
+  return Files;
+}
+
 bool isMappedByCudaLegacy(llvm::StringRef Name) {
   return llvm::is_contained(LegacyApis, Name);
 }

@@ -50,9 +50,7 @@ invocationFor(const Toolchain &TC, StringRef Path, ArrayRef<std::string> Flags,
   // runs the invocation owns the buffers.
   if (!CI)
     return CI;
-  for (auto [Path, Text] :
-       {std::pair(nvccCompatHeaderPath(), nvccCompatHeaderText()),
-        std::pair(cudaLegacyHeaderPath(), cudaLegacyHeaderText())})
+  for (const auto &[Path, Text] : virtualHeaders(TC))
     CI->getPreprocessorOpts().addRemappedFile(
         Path, MemoryBuffer::getMemBufferCopy(Text, Path).release());
   return CI;

@@ -33,10 +33,7 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
       normalizeSpacedLaunches(Input.Text), Args, Input.Path, "cuda-opt",
       std::make_shared<PCHContainerOperations>(),
       tooling::getClangStripDependencyFileAdjuster(),
-      tooling::FileContentMappings{
-          {nvccCompatHeaderPath().str(), nvccCompatHeaderText().str()},
-          {cudaLegacyHeaderPath().str(), cudaLegacyHeaderText().str()}},
-      &Collector);
+      virtualHeaders(TC), &Collector);
   OS.flush();
   if (!Unit || Collector.Errors > 0 ||
       Unit->getDiagnostics().hasErrorOccurred()) {

@@ -39,6 +39,11 @@ struct Toolchain {
   std::string ResourceDir;
   std::string GpuArch;
   bool CudaLegacy = false; ///< --cuda-legacy (ToolchainOptions::CudaLegacy).
+  /// The host compiler's <omp.h> (GCC's, which nvcc's host compiler finds
+  /// without any flag) when clang's resource directory has none (libomp's
+  /// headers not installed); empty otherwise. The parses see it, and only
+  /// it, through a virtual directory searched last (NvccCompat.h).
+  std::string HostOmpHeader;
 
   /// Resolve and validate the directories; the error says what is missing
   /// and how to point cuda-opt at it.

@@ -15,6 +15,8 @@
 #include "cuda-opt/Frontend/CudaToolchain.h"
 #include "llvm/ADT/StringRef.h"
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cuda_opt {
 
@@ -30,6 +32,17 @@ llvm::StringRef nvccCompatHeaderText();
 /// cudaThreadSet/GetCacheConfig as calls of their cudaDevice* successors.
 llvm::StringRef cudaLegacyHeaderPath();
 llvm::StringRef cudaLegacyHeaderText();
+
+/// The virtual directory searched last (-idirafter) when clang's resource
+/// directory has no <omp.h>: it holds only an omp.h that includes the host
+/// compiler's (Toolchain::HostOmpHeader). nvcc compiles host code with gcc,
+/// whose own include directory has omp.h, so `#include <omp.h>` works there
+/// without any flag; clang ships omp.h only with libomp.
+llvm::StringRef hostCompilerHeaderDir();
+
+/// Every virtual file the parses of \p TC map: path and text.
+std::vector<std::pair<std::string, std::string>>
+virtualHeaders(const Toolchain &TC);
 
 /// Whether the --cuda-legacy header maps \p Name.
 bool isMappedByCudaLegacy(llvm::StringRef Name);
