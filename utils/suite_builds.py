@@ -381,8 +381,9 @@ class Makefile:
         rule = None
         for line in self.logical_lines(text):
             active = all(a for a, _ in stack)
-            if line.startswith("\t"):
-                if rule is not None and active:
+            if line.startswith("\t") and rule is not None:
+                # A recipe line (a tab before any rule is makefile syntax).
+                if active:
                     rule[2].append(line[1:])
                 continue
             stripped = re.sub(r"(?<!\\)#.*", "", line).strip()

@@ -1,0 +1,1 @@
+#define HELPER 1

@@ -1,0 +1,2 @@
+#include "defs.h"
+__global__ void other(float *x) { x[threadIdx.x] = SCALE; }
