@@ -14,11 +14,18 @@ build=${BUILD_DIR:-$root/build}
 
 sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# libpq-dev: the PostgreSQL tuning database (docs/cluster-tuning.md).
 packages="clang-22 libclang-22-dev llvm-22-dev llvm-22-tools libmlir-22-dev
-  mlir-22-tools cmake ninja-build python3 zlib1g-dev libzstd-dev libsqlite3-dev"
+  mlir-22-tools cmake ninja-build python3 zlib1g-dev libzstd-dev libsqlite3-dev
+  libpq-dev"
 # The sanitizer runtimes and libFuzzer (scripts/sanitizer-tests.sh).
 if [ "${CUDA_OPT_SANITIZERS:-1}" = 1 ] && [ "$mode" = test ]; then
   packages="$packages libclang-rt-22-dev"
+fi
+# test/Cluster starts a PostgreSQL server and a one-node Slurm cluster (with
+# munge) on loopback.
+if [ "$mode" = test ]; then
+  packages="$packages postgresql slurm-wlm munge"
 fi
 missing=""
 for p in $packages; do

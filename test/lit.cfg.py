@@ -4,7 +4,13 @@
 #   cuda-multi-device  two or more GPUs are visible (one worker per GPU)
 #   nvcc         nvcc is installed (compile checks of rewritten output)
 #   root         the tests run as root, whom file permissions do not stop
+#   postgres-server  cuda-opt has libpq and Debian's PostgreSQL server is
+#                installed: test/Cluster starts one on loopback
+#   slurm-cluster  Slurm's daemons and client commands are installed:
+#                test/Cluster starts a one-node cluster
+import glob
 import os
+import pwd
 import shutil
 import subprocess
 import sys
@@ -117,3 +123,35 @@ if gpus >= 1:
     config.available_features.add("cuda-device")
 if gpus >= 2:
     config.available_features.add("cuda-multi-device")
+
+# test/Cluster starts its own services (test/Cluster/Inputs/services.py):
+# a PostgreSQL server from Debian's postgresql (its binaries are not on
+# PATH), run as 'postgres' when the tests run as root, and a one-node Slurm
+# cluster from slurm-wlm (with munge when installed).
+def have_postgres_server():
+    if not getattr(config, "cuda_opt_with_postgres", False):
+        return False
+    bins = glob.glob("/usr/lib/postgresql/*/bin")
+    if not any(os.path.exists(os.path.join(b, t)) for b in bins
+               for t in ["initdb"]) and not shutil.which("initdb"):
+        return False
+    if not shutil.which("psql"):
+        return False
+    if os.geteuid() == 0:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            return False
+        return shutil.which("runuser") is not None
+    return True
+
+def have_slurm():
+    daemons = ["slurmctld", "slurmd"]
+    clients = ["sbatch", "squeue", "scontrol", "scancel", "sinfo"]
+    return (all(shutil.which(d) or os.path.exists(os.path.join("/usr/sbin", d))
+                for d in daemons) and all(shutil.which(c) for c in clients))
+
+if have_postgres_server():
+    config.available_features.add("postgres-server")
+if have_slurm():
+    config.available_features.add("slurm-cluster")

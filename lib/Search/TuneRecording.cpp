@@ -129,6 +129,10 @@ std::optional<TuningRecord> KernelRecording::stored(StringRef Pipeline,
     Result.DatabaseNotes.push_back(toString(R.takeError()));
     return std::nullopt;
   }
+  // A dry run's row (keyed by no GPU, so it should never match) is not a
+  // measurement to reuse.
+  if (*R && !(*R)->measured())
+    return std::nullopt;
   return *R;
 }
 
@@ -163,6 +167,55 @@ void KernelRecording::record(StringRef Pipeline, const Measurement &M,
     return;
   }
   ++Result.VariantsRecorded;
+}
+
+TuningGpu dryRunGpu(const Toolchain &TC) {
+  TuningGpu G;
+  G.Model = "none (dry run)";
+  G.SmCount = 0;
+  G.Driver = "none";
+  G.Cuda = cudaToolkitVersion(TC.CudaPath);
+  return G;
+}
+
+void recordDryRun(const TuneOptions &Opts, const Toolchain &TC,
+                  clang::ASTContext &Ctx, const KernelInfo &K,
+                  StringRef Signature, ArrayRef<CandidateRecord> Candidates,
+                  const SourceInput &Input, TuneResult &Result) {
+  if (!Opts.Database)
+    return;
+  TuningKey Base;
+  Base.Gpu = dryRunGpu(TC);
+  Base.KernelHash = kernelHash(Ctx, K);
+  Base.Signature = Signature.str();
+  Base.FpModel = fpModelName(Opts.Model).str();
+  for (const CandidateRecord &C : Candidates) {
+    if (C.Kernel != K.name() || C.Status != "candidate")
+      continue;
+    TuningRecord R;
+    R.Key = Base;
+    R.Key.Pipeline = C.Pipeline;
+    Expected<std::optional<TuningRecord>> Old = Opts.Database->lookup(R.Key);
+    if (!Old) {
+      Result.DatabaseNotes.push_back(toString(Old.takeError()));
+      return;
+    }
+    if (*Old)
+      continue;
+    R.KernelName = K.name();
+    R.SourceFile = Input.Path;
+    R.Verdict = "not-measured";
+    R.FailureReason = "dry run: listed, not compiled or run";
+    if (!C.Detail.empty())
+      R.FailureReason += "; " + C.Detail;
+    R.Host = tuningHostName();
+    R.MeasuredAt = tuningTimestamp();
+    if (Error E = Opts.Database->add(R)) {
+      Result.DatabaseNotes.push_back(toString(std::move(E)));
+      return;
+    }
+    ++Result.VariantsRecorded;
+  }
 }
 
 Measurement measurementOf(const TuningRecord &R) {

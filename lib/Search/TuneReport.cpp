@@ -104,6 +104,8 @@ json::Value TuneResult::toJSON(StringRef File) const {
   }
   if (!Measured) {
     Out["not_measured_reason"] = NotMeasuredReason;
+    if (VariantsRecorded) // --dry-run --db: candidates, not measurements.
+      Out["candidates_recorded"] = VariantsRecorded;
   } else {
     Out["device"] = Device;
     Out["baseline_ms"] = BaselineMs;

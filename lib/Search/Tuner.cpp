@@ -500,6 +500,13 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
         C.Detail = "changes the launch (its own program is run to learn it)";
       Result.Candidates.push_back(C);
     }
+    // With --db: the candidates as unmeasured rows (a tune-batch shard's
+    // trace in the shared database); the spec's problem, else none yet.
+    recordDryRun(Opts, TC, Parsed.getASTContext(), K,
+                 Spec && Spec->Kernel == K.name()
+                     ? specProblemSignature(*Spec)
+                     : std::string("not captured (dry run)"),
+                 Result.Candidates, Input, Result);
   }
   return Result;
 }

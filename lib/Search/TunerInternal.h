@@ -118,6 +118,21 @@ KernelRecording startRegionRecording(const TuneOptions &Opts, const Harness &H,
 /// A stored measurement as the worker would have returned it.
 Measurement measurementOf(const TuningRecord &R);
 
+/// The GPU a dry run's rows are keyed by: none ("none (dry run)", 0 SMs,
+/// driver "none"), the toolkit's version as measurements have it.
+TuningGpu dryRunGpu(const Toolchain &TC);
+
+/// `tune --dry-run --db`: record kernel \p K's candidates (\p Candidates,
+/// those of \p K) as rows with the verdict "not-measured", timings 0, keyed
+/// by dryRunGpu and \p Signature (docs/cluster-tuning.md). Nothing was
+/// measured and no row says otherwise; a candidate already recorded on the
+/// same key is not recorded again, so a shard run twice adds nothing.
+void recordDryRun(const TuneOptions &Opts, const Toolchain &TC,
+                  clang::ASTContext &Ctx, const KernelInfo &K,
+                  llvm::StringRef Signature,
+                  llvm::ArrayRef<CandidateRecord> Candidates,
+                  const SourceInput &Input, TuneResult &Result);
+
 struct CandidateSet {
   std::vector<VariantSource> Variants;
   std::vector<bool> NeedLaunch;

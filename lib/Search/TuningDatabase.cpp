@@ -1,45 +1,61 @@
 //===- TuningDatabase.cpp - Every measured variant, kept ------------------===//
 //
-// Part of cuda-opt. The SQLite side of the tuning database: opening (with
-// the checks that keep foreign files untouched), the versioned schema and
-// its migrations, one transaction per measurement, and the JSON Lines form
-// of a row that `cuda-opt db export/import` use.
+// Part of cuda-opt. The tuning database's SQL and logic, the same for a
+// SQLite file and a PostgreSQL server (SqlConnection.h holds the two kinds
+// of connection): opening (with the checks that keep foreign databases
+// untouched), the versioned schema and its migrations, one transaction per
+// measurement, and the JSON Lines form of a row that `cuda-opt db
+// export/import` use.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Search/TuningDatabase.h"
 
+#include "SqlConnection.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <sqlite3.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
-#include <thread>
 #include <unistd.h>
 
 using namespace llvm;
 
 namespace cuda_opt {
 
+using tuningdb::SchemaState;
+using tuningdb::SqlConnection;
+using tuningdb::SqlParam;
+using tuningdb::SqlRow;
+
+namespace tuningdb {
+
+Error SqlConnection::failure(StringRef What, StringRef Detail) const {
+  return createStringError(inconvertibleErrorCode(),
+                           "tuning database '%s': %s: %s", Location.c_str(),
+                           What.str().c_str(), Detail.str().c_str());
+}
+
+Error notATuningDatabase(StringRef Location, const Twine &Why) {
+  return createStringError(inconvertibleErrorCode(),
+                           "'%s' is not a cuda-opt tuning database (%s)",
+                           Location.str().c_str(), Why.str().c_str());
+}
+
+} // namespace tuningdb
+
 namespace {
 
-/// PRAGMA application_id of our files: "CuOp".
-constexpr int ApplicationId = 0x43754f70;
-
-/// How long a writer waits for another one before giving up.
-constexpr int BusyTimeoutMs = 60000;
-
-/// One step of the schema: applied in order to bring a file from
-/// Version - 1 to Version, recorded in cuda_opt_migrations.
+/// One step of the schema: applied in order to bring a database from
+/// Version - 1 to Version, recorded in cuda_opt_migrations. In the SQL,
+/// @ID@, @INT@ and @REAL@ stand for the dialect's type names
+/// (SchemaTypes); the rest is the same for SQLite and PostgreSQL.
 struct Migration {
   int Version;
   const char *Description;
@@ -52,13 +68,13 @@ const Migration Migrations[] = {
      "fp-model and pipeline",
      R"sql(
 CREATE TABLE cuda_opt_migrations(
-  version INTEGER PRIMARY KEY,
+  version @INT@ PRIMARY KEY,
   description TEXT NOT NULL,
   applied_at TEXT NOT NULL);
 CREATE TABLE measurements(
-  id INTEGER PRIMARY KEY,
+  id @ID@,
   gpu_model TEXT NOT NULL,
-  sm_count INTEGER NOT NULL,
+  sm_count @INT@ NOT NULL,
   driver_version TEXT NOT NULL,
   cuda_version TEXT NOT NULL,
   cuda_opt_version TEXT NOT NULL,
@@ -67,10 +83,10 @@ CREATE TABLE measurements(
   signature TEXT NOT NULL,
   fp_model TEXT NOT NULL,
   pipeline TEXT NOT NULL,
-  median_ms REAL NOT NULL,
-  p10_ms REAL NOT NULL,
-  p90_ms REAL NOT NULL,
-  runs INTEGER NOT NULL,
+  median_ms @REAL@ NOT NULL,
+  p10_ms @REAL@ NOT NULL,
+  p90_ms @REAL@ NOT NULL,
+  runs @INT@ NOT NULL,
   verdict TEXT NOT NULL,
   failure_reason TEXT NOT NULL,
   host TEXT NOT NULL,
@@ -84,134 +100,52 @@ CREATE INDEX measurements_by_kernel ON measurements(kernel_hash, gpu_model);
 
 int latestVersion() { return Migrations[std::size(Migrations) - 1].Version; }
 
-Error notOurs(StringRef Path, const Twine &Why) {
-  return createStringError(inconvertibleErrorCode(),
-                           "'%s' is not a cuda-opt tuning database (%s)",
-                           Path.str().c_str(), Why.str().c_str());
+/// A migration's SQL in the dialect of \p C.
+std::string migrationSql(const Migration &M, const SqlConnection &C) {
+  tuningdb::SchemaTypes T = C.schemaTypes();
+  std::string Sql = M.Sql;
+  auto Replace = [&](StringRef From, StringRef To) {
+    for (size_t P; (P = Sql.find(From.str())) != std::string::npos;)
+      Sql.replace(P, From.size(), To.str());
+  };
+  Replace("@ID@", T.Id);
+  Replace("@INT@", T.Integer);
+  Replace("@REAL@", T.Real);
+  return Sql;
 }
 
-Error sqliteError(sqlite3 *Db, StringRef Path, StringRef What) {
-  return createStringError(inconvertibleErrorCode(),
-                           "tuning database '%s': %s: %s", Path.str().c_str(),
-                           What.str().c_str(), sqlite3_errmsg(Db));
-}
-
-/// A prepared statement, finalized on scope exit.
-class Statement {
-public:
-  Statement(sqlite3 *Db, StringRef Sql) {
-    if (sqlite3_prepare_v2(Db, Sql.data(), static_cast<int>(Sql.size()), &S,
-                           nullptr) != SQLITE_OK)
-      S = nullptr;
-  }
-  ~Statement() { sqlite3_finalize(S); }
-  explicit operator bool() const { return S != nullptr; }
-  sqlite3_stmt *get() const { return S; }
-  void bind(int I, StringRef V) {
-    sqlite3_bind_text(S, I, V.data(), static_cast<int>(V.size()),
-                      SQLITE_TRANSIENT);
-  }
-  void bind(int I, double V) { sqlite3_bind_double(S, I, V); }
-  void bind(int I, int64_t V) { sqlite3_bind_int64(S, I, V); }
-  int step() { return sqlite3_step(S); }
-  std::string text(int I) const {
-    const unsigned char *T = sqlite3_column_text(S, I);
-    return T ? reinterpret_cast<const char *>(T) : "";
-  }
-  double real(int I) const { return sqlite3_column_double(S, I); }
-  int64_t integer(int I) const { return sqlite3_column_int64(S, I); }
-
-private:
-  sqlite3_stmt *S = nullptr;
-};
-
-/// Run \p Sql (no results); SQLITE_BUSY past the timeout is an error.
-int exec(sqlite3 *Db, const char *Sql) {
-  return sqlite3_exec(Db, Sql, nullptr, nullptr, nullptr);
-}
-
-/// One integer from a one-row query (PRAGMA application_id, ...).
-std::optional<int64_t> queryInt(sqlite3 *Db, StringRef Sql) {
-  Statement S(Db, Sql);
-  if (!S || S.step() != SQLITE_ROW)
-    return std::nullopt;
-  return S.integer(0);
-}
-
-/// The names in sqlite_master that are not SQLite's own.
-std::optional<std::vector<std::string>> schemaNames(sqlite3 *Db) {
-  Statement S(Db, "SELECT name FROM sqlite_master WHERE name NOT LIKE "
-                  "'sqlite_%' ORDER BY name");
-  if (!S)
-    return std::nullopt;
-  std::vector<std::string> Names;
-  int RC;
-  while ((RC = S.step()) == SQLITE_ROW)
-    Names.push_back(S.text(0));
-  if (RC != SQLITE_DONE)
-    return std::nullopt;
-  return Names;
-}
-
-/// The first bytes of \p Path: a SQLite file starts with
-/// "SQLite format 3\0"; an empty file (one another process has just created,
-/// say) is an empty database.
-Error checkHeader(StringRef Path) {
-  uint64_t Size = 0;
-  if (std::error_code EC = sys::fs::file_size(Path, Size))
-    return createStringError(EC, "cannot read '%s': %s", Path.str().c_str(),
-                             EC.message().c_str());
-  if (Size == 0)
-    return Error::success();
-  ErrorOr<std::unique_ptr<MemoryBuffer>> Buf = MemoryBuffer::getFileSlice(
-      Path, std::min<uint64_t>(Size, 100), 0, /*IsVolatile=*/true);
-  if (!Buf)
-    return createStringError(Buf.getError(), "cannot read '%s': %s",
-                             Path.str().c_str(),
-                             Buf.getError().message().c_str());
-  if (!(*Buf)->getBuffer().starts_with(StringRef("SQLite format 3\0", 16)))
-    return notOurs(Path, "not a SQLite file");
-  return Error::success();
-}
-
-/// Bring the file to the latest schema, in one write transaction; the
-/// state is read again under the lock (another process may have done it).
-Error migrate(sqlite3 *Db, StringRef Path) {
-  if (exec(Db, "BEGIN IMMEDIATE") != SQLITE_OK)
-    return sqliteError(Db, Path, "cannot lock it to create the schema");
+/// Bring the database to the latest schema, in one write transaction that
+/// locks out other writers; the state is read again under the lock
+/// (another process may have done it).
+Error migrate(SqlConnection &C) {
+  if (Error E = C.beginSchemaChange())
+    return E;
   auto Rollback = [&](Error E) {
-    exec(Db, "ROLLBACK");
+    C.rollback();
     return E;
   };
-  std::optional<int64_t> App = queryInt(Db, "PRAGMA application_id");
-  std::optional<int64_t> Version = queryInt(Db, "PRAGMA user_version");
-  std::optional<std::vector<std::string>> Names = schemaNames(Db);
-  if (!App || !Version || !Names)
-    return Rollback(sqliteError(Db, Path, "cannot read its schema"));
-  if (*App != ApplicationId && !Names->empty())
-    return Rollback(notOurs(Path, "it holds tables of another application"));
+  Expected<SchemaState> St = C.readSchema(/*InTransaction=*/true);
+  if (!St)
+    return Rollback(St.takeError());
+  if (!St->Foreign.empty())
+    return Rollback(tuningdb::notATuningDatabase(C.location(), St->Foreign));
   for (const Migration &M : Migrations) {
-    if (M.Version <= *Version)
+    if (M.Version <= St->Version)
       continue;
-    if (exec(Db, M.Sql) != SQLITE_OK)
-      return Rollback(sqliteError(
-          Db, Path,
-          formatv("schema migration to version {0}", M.Version).str()));
-    Statement Note(Db, "INSERT INTO cuda_opt_migrations(version, description, "
-                       "applied_at) VALUES(?1, ?2, ?3)");
-    Note.bind(1, static_cast<int64_t>(M.Version));
-    Note.bind(2, StringRef(M.Description));
-    Note.bind(3, tuningTimestamp());
-    if (Note.step() != SQLITE_DONE)
-      return Rollback(sqliteError(Db, Path, "recording a migration"));
+    if (Error E = C.script(
+            migrationSql(M, C),
+            formatv("schema migration to version {0}", M.Version).str()))
+      return Rollback(std::move(E));
+    Expected<int64_t> N = C.run(
+        "INSERT INTO cuda_opt_migrations(version, description, "
+        "applied_at) VALUES(?1, ?2, ?3)",
+        {static_cast<int64_t>(M.Version), M.Description, tuningTimestamp()},
+        nullptr, "recording a migration");
+    if (!N)
+      return Rollback(N.takeError());
   }
-  std::string Pragmas = formatv("PRAGMA application_id = {0}; "
-                                "PRAGMA user_version = {1};",
-                                ApplicationId, latestVersion());
-  if (exec(Db, Pragmas.c_str()) != SQLITE_OK)
-    return Rollback(sqliteError(Db, Path, "setting the schema version"));
-  if (exec(Db, "COMMIT") != SQLITE_OK)
-    return Rollback(sqliteError(Db, Path, "committing the schema"));
+  if (Error E = C.commitSchemaChange(latestVersion()))
+    return Rollback(std::move(E));
   return Error::success();
 }
 
@@ -221,7 +155,7 @@ constexpr const char *RecordColumns =
     "p10_ms, p90_ms, runs, verdict, failure_reason, host, measured_at, "
     "source_file";
 
-TuningRecord readRecord(const Statement &S) {
+TuningRecord readRecord(const SqlRow &S) {
   TuningRecord R;
   R.Key.Gpu.Model = S.text(0);
   R.Key.Gpu.SmCount = S.integer(1);
@@ -249,117 +183,64 @@ TuningRecord readRecord(const Statement &S) {
 
 int TuningDatabase::currentSchemaVersion() { return latestVersion(); }
 
-Expected<std::unique_ptr<TuningDatabase>> TuningDatabase::open(StringRef Path,
-                                                               OpenMode Mode) {
-  if (Error E = checkTuningDatabaseLocation(Path))
-    return std::move(E);
-  bool Exists = sys::fs::exists(Path);
-  if (!Exists && Mode == OpenMode::Existing)
-    return createStringError(inconvertibleErrorCode(),
-                             "no tuning database at '%s'", Path.str().c_str());
-  if (Exists) {
-    if (sys::fs::is_directory(Path))
-      return notOurs(Path, "a directory");
-    if (Error E = checkHeader(Path))
-      return std::move(E);
-  } else if (StringRef Dir = sys::path::parent_path(Path); !Dir.empty()) {
-    if (std::error_code EC = sys::fs::create_directories(Dir))
-      return createStringError(EC, "cannot create the directory of '%s': %s",
-                               Path.str().c_str(), EC.message().c_str());
-  }
-  sqlite3 *Db = nullptr;
-  int Flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX |
-              (Exists ? 0 : SQLITE_OPEN_CREATE);
-  if (sqlite3_open_v2(Path.str().c_str(), &Db, Flags, nullptr) != SQLITE_OK) {
-    Error E = createStringError(
-        inconvertibleErrorCode(), "cannot open the tuning database '%s': %s",
-        Path.str().c_str(), Db ? sqlite3_errmsg(Db) : "out of memory");
-    sqlite3_close(Db);
-    return std::move(E);
-  }
-  std::unique_ptr<TuningDatabase> T(new TuningDatabase(Path.str(), Db));
-  sqlite3_busy_timeout(Db, BusyTimeoutMs);
+TuningDatabase::TuningDatabase(std::unique_ptr<SqlConnection> C)
+    : Path(C->location()), Conn(std::move(C)) {}
 
-  // Read-only checks first: a file that is not ours is never written. One
-  // read transaction, so that the three reads see one state of a file
-  // another process may be creating the schema of.
-  exec(Db, "BEGIN");
-  std::optional<int64_t> App = queryInt(Db, "PRAGMA application_id");
-  std::optional<int64_t> Version = queryInt(Db, "PRAGMA user_version");
-  std::optional<std::vector<std::string>> Names = schemaNames(Db);
-  exec(Db, "COMMIT");
-  if (!App || !Version || !Names) {
-    int Code = sqlite3_errcode(Db);
-    if (Code == SQLITE_NOTADB || Code == SQLITE_CORRUPT)
-      return notOurs(Path, sqlite3_errmsg(Db));
-    return sqliteError(Db, Path, "cannot read its schema");
-  }
-  if (*App != ApplicationId && !Names->empty())
-    return notOurs(Path, "it holds tables of another application: " +
-                             join(*Names, ", "));
-  if (*Version > latestVersion())
+Expected<std::unique_ptr<TuningDatabase>>
+TuningDatabase::open(StringRef Location, OpenMode Mode) {
+  if (Error E = checkTuningDatabaseLocation(Location))
+    return std::move(E);
+  Expected<std::unique_ptr<SqlConnection>> C =
+      isPostgresUrl(Location)
+          ? tuningdb::openPostgres(Location)
+          : tuningdb::openSqlite(Location, Mode == OpenMode::Create);
+  if (!C)
+    return C.takeError();
+  std::unique_ptr<TuningDatabase> T(new TuningDatabase(std::move(*C)));
+  SqlConnection &Conn = *T->Conn;
+
+  // Read-only checks first: a database that is not ours is never written.
+  Expected<SchemaState> St = Conn.readSchema();
+  if (!St)
+    return St.takeError();
+  if (!St->Foreign.empty())
+    return tuningdb::notATuningDatabase(Conn.location(), St->Foreign);
+  if (St->Version > latestVersion())
     return createStringError(
         inconvertibleErrorCode(),
         "tuning database '%s' has schema version %d; this cuda-opt knows up "
         "to %d (use a newer cuda-opt)",
-        Path.str().c_str(), static_cast<int>(*Version), latestVersion());
-
-  // Several writers at once: WAL lets readers go on while one writes. The
-  // mode is stored in the file, so only the first open changes it; a
-  // concurrent first open may find the file busy for a moment.
-  for (int Try = 0;; ++Try) {
-    Statement S(Db, "PRAGMA journal_mode=WAL");
-    if (S && S.step() == SQLITE_ROW)
-      break;
-    if (Try == 200)
-      return sqliteError(Db, Path, "cannot switch it to WAL mode");
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  // Committed transactions survive a killed process in WAL mode with
-  // NORMAL (only a power loss may lose the last ones).
-  exec(Db, "PRAGMA synchronous=NORMAL");
-  if (*App != ApplicationId || *Version < latestVersion())
-    if (Error E = migrate(Db, Path))
+        Conn.location().c_str(), St->Version, latestVersion());
+  if (Error E = Conn.prepareForWrites())
+    return std::move(E);
+  if (St->Version < latestVersion())
+    if (Error E = migrate(Conn))
       return std::move(E);
   return std::move(T);
 }
 
-TuningDatabase::~TuningDatabase() { sqlite3_close(Db); }
+TuningDatabase::~TuningDatabase() = default;
 
 Error TuningDatabase::add(const TuningRecord &R, bool *Inserted) {
+  // A measurement already stored (same key, host and time) is left alone:
+  // re-imports, merges and concurrent writers never double a row. Outside
+  // an explicit transaction the insert is its own one.
   std::string Sql =
-      formatv("INSERT OR IGNORE INTO measurements({0}) VALUES(?1, ?2, ?3, ?4, "
-              "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-              "?18, ?19)",
+      formatv("INSERT INTO measurements({0}) VALUES(?1, ?2, ?3, ?4, ?5, ?6, "
+              "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) "
+              "ON CONFLICT DO NOTHING",
               RecordColumns);
-  Statement S(Db, Sql);
-  if (!S)
-    return sqliteError(Db, Path, "preparing an insert");
-  S.bind(1, StringRef(R.Key.Gpu.Model));
-  S.bind(2, R.Key.Gpu.SmCount);
-  S.bind(3, StringRef(R.Key.Gpu.Driver));
-  S.bind(4, StringRef(R.Key.Gpu.Cuda));
-  S.bind(5, StringRef(R.Key.ToolVersion));
-  S.bind(6, StringRef(R.Key.KernelHash));
-  S.bind(7, StringRef(R.KernelName));
-  S.bind(8, StringRef(R.Key.Signature));
-  S.bind(9, StringRef(R.Key.FpModel));
-  S.bind(10, StringRef(R.Key.Pipeline));
-  S.bind(11, R.MedianMs);
-  S.bind(12, R.P10Ms);
-  S.bind(13, R.P90Ms);
-  S.bind(14, R.Runs);
-  S.bind(15, StringRef(R.Verdict));
-  S.bind(16, StringRef(R.FailureReason));
-  S.bind(17, StringRef(R.Host));
-  S.bind(18, StringRef(R.MeasuredAt));
-  S.bind(19, StringRef(R.SourceFile));
-  // Outside an explicit transaction the insert is its own one: committed
-  // (and durable against a killed process) when step() returns.
-  if (S.step() != SQLITE_DONE)
-    return sqliteError(Db, Path, "storing a measurement");
+  Expected<int64_t> Changed = Conn->run(
+      Sql,
+      {R.Key.Gpu.Model, R.Key.Gpu.SmCount, R.Key.Gpu.Driver, R.Key.Gpu.Cuda,
+       R.Key.ToolVersion, R.Key.KernelHash, R.KernelName, R.Key.Signature,
+       R.Key.FpModel, R.Key.Pipeline, R.MedianMs, R.P10Ms, R.P90Ms, R.Runs,
+       R.Verdict, R.FailureReason, R.Host, R.MeasuredAt, R.SourceFile},
+      nullptr, "storing a measurement");
+  if (!Changed)
+    return Changed.takeError();
   if (Inserted)
-    *Inserted = sqlite3_changes(Db) > 0;
+    *Inserted = *Changed > 0;
   return Error::success();
 }
 
@@ -369,17 +250,13 @@ TuningDatabase::query(const TuningFilter &F) const {
                             "kernel_hash = ?1) AND (?2 = '' OR gpu_model = ?2) "
                             "ORDER BY measured_at, id",
                             RecordColumns);
-  Statement S(Db, Sql);
-  if (!S)
-    return sqliteError(Db, Path, "preparing a query");
-  S.bind(1, StringRef(F.KernelHash));
-  S.bind(2, StringRef(F.GpuModel));
   std::vector<TuningRecord> Out;
-  int RC;
-  while ((RC = S.step()) == SQLITE_ROW)
-    Out.push_back(readRecord(S));
-  if (RC != SQLITE_DONE)
-    return sqliteError(Db, Path, "reading measurements");
+  Expected<int64_t> N = Conn->run(
+      Sql, {F.KernelHash, F.GpuModel},
+      [&](const SqlRow &R) { Out.push_back(readRecord(R)); },
+      "reading measurements");
+  if (!N)
+    return N.takeError();
   return Out;
 }
 
@@ -391,52 +268,52 @@ TuningDatabase::lookup(const TuningKey &K) const {
       "?5 AND kernel_hash = ?6 AND signature = ?7 AND fp_model = ?8 AND "
       "pipeline = ?9 ORDER BY measured_at DESC, id DESC LIMIT 1",
       RecordColumns);
-  Statement S(Db, Sql);
-  if (!S)
-    return sqliteError(Db, Path, "preparing a lookup");
-  S.bind(1, StringRef(K.Gpu.Model));
-  S.bind(2, K.Gpu.SmCount);
-  S.bind(3, StringRef(K.Gpu.Driver));
-  S.bind(4, StringRef(K.Gpu.Cuda));
-  S.bind(5, StringRef(K.ToolVersion));
-  S.bind(6, StringRef(K.KernelHash));
-  S.bind(7, StringRef(K.Signature));
-  S.bind(8, StringRef(K.FpModel));
-  S.bind(9, StringRef(K.Pipeline));
-  int RC = S.step();
-  if (RC == SQLITE_ROW)
-    return std::optional<TuningRecord>(readRecord(S));
-  if (RC != SQLITE_DONE)
-    return sqliteError(Db, Path, "looking up a measurement");
-  return std::optional<TuningRecord>();
+  std::optional<TuningRecord> Out;
+  Expected<int64_t> N = Conn->run(
+      Sql,
+      {K.Gpu.Model, K.Gpu.SmCount, K.Gpu.Driver, K.Gpu.Cuda, K.ToolVersion,
+       K.KernelHash, K.Signature, K.FpModel, K.Pipeline},
+      [&](const SqlRow &R) { Out = readRecord(R); },
+      "looking up a measurement");
+  if (!N)
+    return N.takeError();
+  return Out;
 }
 
 Expected<std::vector<std::string>> TuningDatabase::kernelNames() const {
-  Statement S(Db, "SELECT DISTINCT kernel_name FROM measurements");
-  if (!S)
-    return sqliteError(Db, Path, "preparing a query");
   std::vector<std::string> Out;
-  int RC;
-  while ((RC = S.step()) == SQLITE_ROW)
-    Out.push_back(S.text(0));
-  if (RC != SQLITE_DONE)
-    return sqliteError(Db, Path, "reading kernel names");
+  Expected<int64_t> N = Conn->run(
+      "SELECT DISTINCT kernel_name FROM measurements", {},
+      [&](const SqlRow &R) { Out.push_back(R.text(0)); },
+      "reading kernel names");
+  if (!N)
+    return N.takeError();
   return Out;
 }
 
 Expected<TuningStats> TuningDatabase::stats() const {
-  Statement S(Db, "SELECT COUNT(*), COUNT(DISTINCT kernel_hash), "
-                  "COUNT(DISTINCT gpu_model), "
-                  "COALESCE(SUM(verdict = 'verified'), 0) FROM measurements");
-  if (!S || S.step() != SQLITE_ROW)
-    return sqliteError(Db, Path, "counting measurements");
   TuningStats St;
-  St.Rows = S.integer(0);
-  St.Kernels = S.integer(1);
-  St.Gpus = S.integer(2);
-  St.Verified = S.integer(3);
-  St.SchemaVersion =
-      static_cast<int>(queryInt(Db, "PRAGMA user_version").value_or(0));
+  Expected<int64_t> N = Conn->run(
+      "SELECT COUNT(*), COUNT(DISTINCT kernel_hash), COUNT(DISTINCT CASE "
+      "WHEN verdict <> 'not-measured' THEN gpu_model END), "
+      "COALESCE(SUM(CASE WHEN verdict = 'verified' THEN 1 ELSE 0 END), 0), "
+      "COALESCE(SUM(CASE WHEN verdict = 'not-measured' THEN 1 ELSE 0 END), "
+      "0) FROM measurements",
+      {},
+      [&](const SqlRow &R) {
+        St.Rows = R.integer(0);
+        St.Kernels = R.integer(1);
+        St.Gpus = R.integer(2);
+        St.Verified = R.integer(3);
+        St.NotMeasured = R.integer(4);
+      },
+      "counting measurements");
+  if (!N)
+    return N.takeError();
+  Expected<SchemaState> S = Conn->readSchema();
+  if (!S)
+    return S.takeError();
+  St.SchemaVersion = S->Version;
   return St;
 }
 
@@ -535,11 +412,11 @@ Expected<TuningRecord> TuningRecord::fromJSON(const json::Value &V) {
                              "not '%s'",
                              R.Key.FpModel.c_str());
   static const char *Verdicts[] = {"verified", "slower", "rejected",
-                                   "compile-error"};
+                                   "compile-error", "not-measured"};
   if (!llvm::is_contained(Verdicts, StringRef(R.Verdict)))
     return createStringError(inconvertibleErrorCode(),
-                             "\"verdict\" must be verified, slower, rejected "
-                             "or compile-error, not '%s'",
+                             "\"verdict\" must be verified, slower, rejected, "
+                             "compile-error or not-measured, not '%s'",
                              R.Verdict.c_str());
   return R;
 }
@@ -566,19 +443,27 @@ std::string defaultTuningDatabasePath() {
   return std::string(P);
 }
 
+bool isPostgresUrl(StringRef Location) {
+  return Location.starts_with("postgresql://") ||
+         Location.starts_with("postgres://");
+}
+
 Error checkTuningDatabaseLocation(StringRef Location) {
-  if (Location.starts_with("postgresql://") ||
-      Location.starts_with("postgres://"))
-    return createStringError(
-        inconvertibleErrorCode(),
-        "--db %s: PostgreSQL tuning databases are not supported yet; give "
-        "the path of a SQLite file",
-        Location.str().c_str());
+  if (isPostgresUrl(Location)) {
+    if (!postgresSupported())
+      return tuningdb::openPostgres(Location).takeError();
+    return Error::success();
+  }
   if (Location.contains("://"))
     return createStringError(inconvertibleErrorCode(),
-                             "--db %s: not a file path, and no other database "
-                             "URL is supported",
+                             "--db %s: not a file path, and not a PostgreSQL "
+                             "URL (postgresql://USER@HOST:PORT/DATABASE); no "
+                             "other database URL is supported",
                              Location.str().c_str());
+  if (Location.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "--db: give a SQLite file's path or a PostgreSQL "
+                             "URL");
   return Error::success();
 }
 

@@ -62,7 +62,8 @@ Error stats() {
          << "rows: " << S->Rows << "\n"
          << "verified rows: " << S->Verified << "\n"
          << "kernels: " << S->Kernels << "\n"
-         << "gpus: " << S->Gpus << "\n";
+         << "gpus: " << S->Gpus << "\n"
+         << "not-measured rows (dry runs): " << S->NotMeasured << "\n";
   return Error::success();
 }
 
@@ -78,6 +79,16 @@ Error list() {
   if (!Rows)
     return Rows.takeError();
   for (const TuningRecord &R : *Rows) {
+    if (!R.measured()) {
+      // A dry run's candidate: no GPU, no timings to show.
+      outs() << formatv("{0} {1} on {2}: {3} [{4}] not measured",
+                        R.Key.KernelHash, R.KernelName, R.Key.Gpu.Model,
+                        pipelineName(R.Key.Pipeline), R.Key.FpModel);
+      outs() << " (" << StringRef(R.FailureReason).take_front(120) << "); "
+             << R.Key.Signature << "; " << R.Host << " " << R.MeasuredAt
+             << "\n";
+      continue;
+    }
     outs() << formatv("{0} {1} on {2} ({3} SMs): {4} [{5}] {6:F4} ms "
                       "(p10 {7:F4}, p90 {8:F4}) {9}",
                       R.Key.KernelHash, R.KernelName, R.Key.Gpu.Model,

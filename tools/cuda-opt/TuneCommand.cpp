@@ -146,17 +146,18 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
   Opts->MeasureNothing = !MeasureCommand.empty();
   // The tuning database: opened before any GPU work. An explicit --db that
   // cannot be used is an error; the default one is a warning, and tune goes
-  // on without it. Runs that measure nothing (--dry-run, no mode) leave it
-  // alone, as do machines without a GPU and CUDA_OPT_TUNING_DB=off unless
-  // --db is given.
+  // on without it. cuda-opt without a mode leaves it alone, as do machines
+  // without a GPU and CUDA_OPT_TUNING_DB=off unless --db is given. A dry
+  // run uses only an explicit --db, where it records its candidates as
+  // unmeasured rows (docs/cluster-tuning.md).
   std::unique_ptr<TuningDatabase> Db;
   const bool ExplicitDb = cli::DbPath.getNumOccurrences() > 0;
   if (ExplicitDb)
     if (Error E = checkTuningDatabaseLocation(cli::DbPath))
       return E;
-  if (!cli::NoDb && !cli::DryRun && !Opts->MeasureNothing &&
-      (ExplicitDb ||
-       (!defaultTuningDatabaseOff() && !probeGpus().Devices.empty()))) {
+  if (!cli::NoDb && !Opts->MeasureNothing &&
+      (ExplicitDb || (!cli::DryRun && !defaultTuningDatabaseOff() &&
+                      !probeGpus().Devices.empty()))) {
     Expected<std::unique_ptr<TuningDatabase>> D =
         openTuningDatabase(TuningDatabase::OpenMode::Create);
     if (!D) {
@@ -205,6 +206,11 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
         << formatv(" ({0} rejected before measuring), rewritten in {1:F1} s",
                    R->Candidates.size() - Candidates, R->Seconds)
         << ReportNote << "\n";
+    if (Db)
+      WithColor::note(errs(), ToolName)
+          << "dry run: recorded " << R->VariantsRecorded << " candidates in "
+          << Db->path() << " as not measured (verdict not-measured; "
+          << Candidates - R->VariantsRecorded << " already there)\n";
     return Error::success();
   }
   if (!MeasureCommand.empty()) {

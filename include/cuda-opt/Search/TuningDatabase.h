@@ -7,11 +7,13 @@
 // are the median and p10/p90 of the timing, the verification verdict and
 // why a variant failed, the measuring host and when.
 //
-// SQLite through its C API, in WAL mode with a busy timeout, so several tune
-// processes (one per GPU) may write at once; every measurement is committed
-// in its own transaction, so a killed writer loses at most the one in
-// flight. A file that is not SQLite, or a SQLite file with a schema that is
-// not ours, is refused and never written to.
+// A SQLite file (the default; through its C API, in WAL mode with a busy
+// timeout) or a PostgreSQL server (postgresql://..., through libpq: a team's
+// shared database, docs/cluster-tuning.md), with the same schema: several
+// tune processes (one per GPU, or one per cluster node) may write at once;
+// every measurement is committed in its own transaction, so a killed writer
+// loses at most the one in flight. A file that is not SQLite, or a database
+// with a schema that is not ours, is refused and never written to.
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_SEARCH_TUNINGDATABASE_H
@@ -28,9 +30,11 @@
 #include <string>
 #include <vector>
 
-struct sqlite3;
-
 namespace cuda_opt {
+
+namespace tuningdb {
+class SqlConnection;
+} // namespace tuningdb
 
 /// What a measurement was made on.
 struct TuningGpu {
@@ -58,13 +62,16 @@ struct TuningRecord {
   double MedianMs = 0, P10Ms = 0, P90Ms = 0;
   int64_t Runs = 0;
   /// "verified", "slower" (verified; timing stopped early, its median from
-  /// a few runs), "rejected" (did not verify) or "compile-error".
+  /// a few runs), "rejected" (did not verify), "compile-error", or
+  /// "not-measured": a candidate a dry run listed (`tune --dry-run --db`),
+  /// nothing compiled or run, its timings 0 (docs/cluster-tuning.md).
   std::string Verdict;
   std::string FailureReason;
   std::string Host;
   std::string MeasuredAt; ///< UTC, ISO 8601 with milliseconds.
 
   bool verified() const { return Verdict == "verified"; }
+  bool measured() const { return Verdict != "not-measured"; }
 
   /// One JSON Lines object, keys in a fixed order (docs/tuning-database.md).
   std::string toJSONLine() const;
@@ -79,7 +86,9 @@ struct TuningFilter {
 };
 
 struct TuningStats {
-  int64_t Rows = 0, Kernels = 0, Gpus = 0, Verified = 0;
+  /// Gpus: the GPU models measured on (a dry run's "none" is not one);
+  /// NotMeasured: the rows of dry runs' candidates.
+  int64_t Rows = 0, Kernels = 0, Gpus = 0, Verified = 0, NotMeasured = 0;
   int SchemaVersion = 0;
 };
 
@@ -90,12 +99,14 @@ public:
     Existing ///< A missing file is an error.
   };
 
-  /// Open (and, for a new or empty file, create) the database at \p Path,
-  /// migrating an older schema of ours. Errors say "'<path>' is not a
-  /// cuda-opt tuning database (...)" for a file that is not SQLite or holds
-  /// another schema; such a file is not written to.
+  /// Open the database at \p Location, a SQLite file's path or a
+  /// PostgreSQL URL (postgresql://... or postgres://...), creating the
+  /// schema in a new or empty one (a server's database itself must exist)
+  /// and migrating an older schema of ours. Errors say "'<location>' is not
+  /// a cuda-opt tuning database (...)" for a file that is not SQLite or a
+  /// database that holds another schema; it is not written to.
   static llvm::Expected<std::unique_ptr<TuningDatabase>>
-  open(llvm::StringRef Path, OpenMode Mode = OpenMode::Create);
+  open(llvm::StringRef Location, OpenMode Mode = OpenMode::Create);
   ~TuningDatabase();
 
   /// Store \p R in its own transaction. A measurement already stored (same
@@ -115,16 +126,17 @@ public:
   /// has nothing recorded, since a kernel's hash covers its name).
   llvm::Expected<std::vector<std::string>> kernelNames() const;
 
+  /// The file's path, or the URL without its password: how messages name
+  /// the database.
   const std::string &path() const { return Path; }
 
   /// The schema version this cuda-opt writes.
   static int currentSchemaVersion();
 
 private:
-  TuningDatabase(std::string Path, sqlite3 *Db)
-      : Path(std::move(Path)), Db(Db) {}
+  explicit TuningDatabase(std::unique_ptr<tuningdb::SqlConnection> C);
   std::string Path;
-  sqlite3 *Db;
+  std::unique_ptr<tuningdb::SqlConnection> Conn;
 };
 
 /// Where the database lives when --db is not given: $CUDA_OPT_TUNING_DB
@@ -136,9 +148,15 @@ std::string defaultTuningDatabasePath();
 /// (the lit suite sets it, so that tests do not share measurements).
 bool defaultTuningDatabaseOff();
 
-/// Check a --db argument: a path is fine; a postgresql:// URL is not
-/// supported yet (an error that says so).
+/// Check a --db argument: a path, or a postgresql:// (postgres://) URL when
+/// this cuda-opt was built with libpq; other URLs are an error.
 llvm::Error checkTuningDatabaseLocation(llvm::StringRef Location);
+
+/// Whether \p Location is a PostgreSQL URL (postgresql:// or postgres://).
+bool isPostgresUrl(llvm::StringRef Location);
+
+/// Whether this cuda-opt was built with libpq (CUDA_OPT_WITH_POSTGRES).
+bool postgresSupported();
 
 /// The current time as TuningRecord::MeasuredAt writes it.
 std::string tuningTimestamp();
