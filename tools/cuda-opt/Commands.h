@@ -104,6 +104,11 @@ llvm::Error applyRecorded(const Toolchain &TC, const SourceInput &In,
 /// `cuda-opt db ACTION ...` (DbCommand.cpp); returns the exit code.
 int runDbCommand(const ToolchainOptions &TO,
                  llvm::ArrayRef<std::string> ExtraFlags);
+/// `cuda-opt tune-batch FILE... -o DIR` (TuneBatchCommand.cpp): the files
+/// in shards of `cuda-opt tune`, run here or as a Slurm job array; returns
+/// the exit code.
+int runTuneBatch(const ToolchainOptions &TO,
+                 llvm::ArrayRef<std::string> ExtraFlags);
 /// The tuning database of --db, else the default one.
 llvm::Expected<std::unique_ptr<TuningDatabase>>
 openTuningDatabase(TuningDatabase::OpenMode Mode);

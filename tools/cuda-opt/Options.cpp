@@ -8,9 +8,12 @@
 
 #include "cuda-opt/Support/Version.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <cstdio>
 #include <memory>
 
 using namespace llvm;
@@ -32,6 +35,12 @@ cl::SubCommand
               "The tuning database: 'db stats', 'db list [--kernel-hash H]', "
               "'db best FILE.cu', 'db export [-o F]', 'db import F.jsonl...', "
               "'db merge A B', 'db hash FILE.cu' (docs/tuning-database.md)");
+cl::SubCommand TuneBatchCommand(
+    "tune-batch",
+    "Tune many files in shards: locally (one shard per GPU) or, with "
+    "--slurm, as a Slurm job array writing into one shared tuning database "
+    "(--db postgresql://...); waits and reports each shard "
+    "(docs/cluster-tuning.md)");
 // Registered so that --help lists it. Its arguments never reach cl: its
 // parser's messages (tested in test/Sparse) are not cl's.
 cl::SubCommand SparseEncodeCommand(
@@ -44,8 +53,10 @@ cl::SubCommand SparseEncodeCommand(
 // "exclusive" error) and the same suggestions for misspelt ones.
 // `apply` and `db` take them too: they parse files the same way (and `db`
 // reads its action from the positional arguments).
+// `tune-batch` takes them to pass the tune options on to its shards.
 static cl::SubCommandGroup Driver({&cl::SubCommand::getTopLevel(), &TuneCommand,
-                                   &ApplyCommand, &DbCommand});
+                                   &ApplyCommand, &DbCommand,
+                                   &TuneBatchCommand});
 
 cl::list<std::string> InputFiles(cl::Positional, cl::desc("<file.cu>..."),
                                  cl::cat(Category), cl::sub(Driver));
@@ -187,10 +198,11 @@ cl::opt<unsigned>
                    cl::init(600), cl::cat(Category), cl::sub(Driver));
 cl::opt<std::string> DbPath(
     "db",
-    cl::desc("tune, apply, db: the tuning database (a SQLite file; default "
+    cl::desc("tune, apply, db, tune-batch: the tuning database, a SQLite "
+             "file or postgresql://USER@HOST:PORT/DB (default "
              "$XDG_CACHE_HOME/cuda-opt/tuning.db, else "
              "~/.cache/cuda-opt/tuning.db; docs/tuning-database.md)"),
-    cl::value_desc("path"), cl::cat(Category), cl::sub(Driver));
+    cl::value_desc("path|url"), cl::cat(Category), cl::sub(Driver));
 cl::opt<bool> NoDb("no-db",
                    cl::desc("tune: neither record measurements in the tuning "
                             "database nor reuse them"),
@@ -209,6 +221,37 @@ cl::opt<std::string> Signature(
              "shows it; with apply, --spec gives it too); default: the "
              "recorded one with the best speedup"),
     cl::value_desc("sig"), cl::cat(Category), cl::sub(Driver));
+cl::opt<bool> Slurm(
+    "slurm",
+    cl::desc("tune-batch: submit the shards as a Slurm job array (sbatch), "
+             "one GPU per task, and wait for it"),
+    cl::cat(Category), cl::sub(TuneBatchCommand));
+cl::opt<unsigned>
+    Shards("shards",
+           cl::desc("tune-batch: how many shards the files are dealt into "
+                    "(default: with --slurm one per file, else one per GPU)"),
+           cl::value_desc("N"), cl::init(0), cl::cat(Category),
+           cl::sub(TuneBatchCommand));
+cl::opt<std::string> Partition(
+    "partition", cl::desc("tune-batch --slurm: the Slurm partition to run in"),
+    cl::value_desc("name"), cl::cat(Category), cl::sub(TuneBatchCommand));
+cl::opt<std::string> TimeLimit(
+    "time-limit",
+    cl::desc("tune-batch --slurm: each task's Slurm time limit (sbatch "
+             "--time: MINUTES, H:MM:SS or D-HH:MM)"),
+    cl::value_desc("time"), cl::cat(Category), cl::sub(TuneBatchCommand));
+cl::opt<unsigned> BatchTimeout(
+    "batch-timeout",
+    cl::desc("tune-batch: seconds to wait for all shards; then the job is "
+             "cancelled and tune-batch fails (default: no limit)"),
+    cl::value_desc("S"), cl::init(0), cl::cat(Category),
+    cl::sub(TuneBatchCommand));
+cl::opt<unsigned> PollInterval(
+    "poll-interval",
+    cl::desc("tune-batch --slurm: seconds between two looks at the job "
+             "(squeue)"),
+    cl::value_desc("S"), cl::init(10), cl::Hidden, cl::cat(Category),
+    cl::sub(TuneBatchCommand));
 cl::opt<bool> InstrumentCapture(
     "instrument-capture",
     cl::desc("Print the file with --kernel's launches routed through the "
@@ -311,6 +354,7 @@ void parseCommandLine(int Argc, const char *const *Argv) {
   cl::HideUnrelatedOptions(Category, TuneCommand);
   cl::HideUnrelatedOptions(Category, ApplyCommand);
   cl::HideUnrelatedOptions(Category, DbCommand);
+  cl::HideUnrelatedOptions(Category, TuneBatchCommand);
   cl::SetVersionPrinter([](raw_ostream &OS) {
     OS << "cuda-opt " << CudaOptVersion << " (LLVM/Clang "
        << LLVM_VERSION_STRING << ")\n";
@@ -328,14 +372,50 @@ void parseCommandLine(int Argc, const char *const *Argv) {
       "  cuda-opt tune FILE.cu -o OUT.cu [--db DB | --no-db]\n"
       "  cuda-opt apply FILE.cu --db DB -o OUT.cu\n"
       "  cuda-opt db {stats,list,best,export,import,merge,hash} ...\n"
+      "  cuda-opt tune-batch FILE.cu... --db URL -o DIR [--slurm]\n"
       "  cuda-opt --lower-sparse-matmul IN.mlir -o OUT.mlir\n");
 }
 
 static Error error(const Twine &Message) { return createStringError(Message); }
 
+/// tune-batch: the tune options pass on to the shards; those that name one
+/// file's kernel or program do not fit several files.
+static Expected<Mode> selectTuneBatch() {
+  const cl::Option *PerFile[] = {&KernelName, &SpecPath,    &RunCommand,
+                                 &RunArgs,    &LaunchIndex, &WorkDir,
+                                 &NoDb,       &Signature,   &GpuModel};
+  for (const cl::Option *O : PerFile)
+    if (O->getNumOccurrences())
+      return error("--" + O->ArgStr +
+                   " does not go with tune-batch, whose shards tune "
+                   "whole files (run 'cuda-opt tune' for one file)");
+  const cl::Option *Modes[] = {&Tune,
+                               &ListKernels,
+                               &ListRegions,
+                               &Analyze,
+                               &InstrumentCapture,
+                               &CompileCubin,
+                               &Fp64ShadowMode,
+                               &LowerSparseMatmul,
+                               &Passes,
+                               &JSON};
+  for (const cl::Option *O : Modes)
+    if (O->getNumOccurrences())
+      return error("--" + O->ArgStr + " does not go with tune-batch");
+  if (Slurm && Gpus.getNumOccurrences())
+    return error("--gpus picks this machine's GPUs; under --slurm each task "
+                 "runs on the GPU Slurm gives it (--gres=gpu:1)");
+  if (!Slurm &&
+      (Partition.getNumOccurrences() || TimeLimit.getNumOccurrences()))
+    return error("--partition and --time-limit go with --slurm");
+  return Mode::TuneBatch;
+}
+
 Expected<Mode> selectMode() {
   if (DbCommand)
     return Mode::Db;
+  if (TuneBatchCommand)
+    return selectTuneBatch();
   const bool Tuning = Tune || TuneCommand;
   const bool Applying = static_cast<bool>(ApplyCommand);
   if (NoDb && !Tuning)
@@ -411,6 +491,45 @@ Expected<Mode> selectMode() {
   if (Transforming)
     return Mode::Passes;
   return Mode::LowerSparseMatmul;
+}
+
+std::vector<std::string> tuneBatchForwardedArgs() {
+  std::vector<std::string> Out;
+  auto Arg = [&](const cl::Option &O, const Twine &Value) {
+    if (O.getNumOccurrences())
+      Out.push_back(("--" + O.ArgStr + "=" + Value).str());
+  };
+  auto Path = [&](const cl::opt<std::string> &O) {
+    SmallString<256> P(O.getValue());
+    if (!P.empty())
+      sys::fs::make_absolute(P);
+    Arg(O, P);
+  };
+  auto Flag = [&](const cl::opt<bool> &O) {
+    if (O.getNumOccurrences() && O)
+      Out.push_back(("--" + O.ArgStr).str());
+  };
+  Path(BuildPath);
+  Path(CudaPath);
+  Path(ResourceDir);
+  Arg(GpuArch, GpuArch.getValue());
+  Flag(CudaLegacy);
+  Flag(NoFormat);
+  Arg(FpModelOpt, fpModelName(FpModelOpt));
+  Arg(Budget, Twine(Budget.getValue()));
+  Arg(PolicyName, PolicyName.getValue());
+  Flag(DryRun);
+  Arg(TimeBudget, Twine(TimeBudget.getValue()));
+  Arg(Candidates, Candidates.getValue());
+  Path(GemmLibrary);
+  Path(CudnnRoot);
+  Path(MeasureWorker);
+  char Tol[40];
+  std::snprintf(Tol, sizeof(Tol), "%.17g", RelTol.getValue());
+  Arg(RelTol, Tol);
+  Arg(OrigRuns, Twine(OrigRuns.getValue()));
+  Arg(ProgramTimeout, Twine(ProgramTimeout.getValue()));
+  return Out;
 }
 
 } // namespace cli

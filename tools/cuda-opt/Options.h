@@ -8,6 +8,8 @@
 //   cuda-opt tune FILE...            (the `tune` subcommand, same options)
 //   cuda-opt apply FILE --db DB      (the best recorded variants, no GPU)
 //   cuda-opt db ACTION ARGS...       (the tuning database: DbCommand.cpp)
+//   cuda-opt tune-batch FILE... -o DIR [--slurm] (shards of tune runs:
+//                                    TuneBatchCommand.cpp)
 //   cuda-opt sparse-encode INPUT ... (its own parser: SparseEncodeCommand.cpp)
 //
 //===----------------------------------------------------------------------===//
@@ -18,6 +20,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 #include <string>
+#include <vector>
 
 namespace cuda_opt {
 namespace cli {
@@ -31,6 +34,10 @@ extern llvm::cl::SubCommand ApplyCommand;
 /// `cuda-opt db {best,list,merge,export,import,stats,hash}`: the action and
 /// its arguments are the positional arguments (InputFiles).
 extern llvm::cl::SubCommand DbCommand;
+/// `cuda-opt tune-batch FILE... -o DIR`: tune the files in shards, locally
+/// (one per GPU) or as a Slurm job array (--slurm); the tune options pass
+/// through to every shard (tuneBatchForwardedArgs).
+extern llvm::cl::SubCommand TuneBatchCommand;
 /// `cuda-opt sparse-encode`: listed by --help; main() hands its arguments to
 /// runSparseEncodeCommand before the options are parsed.
 extern llvm::cl::SubCommand SparseEncodeCommand;
@@ -92,6 +99,14 @@ extern llvm::cl::opt<std::string> KernelHashFilter;
 extern llvm::cl::opt<std::string> GpuModel;
 extern llvm::cl::opt<std::string> Signature;
 
+// tune-batch.
+extern llvm::cl::opt<bool> Slurm;
+extern llvm::cl::opt<unsigned> Shards;
+extern llvm::cl::opt<std::string> Partition;
+extern llvm::cl::opt<std::string> TimeLimit;
+extern llvm::cl::opt<unsigned> BatchTimeout;
+extern llvm::cl::opt<unsigned> PollInterval;
+
 // --instrument-capture.
 extern llvm::cl::list<std::string> ProbeVariants;
 
@@ -119,11 +134,17 @@ enum class Mode {
   Passes,
   LowerSparseMatmul,
   Apply,
-  Db
+  Db,
+  TuneBatch
 };
 
 /// The mode, or why the modes given are not exactly one.
 llvm::Expected<Mode> selectMode();
+
+/// The options given to `tune-batch` that every shard's `cuda-opt tune`
+/// gets, as arguments (paths made absolute: a Slurm task may start
+/// elsewhere); --db is not among them (the batch passes its own).
+std::vector<std::string> tuneBatchForwardedArgs();
 
 } // namespace cli
 } // namespace cuda_opt

@@ -5,7 +5,8 @@
 // none (tune's rewrite without measuring), tune, --list-kernels, --analyze,
 // --passes, --instrument-capture, --compile-cubin, apply or the MLIR mode
 // --lower-sparse-matmul; --list-passes, `cuda-opt db` and
-// `cuda-opt sparse-encode` take no input files of their own.
+// `cuda-opt sparse-encode` take no input files of their own, and
+// `cuda-opt tune-batch` hands its files to shards of `cuda-opt tune`.
 //
 //===----------------------------------------------------------------------===//
 #include "Commands.h"
@@ -111,6 +112,8 @@ static int runTool(int argc, const char **argv) {
   // files (and need the toolchain).
   if (*M == cli::Mode::Db)
     return runDbCommand(TO, ExtraFlags);
+  if (*M == cli::Mode::TuneBatch)
+    return runTuneBatch(TO, ExtraFlags);
   if (cli::InputFiles.empty())
     return reportError(makeError(*M == cli::Mode::LowerSparseMatmul
                                      ? "no input file; give one .mlir file"
@@ -170,9 +173,10 @@ static int runTool(int argc, const char **argv) {
         return applyRecorded(*TC, *In, outputFor(File));
       case cli::Mode::LowerSparseMatmul:
       case cli::Mode::Db:
+      case cli::Mode::TuneBatch:
         break;
       }
-      llvm_unreachable("the MLIR mode and db returned above");
+      llvm_unreachable("the MLIR mode, db and tune-batch returned above");
     }();
     if (E)
       RC = reportError(std::move(E));
