@@ -320,7 +320,19 @@ Expected<bool> runOnSlurm(const BatchPlan &Plan, std::string &JobId) {
       Last = Now;
     }
     if (cli::BatchTimeout && secondsSince(Start) > cli::BatchTimeout) {
+      // Cancelled, its tasks leave the queue in a moment; then Slurm says
+      // CANCELLED rather than COMPLETING.
       cancelJob(Slurm, JobId);
+      for (int Wait = 0; Wait < 30; ++Wait) {
+        Expected<JobProgress> Left = jobProgress(Slurm, JobId);
+        if (!Left) {
+          consumeError(Left.takeError());
+          break;
+        }
+        if (Left->active() == 0)
+          break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
       return false;
     }
     std::this_thread::sleep_for(std::chrono::seconds(Interval));

@@ -88,8 +88,8 @@ std::string batchScriptText(const BatchScript &S) {
   OS << "  *) echo \"cuda-opt tune-batch: no shard $shard (0-" << Last
      << ")\" >&2; exit 2 ;;\n"
      << "esac\n"
-     << "echo \"cuda-opt tune-batch: shard $shard on $(hostname): "
-        "${#files[@]} files\"\n"
+     << "echo \"cuda-opt tune-batch: shard $shard on $(hostname), files: "
+        "${#files[@]}\"\n"
      << "# A TERM (scancel, the time limit, tune-batch's timeout) ends the "
         "tune in flight too.\n"
      << "child=\n"
