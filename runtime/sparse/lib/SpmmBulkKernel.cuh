@@ -167,9 +167,9 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   const int StageB = stageBytes(NT, WARPS, P.RCap);
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
 
-  const long long Begin = P.Items * blockIdx.x / gridDim.x;
-  const long long End = P.Items * (blockIdx.x + 1) / gridDim.x;
-  const int Count = int(End - Begin);
+  const CtaItems Range(P);
+  const long long Begin = Range.Begin;
+  const int Count = Range.Count;
   if (Count <= 0)
     return;
 
@@ -221,13 +221,8 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     __syncwarp();
     if (Lane == 0)
       mbarArrive(EmptyBar + 8 * S);
-    ++Covered;
-    if (CC.Half == P.Hpu - 1 || J == Count - 1) {
-      if (HasTile)
-        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
-      zeroAcc<NT, Sets>(Acc);
-      Covered = 0;
-    }
+    endOfItem<NT, Sets, BF16>(P, Acc, CC, J == Count - 1, HasTile, Tile, Lane,
+                              Covered);
     CC.next(P);
   }
 }

@@ -81,6 +81,25 @@ finishTile(const Params &P, const float (&Acc)[Sets][NT / 8][4], int Nc,
 }
 
 template <int NT, int Sets>
+__device__ __forceinline__ void zeroAcc(float (&Acc)[Sets][NT / 8][4]);
+
+/// After each item of a warp: counts it, and at the end of its output
+/// tile's items (the tile's last half, or the CTA's last item) writes or
+/// adds the tile and starts the next one from zero.
+template <int NT, int Sets, bool BF16>
+__device__ __forceinline__ void
+endOfItem(const Params &P, float (&Acc)[Sets][NT / 8][4], const Cursor &CC,
+          bool LastItem, bool HasTile, int Tile, int Lane, int &Covered) {
+  ++Covered;
+  if (CC.Half == P.Hpu - 1 || LastItem) {
+    if (HasTile)
+      finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+    zeroAcc<NT, Sets>(Acc);
+    Covered = 0;
+  }
+}
+
+template <int NT, int Sets>
 __device__ __forceinline__ void zeroAcc(float (&Acc)[Sets][NT / 8][4]) {
 #pragma unroll
   for (int S = 0; S < Sets; ++S)

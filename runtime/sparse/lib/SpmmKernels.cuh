@@ -33,9 +33,9 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
   const int StageB = stageBytes(NT, WARPS, P.RCap);
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
 
-  const long long Begin = P.Items * blockIdx.x / gridDim.x;
-  const long long End = P.Items * (blockIdx.x + 1) / gridDim.x;
-  const int Count = int(End - Begin);
+  const CtaItems Range(P);
+  const long long Begin = Range.Begin;
+  const int Count = Range.Count;
   if (Count <= 0)
     return;
 
@@ -106,13 +106,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1) tlsSpmmKernel(const Params P) {
         mbarWait(EmptyBar + 8 * ((J - 1) % STAGES), ((J - 1) / STAGES) & 1);
       issue(Jn);
     }
-    ++Covered;
-    if (CC.Half == P.Hpu - 1 || J == Count - 1) {
-      if (HasTile)
-        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
-      zeroAcc<NT, Sets>(Acc);
-      Covered = 0;
-    }
+    endOfItem<NT, Sets, BF16>(P, Acc, CC, J == Count - 1, HasTile, Tile, Lane,
+                              Covered);
     CC.next(P);
   }
 }
@@ -136,9 +131,9 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
   const int WRegion = wRegionBytes(P.RCap);
   const int Tid = threadIdx.x, Warp = Tid >> 5, Lane = Tid & 31;
 
-  const long long Begin = P.Items * blockIdx.x / gridDim.x;
-  const long long End = P.Items * (blockIdx.x + 1) / gridDim.x;
-  const int Count = int(End - Begin);
+  const CtaItems Range(P);
+  const long long Begin = Range.Begin;
+  const int Count = Range.Count;
   if (Count <= 0)
     return;
 
@@ -229,13 +224,8 @@ __global__ void __launch_bounds__(WARPS * 32, 1)
       __syncwarp();
       issueW(Jn);
     }
-    ++Covered;
-    if (CC.Half == P.Hpu - 1 || J == Count - 1) {
-      if (HasTile)
-        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
-      zeroAcc<NT, Sets>(Acc);
-      Covered = 0;
-    }
+    endOfItem<NT, Sets, BF16>(P, Acc, CC, J == Count - 1, HasTile, Tile, Lane,
+                              Covered);
     CC.next(P);
   }
 }

@@ -22,9 +22,9 @@ constexpr int XPitch = HalfCols + 8; // halves; 16-byte pad kills conflicts
 // A lane's 32 slots (64 bytes) of a chain in shared memory: its k-step K
 // fragment (16 bytes) at chunk K ^ laneSwizzle, so that the 16-byte fragment
 // loads of a quarter warp hit eight different bank quads.
-constexpr int WValBytes = 32 * 64; // 2048
+constexpr int WValBytes = 32 * 64;               // 2048
 constexpr int WBitsBytes = BlockBitmapWords * 2; // 256: one chain's words
-constexpr int WHeadBytes = 16; // residual start and end of the block
+constexpr int WHeadBytes = 16;    // residual start and end of the block
 constexpr int BarrierBytes = 128; // full and empty mbarriers, STAGES <= 8
 
 /// Decode tables, shared memory: EN0/EN1 map a lane's bitmap byte of row g
@@ -54,19 +54,19 @@ struct Params {
   const uint16_t *Residual;
   const uint16_t *X; // fp16 or bf16 bits
   uint16_t *Y;
-  float *Acc32;      // Tiles * 16 rows x Np columns, fp32, zero between calls
+  float *Acc32;       // Tiles * 16 rows x Np columns, fp32, zero between calls
   unsigned *Counters; // Tiles * NChunks, zero between calls
   int Ldx, Ldy;
   int M, K, N;
   int Tiles, BlockColumns;
   int NChunks, Np;
-  int Hpu;             // items (half blocks) per output tile: 2 * BlockColumns
-  long long Items;     // MBlocks * NChunks * Hpu
-  int RCap;    // residual values staged per warp and stage (multiple of 8)
-  int Ablate;  // diagnostics only (TLS_SPMM_ABLATE, wrong results): bit 0
-               // skips the gather, 1 the mask/metadata decode, 2 the mma
-               // phase, 3 the W and residual copies, 4 the fixup of split
-               // output tiles (fence, counter, last contributor)
+  int Hpu;         // items (half blocks) per output tile: 2 * BlockColumns
+  long long Items; // MBlocks * NChunks * Hpu
+  int RCap;        // residual values staged per warp and stage (multiple of 8)
+  int Ablate;      // diagnostics only (TLS_SPMM_ABLATE, wrong results): bit 0
+                   // skips the gather, 1 the mask/metadata decode, 2 the mma
+                   // phase, 3 the W and residual copies, 4 the fixup of split
+                   // output tiles (fence, counter, last contributor)
 };
 
 /// Shared-memory layout (host and device): tables, barriers, the stages
@@ -116,6 +116,17 @@ struct Cursor {
         ++Mb;
       }
     }
+  }
+};
+
+/// The contiguous item range [Begin, Begin + Count) of this CTA: every CTA
+/// of the one-wave grid walks the same number of items.
+struct CtaItems {
+  long long Begin;
+  int Count;
+  __device__ explicit CtaItems(const Params &P) {
+    Begin = P.Items * blockIdx.x / gridDim.x;
+    Count = int(P.Items * (blockIdx.x + 1) / gridDim.x - Begin);
   }
 };
 
