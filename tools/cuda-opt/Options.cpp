@@ -422,7 +422,7 @@ Expected<Mode> selectMode() {
     return error("--no-db goes with tune (which records measurements and "
                  "reuses them)");
   if (DbPath.getNumOccurrences() && !Tuning && !Applying)
-    return error("--db goes with tune, apply and db");
+    return error("--db goes with tune, apply, db and tune-batch");
   if (NoDb && DbPath.getNumOccurrences())
     return error("--db and --no-db exclude each other");
   if (KernelHashFilter.getNumOccurrences())
