@@ -3,8 +3,9 @@
 
     services.py start-postgres DIR   a PostgreSQL server (Debian's initdb and
                                      pg_ctl) on 127.0.0.1:<free port>, its
-                                     socket in a short /tmp directory, with
-                                     the empty databases tuning, race, other
+                                     data and socket in a short /tmp
+                                     directory (removed by stop), with the
+                                     empty databases tuning, race, other
     services.py start-slurm DIR      a one-node Slurm cluster: munged with a
                                      fresh key, slurmctld and slurmd of a
                                      generated slurm.conf (no cgroups)
@@ -14,7 +15,7 @@
     services.py stop DIR             stops whatever DIR's services are
                                      (nothing to stop is fine)
 
-Everything lives in DIR (state, logs, configs). A watchdog started with the
+Everything else lives in DIR (state, logs, configs). A watchdog started with the
 first service stops them all after --timeout seconds (default 300) should
 the test fail before its `stop` line; `stop` ends the watchdog.
 """
@@ -95,25 +96,32 @@ def start_postgres(d, timeout):
     os.makedirs(pg)
     start_watchdog(d, timeout)
     bindir = pg_bindir()
-    # The socket in a short directory: a unix socket path has ~100 bytes.
-    sock = tempfile.mkdtemp(prefix="cuda-opt-pg-", dir="/tmp")
-    write(os.path.join(pg, "socketdir"), sock)
+    # The cluster and its socket in a short directory of /tmp, which the
+    # postgres user can reach whatever the checkout's permissions (and a
+    # unix socket's path has ~100 bytes).
+    home = tempfile.mkdtemp(prefix="cuda-opt-pg-", dir="/tmp")
+    write(os.path.join(pg, "home"), home)
     if os.geteuid() == 0:
         pw = pwd.getpwnam("postgres")
-        for p in (pg, sock):
-            os.chown(p, pw.pw_uid, pw.pw_gid)
+        os.chown(home, pw.pw_uid, pw.pw_gid)
+    data = os.path.join(home, "data")
+    server_log = os.path.join(home, "server.log")
     log = os.path.join(d, "postgres-setup.log")
-    run_logged(as_postgres([os.path.join(bindir, "initdb"), "-D",
-                            os.path.join(pg, "data"), "-A", "trust", "-U",
-                            "postgres", "-E", "UTF8", "--no-sync"]), log)
+    run_logged(as_postgres([os.path.join(bindir, "initdb"), "-D", data, "-A",
+                            "trust", "-U", "postgres", "-E", "UTF8",
+                            "--no-sync"]), log)
     port = free_port()
     opts = ("-k %s -p %d -c listen_addresses=127.0.0.1 -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off" % (sock, port))
-    run_logged(as_postgres([os.path.join(bindir, "pg_ctl"), "-D",
-                            os.path.join(pg, "data"), "-l",
-                            os.path.join(pg, "server.log"), "-w", "-t", "60",
-                            "-o", opts, "start"]), log)
+            "-c synchronous_commit=off -c full_page_writes=off" % (home, port))
     write(os.path.join(pg, "bindir"), bindir)
+    r = subprocess.run(as_postgres([os.path.join(bindir, "pg_ctl"), "-D", data,
+                                    "-l", server_log, "-w", "-t", "60", "-o",
+                                    opts, "start"]),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stdout + r.stderr + read(server_log) + "\n")
+        stop(d)
+        sys.exit("services.py: pg_ctl start failed")
     write(os.path.join(pg, "port"), str(port))
     for db in ("tuning", "race", "other"):
         run_logged([os.path.join(bindir, "createdb"), "-h", "127.0.0.1", "-p",
@@ -122,16 +130,23 @@ def start_postgres(d, timeout):
 
 def stop_postgres(d):
     pg = os.path.join(d, "pg")
-    data = os.path.join(pg, "data")
+    home = read(os.path.join(pg, "home"))
+    if not home.startswith("/tmp/cuda-opt-pg-"):
+        return
+    data = os.path.join(home, "data")
     if os.path.exists(os.path.join(data, "postmaster.pid")):
         subprocess.run(as_postgres([os.path.join(read(os.path.join(pg, "bindir"),
                                                       pg_bindir()), "pg_ctl"),
                                     "-D", data, "-m", "immediate", "-w",
                                     "stop"]),
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    sock = read(os.path.join(pg, "socketdir"))
-    if sock.startswith("/tmp/cuda-opt-pg-"):
-        shutil.rmtree(sock, ignore_errors=True)
+    # The server's log beside the test's files, for a failed test.
+    try:
+        shutil.copy(os.path.join(home, "server.log"),
+                    os.path.join(pg, "server.log"))
+    except OSError:
+        pass
+    shutil.rmtree(home, ignore_errors=True)
 
 
 SLURM_CONF = """\
@@ -288,7 +303,7 @@ def substitute(d, arg):
         j = out.index("@", i + 1)
         name = out[i + 7:j]
         out = out[:i] + "postgresql://postgres@127.0.0.1:%s/%s" % (port, name) + out[j + 1:]
-    return out.replace("@PGSOCKET@", read(os.path.join(d, "pg", "socketdir")))
+    return out.replace("@PGSOCKET@", read(os.path.join(d, "pg", "home")))
 
 
 def main():
