@@ -178,6 +178,7 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 SwitchType=switch/none
 MinJobAge=600
+SchedulerParameters=sched_min_interval=100000
 NodeName={host} NodeAddr=127.0.0.1 CPUs={cpus} State=UNKNOWN
 PartitionName=test Nodes={host} Default=YES MaxTime=INFINITE State=UP
 """
@@ -239,37 +240,48 @@ def start_slurm(d, timeout):
     sys.exit("services.py: the Slurm node did not become idle in 60 s")
 
 
-def kill_pidfile(path, wait=10):
-    pid = read(path)
-    if not pid.isdigit():
-        return
-    try:
-        os.kill(int(pid), signal.SIGTERM)
-    except OSError:
-        return
+def kill_pidfiles(paths, wait=10):
+    """SIGTERM to each pid file's process at once, SIGKILL to what is left
+    after \p wait seconds."""
+    pids = []
+    for path in paths:
+        pid = read(path)
+        if pid.isdigit():
+            try:
+                os.kill(int(pid), signal.SIGTERM)
+                pids.append(int(pid))
+            except OSError:
+                pass
     deadline = time.time() + wait
-    while time.time() < deadline:
-        try:
-            os.kill(int(pid), 0)
-        except OSError:
-            return
+    while pids and time.time() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+                alive.append(pid)
+            except OSError:
+                pass
+        pids = alive
         time.sleep(0.1)
-    try:
-        os.kill(int(pid), signal.SIGKILL)
-    except OSError:
-        pass
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def stop_slurm(d):
     s = os.path.join(d, "slurm")
     if not os.path.isdir(s):
         return
-    if os.path.exists(os.path.join(s, "slurm.conf")):
-        subprocess.run(["scancel", "--user", pwd.getpwuid(os.geteuid()).pw_name],
+    # This cluster's jobs (a test that failed half-way may leave some).
+    if os.path.exists(os.path.join(s, "slurmctld.pid")):
+        subprocess.run(["scancel", "--full", "--quiet",
+                        "--user", pwd.getpwuid(os.geteuid()).pw_name],
                        env=slurm_env(d), stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=30)
-    for daemon in ("slurmd", "slurmctld", "munged"):
-        kill_pidfile(os.path.join(s, daemon + ".pid"))
+    kill_pidfiles([os.path.join(s, daemon + ".pid")
+                   for daemon in ("slurmd", "slurmctld", "munged")])
 
 
 def stop(d, from_watchdog=False):
@@ -279,7 +291,7 @@ def stop(d, from_watchdog=False):
     if os.path.isdir(os.path.join(d, "pg")):
         stop_postgres(d)
     if not from_watchdog:
-        kill_pidfile(os.path.join(d, "watchdog.pid"), wait=2)
+        kill_pidfiles([os.path.join(d, "watchdog.pid")], wait=2)
     try:
         os.remove(os.path.join(d, "watchdog.pid"))
     except OSError:
