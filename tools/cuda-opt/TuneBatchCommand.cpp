@@ -138,15 +138,15 @@ Expected<BatchPlan> planBatch(ArrayRef<std::string> ExtraFlags,
     return makeError("tune-batch: --shards=0; give 1 or more");
   S.DryRun = cli::DryRun;
   if (cli::Slurm) {
-    Expected<SlurmCommands> Slurm = SlurmCommands::find();
-    if (!Slurm)
-      return Slurm.takeError();
-    Plan.Slurm = *Slurm;
     if (!cli::TimeLimit.empty() &&
         !all_of(cli::TimeLimit.getValue(),
                 [](char C) { return isDigit(C) || C == ':' || C == '-'; }))
       return makeError("--time-limit=" + cli::TimeLimit +
                        ": give MINUTES, H:MM:SS or D-HH:MM (sbatch --time)");
+    Expected<SlurmCommands> Slurm = SlurmCommands::find();
+    if (!Slurm)
+      return Slurm.takeError();
+    Plan.Slurm = *Slurm;
     S.Partition = cli::Partition;
     S.TimeLimit = cli::TimeLimit;
   } else if (!cli::DryRun) {
