@@ -41,6 +41,17 @@ if [ ! -e "${CUDA_PATH:-/usr/local/cuda}/include/cuda_runtime.h" ]; then
   exit 1
 fi
 
+# test/CMake/example-clang.test builds examples/cmake with clang as the CUDA
+# compiler, which Debian 12's CMake 3.25 cannot identify with CUDA 13
+# (docs/cmake.md): CMake 4.4.5 from PyPI, in a venv of the build tree, for
+# that test only.
+if [ "$mode" = test ] && ! [ -x "$build/cmake-clang-cuda/bin/cmake" ]; then
+  mkdir -p "$build"
+  { python3 -m venv "$build/cmake-clang-cuda" &&
+    "$build/cmake-clang-cuda/bin/pip" install -q cmake==4.4.5; } ||
+    echo "warning: no CMake 4.4.5 from PyPI; test/CMake/example-clang.test will be unsupported" >&2
+fi
+
 echo "== building cuda-opt in $build"
 cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
   -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit >/dev/null

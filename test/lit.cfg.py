@@ -8,6 +8,8 @@
 #                installed: test/Cluster starts one on loopback
 #   slurm-cluster  Slurm's daemons and client commands are installed:
 #                test/Cluster starts a one-node cluster
+#   cmake-clang-cuda  a CMake that accepts clang as the CUDA compiler
+#                (test/CMake/example-clang.test)
 import glob
 import os
 import pwd
@@ -71,6 +73,17 @@ if os.path.exists(os.path.join(config.cuda_opt_tools_dir, "cuda-opt-mlir")):
 
 if hasattr(os, "geteuid") and os.geteuid() == 0:
     config.available_features.add("root")
+
+# A CMake that takes clang (with CUDA 13) as its CUDA compiler, for
+# test/CMake/example-clang.test: Debian 12's 3.25 cannot (docs/cmake.md);
+# `scripts/bootstrap.sh test` installs CMake 4.4.5 from PyPI into the build
+# tree for it, or CUDA_OPT_CLANG_CUDA_CMAKE names one.
+cmake_clang_cuda = os.environ.get("CUDA_OPT_CLANG_CUDA_CMAKE") or os.path.join(
+    config.cuda_opt_obj_root, "cmake-clang-cuda", "bin", "cmake")
+if os.path.exists(cmake_clang_cuda) and os.path.exists(plugin):
+    config.available_features.add("cmake-clang-cuda")
+    config.substitutions.append(("%cmake_clang_cuda", cmake_clang_cuda))
+    config.substitutions.append(("%clangxx", clangxx))
 
 # The build tree (for `cmake --install`, test/CMake).
 config.substitutions.append(("%cuda_opt_obj_root", config.cuda_opt_obj_root))
