@@ -22,9 +22,18 @@ that has a measured DIR/NAME.opt.cu.report.json (bench/run.sh's output) in
 --training and exits; the training rows are the only copy of the measured
 data the policy is built from.
 
+With --export-db FILE.jsonl it instead writes the training rows as tuning
+database rows (`cuda-opt db import FILE.jsonl --db DB`), each with its
+kernel's features, so that the learned ranker is trained from a database
+(`cuda-opt train --db DB`; docs/policy.md). The rows hold speedups, not
+timings: each kernel's original is written as 1 ms and a variant as
+1/speedup ms, which keeps every ratio; the signature is empty (the rows
+do not say the launch).
+
 usage: train.py --cuda-opt build/bin/cuda-opt [--training FILE.jsonl]
                 [--corpus DIR] [--out FILE.inc] [--eval FILE.md]
        train.py --import-reports DIR [--training FILE.jsonl]
+       train.py --cuda-opt build/bin/cuda-opt --export-db FILE.jsonl
 """
 import argparse
 import glob
@@ -310,6 +319,54 @@ def write_inc(path, programs, names, version):
         f.write("\n".join(out))
 
 
+def kernel_hashes(cuda_opt, source):
+    out = subprocess.run([cuda_opt, "db", "hash", source], capture_output=True,
+                         text=True, check=True)
+    return dict(l.split() for l in out.stdout.splitlines() if l.strip())
+
+
+def export_db(cuda_opt, training, corpus, path):
+    """The training rows as `cuda-opt db import` lines with features."""
+    rows = read_training(training)
+    lines, done, hashes, feats = [], set(), {}, {}
+    stamp = "2026-12-02T00:00:%02d.%03dZ"
+
+    def line(r, pipeline, median, verdict, n):
+        program, kernel = r["program"], r["kernel"]
+        source = os.path.join(corpus, program + ".cu")
+        if program not in hashes:
+            hashes[program] = kernel_hashes(cuda_opt, source)
+        if (program, kernel) not in feats:
+            feats[(program, kernel)] = features_of(cuda_opt, source, kernel)
+        return {"gpu": "NVIDIA H200", "sm_count": 132, "driver": "unknown",
+                "cuda": "unknown", "cuda_opt": "training.jsonl",
+                "kernel_hash": hashes[program][kernel], "kernel": kernel,
+                "signature": "", "fp_model": "strict", "pipeline": pipeline,
+                "median_ms": median, "p10_ms": median, "p90_ms": median,
+                "runs": 1, "verdict": verdict, "failure": "",
+                "host": "h200 (bench/policy/training.jsonl)",
+                "measured_at": stamp % (n // 1000, n % 1000),
+                "source": "bench/corpus/%s.cu" % program,
+                "features": feats[(program, kernel)]}
+
+    n = 0
+    for r in rows:
+        if not r.get("speedup") or r["status"] not in TRAINING_STATUSES:
+            continue
+        key = (r["program"], r["kernel"])
+        if key not in done and r["pipeline"] != "":
+            lines.append(line(r, "", 1.0, "verified", n))
+            n += 1
+        done.add(key)
+        verdict = "slower" if r["status"] == "slower" else "verified"
+        lines.append(line(r, r["pipeline"], 1.0 / r["speedup"], verdict, n))
+        n += 1
+    with open(path, "w") as f:
+        for l in lines:
+            f.write(json.dumps(l, sort_keys=True) + "\n")
+    print("%s: %d rows of %d kernels" % (path, len(lines), len(done)))
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.dirname(os.path.dirname(here))
@@ -324,7 +381,15 @@ def main():
                     default=os.path.join(root, "lib/Search/TuningPolicyData.inc"))
     ap.add_argument("--eval", default=os.path.join(here, "evaluation.md"))
     ap.add_argument("--version", default="h200-2026-12-02")
+    ap.add_argument("--export-db", metavar="FILE.jsonl",
+                    help="write the training rows with their kernels' "
+                    "features as `cuda-opt db import` lines and exit")
     args = ap.parse_args()
+    if args.export_db:
+        if not args.cuda_opt:
+            ap.error("--cuda-opt is required to export")
+        export_db(args.cuda_opt, args.training, args.corpus, args.export_db)
+        return
     if args.import_reports:
         import_reports(args.import_reports, args.training)
         return

@@ -12,6 +12,7 @@
 #include "cuda-opt/Support/Refusal.h"
 #include "cuda-opt/Analysis/KernelModel.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
+#include "cuda-opt/Search/Ranker.h"
 #include "cuda-opt/Search/TuningPolicy.h"
 #include "cuda-opt/Transforms/ConvCudnnEntry.h"
 #include "cuda-opt/Measure/Measure.h"
@@ -269,6 +270,22 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   // dropped below, so some slack keeps the budget filled).
   if (!Opts.Candidates.empty()) {
     Result.Policy = "the pipelines given with --candidates, in order";
+  } else if (Opts.Ranker) {
+    KernelFeatures Features =
+        H.Model ? H.Model->features() : buildKernelModel(Ctx, K).features();
+    const std::string Signature = harnessSignature(H);
+    std::vector<std::string> Pipelines;
+    for (const LegalCandidate &L : Legal)
+      Pipelines.push_back(L.Pipeline);
+    for (const std::string &P : Pipelines)
+      if (std::optional<double> S =
+              Opts.Ranker->predictLog(Features, Signature, P))
+        Result.Predicted[{Kernel, P}] = std::exp(*S);
+    std::vector<LegalCandidate> Ranked;
+    for (size_t I : Opts.Ranker->rank(Features, Signature, Pipelines))
+      Ranked.push_back(std::move(Legal[I]));
+    Legal = std::move(Ranked);
+    Result.Policy = Opts.Ranker->describe();
   } else if (Opts.LearnedPolicy) {
     const TuningPolicy &Policy = TuningPolicy::learned();
     KernelFeatures Features =

@@ -12,6 +12,8 @@
 #include "WorkerProtocol.h"
 #include "cuda-opt/Search/KernelHash.h"
 #include "cuda-opt/Search/ProblemSignature.h"
+#include "cuda-opt/Search/TuningPolicy.h"
+#include "cuda-opt/Analysis/KernelModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -74,6 +76,11 @@ KernelRecording startRecording(const TuneOptions &Opts, const Harness &H,
   R.Base.FpModel = fpModelName(Opts.Model).str();
   R.KernelName = K.name();
   R.SourceFile = Input.Path;
+  // What the learned ranker trains on (`cuda-opt train --db`): best effort,
+  // a failure here loses no measurement (the rows' own writes report).
+  KernelFeatures Features =
+      H.Model ? H.Model->features() : buildKernelModel(Ctx, K).features();
+  consumeError(R.Db->putKernelFeatures(R.Base.KernelHash, K.name(), Features));
   return R;
 }
 

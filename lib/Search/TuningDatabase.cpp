@@ -96,6 +96,15 @@ CREATE TABLE measurements(
          kernel_hash, signature, fp_model, pipeline, host, measured_at));
 CREATE INDEX measurements_by_kernel ON measurements(kernel_hash, gpu_model);
 )sql"},
+    {2,
+     "kernel features by kernel hash, for training the learned ranker",
+     R"sql(
+CREATE TABLE kernel_features(
+  kernel_hash TEXT PRIMARY KEY,
+  kernel_name TEXT NOT NULL,
+  features TEXT NOT NULL,
+  recorded_at TEXT NOT NULL);
+)sql"},
 };
 
 int latestVersion() { return Migrations[std::size(Migrations) - 1].Version; }
@@ -288,6 +297,59 @@ Expected<std::vector<std::string>> TuningDatabase::kernelNames() const {
       "reading kernel names");
   if (!N)
     return N.takeError();
+  return Out;
+}
+
+Error TuningDatabase::putKernelFeatures(StringRef KernelHash,
+                                        StringRef KernelName,
+                                        const FeatureVector &Features) {
+  json::Object O;
+  for (const auto &[Name, Value] : Features)
+    O[Name] = Value;
+  std::string Text;
+  raw_string_ostream(Text) << json::Value(std::move(O));
+  Expected<int64_t> N = Conn->run(
+      "INSERT INTO kernel_features(kernel_hash, kernel_name, features, "
+      "recorded_at) VALUES(?1, ?2, ?3, ?4) ON CONFLICT(kernel_hash) DO "
+      "UPDATE SET kernel_name = excluded.kernel_name, features = "
+      "excluded.features, recorded_at = excluded.recorded_at",
+      {KernelHash.str(), KernelName.str(), Text, tuningTimestamp()}, nullptr,
+      "storing kernel features");
+  if (!N)
+    return N.takeError();
+  return Error::success();
+}
+
+Expected<std::map<std::string, TuningDatabase::FeatureVector>>
+TuningDatabase::kernelFeatures() const {
+  std::map<std::string, FeatureVector> Out;
+  std::string Bad;
+  Expected<int64_t> N = Conn->run(
+      "SELECT kernel_hash, features FROM kernel_features ORDER BY "
+      "kernel_hash",
+      {},
+      [&](const SqlRow &R) {
+        Expected<json::Value> V = json::parse(R.text(1));
+        const json::Object *O = V ? V->getAsObject() : nullptr;
+        if (!V)
+          consumeError(V.takeError());
+        if (!O) {
+          Bad = R.text(0);
+          return;
+        }
+        FeatureVector &F = Out[R.text(0)];
+        for (const auto &[K, X] : *O)
+          F.push_back({K.str(), X.getAsNumber().value_or(0)});
+        llvm::sort(F);
+      },
+      "reading kernel features");
+  if (!N)
+    return N.takeError();
+  if (!Bad.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "the stored features of kernel %s in '%s' are "
+                             "not a JSON object",
+                             Bad.c_str(), Path.c_str());
   return Out;
 }
 

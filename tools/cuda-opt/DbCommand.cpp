@@ -116,8 +116,17 @@ Error exportRows(StringRef Output) {
   return writeFileAtomically(Output, Out);
 }
 
+/// A line's optional "features" (the kernel model's feature vector, what
+/// `cuda-opt train` learns from): kernel hash, name, features.
+struct ImportedFeatures {
+  std::string Hash, Name;
+  TuningDatabase::FeatureVector Features;
+};
+
 /// Every line of every file, checked before anything is written.
-Expected<std::vector<TuningRecord>> readJSONLines(ArrayRef<std::string> Files) {
+Expected<std::vector<TuningRecord>>
+readJSONLines(ArrayRef<std::string> Files,
+              std::vector<ImportedFeatures> *Features = nullptr) {
   std::vector<TuningRecord> Out;
   for (const std::string &File : Files) {
     ErrorOr<std::unique_ptr<MemoryBuffer>> Buf =
@@ -141,6 +150,21 @@ Expected<std::vector<TuningRecord>> readJSONLines(ArrayRef<std::string> Files) {
       Expected<TuningRecord> R = TuningRecord::fromJSON(*V);
       if (!R)
         return Bad(R.takeError());
+      if (const json::Value *F = V->getAsObject()->get("features")) {
+        const json::Object *FO = F->getAsObject();
+        if (!FO)
+          return Bad(makeError("\"features\" is not an object of numbers"));
+        ImportedFeatures IF{R->Key.KernelHash, R->KernelName, {}};
+        for (const auto &[K, X] : *FO) {
+          if (!X.getAsNumber())
+            return Bad(makeError("feature \"" + K.str() +
+                                 "\" is not a number"));
+          IF.Features.push_back({K.str(), *X.getAsNumber()});
+        }
+        llvm::sort(IF.Features);
+        if (Features)
+          Features->push_back(std::move(IF));
+      }
       Out.push_back(std::move(*R));
     }
   }
@@ -165,14 +189,25 @@ Error addAll(TuningDatabase &Db, ArrayRef<TuningRecord> Rows, StringRef Verb) {
 Error importRows(ArrayRef<std::string> Files) {
   if (Files.empty())
     return makeError("db import: give the JSON Lines files to import");
-  Expected<std::vector<TuningRecord>> Rows = readJSONLines(Files);
+  std::vector<ImportedFeatures> Features;
+  Expected<std::vector<TuningRecord>> Rows = readJSONLines(Files, &Features);
   if (!Rows)
     return Rows.takeError();
   Expected<std::unique_ptr<TuningDatabase>> Db =
       openTuningDatabase(OpenMode::Create);
   if (!Db)
     return Db.takeError();
-  return addAll(**Db, *Rows, "imported");
+  if (Error E = addAll(**Db, *Rows, "imported"))
+    return E;
+  std::set<std::string> Stored;
+  for (const ImportedFeatures &F : Features)
+    if (Stored.insert(F.Hash).second)
+      if (Error E = (*Db)->putKernelFeatures(F.Hash, F.Name, F.Features))
+        return E;
+  if (!Stored.empty())
+    WithColor::note(errs(), ToolName)
+        << "imported the features of " << Stored.size() << " kernels\n";
+  return Error::success();
 }
 
 Error merge(ArrayRef<std::string> Args) {

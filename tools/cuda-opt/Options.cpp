@@ -118,9 +118,16 @@ cl::opt<unsigned> Budget("budget", cl::desc("tune: most variants to measure"),
 cl::opt<std::string> PolicyName(
     "policy",
     cl::desc("tune: the order in which candidates are measured within the "
-             "budget: 'learned' (default: the policy trained on measured "
-             "speedups, docs/policy.md) or 'round-robin'"),
-    cl::init("learned"), cl::cat(Category), cl::sub(Driver));
+             "budget: 'ranker' (default: the learned ranker, gradient-boosted "
+             "trees trained on measured speedups, docs/policy.md), 'knn' "
+             "(the k-nearest-neighbour policy; 'learned' is its old name) or "
+             "'round-robin'"),
+    cl::init("ranker"), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> PolicyModel(
+    "policy-model",
+    cl::desc("tune: the ranker model file to use (cuda-opt train -o FILE; "
+             "default: $CUDA_OPT_POLICY_MODEL, else the built-in model)"),
+    cl::value_desc("model.json"), cl::cat(Category), cl::sub(Driver));
 cl::opt<bool> PrintCandidateSpace(
     "print-candidate-space",
     cl::desc("Print every candidate pipeline tune enumerates, in round-robin "
@@ -456,7 +463,8 @@ Expected<Mode> selectMode() {
         &SpecPath,       &Budget,      &DryRun,        &TimeBudget,
         &RunCommand,     &GemmLibrary, &CudnnRoot,     &MeasureWorker, &WorkDir,
         &RunArgs,        &LaunchIndex, &RelTol,        std::addressof(Gpus),
-        &ProgramTimeout, &Candidates,  &PolicyName,    &OrigRuns};
+        &ProgramTimeout, &Candidates,  &PolicyName,    &OrigRuns,
+        &PolicyModel};
     for (const cl::Option *O : MeasuringOptions)
       if (O->getNumOccurrences())
         return error("--" + O->ArgStr +
@@ -518,6 +526,7 @@ std::vector<std::string> tuneBatchForwardedArgs() {
   Arg(FpModelOpt, fpModelName(FpModelOpt));
   Arg(Budget, Twine(Budget.getValue()));
   Arg(PolicyName, PolicyName.getValue());
+  Path(PolicyModel);
   Flag(DryRun);
   Arg(TimeBudget, Twine(TimeBudget.getValue()));
   Arg(Candidates, Candidates.getValue());

@@ -78,6 +78,7 @@ extern llvm::cl::opt<bool> NoFormat;
 extern llvm::cl::opt<std::string> SpecPath;
 extern llvm::cl::opt<unsigned> Budget;
 extern llvm::cl::opt<std::string> PolicyName;
+extern llvm::cl::opt<std::string> PolicyModel;
 extern llvm::cl::opt<bool> DryRun;
 extern llvm::cl::opt<unsigned> TimeBudget;
 extern llvm::cl::opt<std::string> RunCommand;

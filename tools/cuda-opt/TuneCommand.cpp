@@ -11,6 +11,8 @@
 #include "Commands.h"
 #include "Options.h"
 
+#include "cuda-opt/Search/Ranker.h"
+
 #include "cuda-opt/Frontend/NvccCompat.h"
 #include "cuda-opt/Pass/Pipeline.h"
 #include "cuda-opt/Search/Tuner.h"
@@ -95,7 +97,23 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
   Opts.OnRewriteStep = [](const StepRecord &S) { printNotes(S.Notes); };
   Opts.TimeSeconds = cli::TimeBudget;
   Opts.DryRun = cli::DryRun;
-  Opts.LearnedPolicy = cli::PolicyName == "learned";
+  Opts.LearnedPolicy =
+      cli::PolicyName == "learned" || cli::PolicyName == "knn";
+  if (cli::PolicyName == "ranker") {
+    std::string ModelPath = cli::PolicyModel;
+    const char *Env = std::getenv("CUDA_OPT_POLICY_MODEL");
+    if (ModelPath.empty() && Env && *Env)
+      ModelPath = Env;
+    if (ModelPath.empty()) {
+      Opts.Ranker = std::shared_ptr<const RankerModel>(
+          &RankerModel::builtin(), [](const RankerModel *) {});
+    } else {
+      Expected<RankerModel> M = RankerModel::load(ModelPath);
+      if (!M)
+        return M.takeError();
+      Opts.Ranker = std::make_shared<const RankerModel>(std::move(*M));
+    }
+  }
   SmallString<256> Work;
   if (cli::WorkDir.empty()) {
     if (std::error_code EC =

@@ -12,6 +12,7 @@
 #include "Commands.h"
 #include "Options.h"
 #include "SparseEncodeCommand.h"
+#include "TrainCommand.h"
 
 #include "cuda-opt/Transforms/InitAllTransforms.h"
 
@@ -38,9 +39,15 @@ static Expected<std::vector<PassInvocation>> checkArguments(cli::Mode M) {
     if (StringRef(File).ends_with(".mlir"))
       return makeError("'" + File + "' is MLIR; the only mode for .mlir "
                        "inputs is --lower-sparse-matmul");
-  if (cli::PolicyName != "learned" && cli::PolicyName != "round-robin")
-    return makeError("--policy must be 'learned' or 'round-robin', not '" +
+  if (cli::PolicyName != "ranker" && cli::PolicyName != "knn" &&
+      cli::PolicyName != "learned" && cli::PolicyName != "round-robin")
+    return makeError("--policy must be 'ranker', 'knn' (or its old name "
+                     "'learned') or 'round-robin', not '" +
                      cli::PolicyName + "'");
+  if (cli::PolicyModel.getNumOccurrences() && cli::PolicyName != "ranker")
+    return makeError("--policy-model is the learned ranker's model; it goes "
+                     "with --policy=ranker, not --policy=" +
+                     cli::PolicyName);
   // Validate the pipeline before any parsing: a typo should fail fast.
   if (M != cli::Mode::Passes)
     return std::vector<PassInvocation>();
@@ -85,6 +92,8 @@ static int runTool(int argc, const char **argv) {
   registerAllTransforms();
   if (argc > 1 && StringRef(argv[1]) == cli::SparseEncodeCommand.getName())
     return runSparseEncodeCommand(argc - 1, argv + 1);
+  if (argc > 1 && StringRef(argv[1]) == "train")
+    return runTrainCommand(argc - 1, argv + 1);
   // Everything after "--" is parse flags for every input.
   int ToolArgc = argc;
   std::vector<std::string> ExtraFlags = takeParseFlags(ToolArgc, argv);

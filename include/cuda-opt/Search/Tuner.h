@@ -16,8 +16,11 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <memory>
 
 namespace cuda_opt {
+
+class RankerModel;
 
 struct StepRecord;
 struct TuneSpec;
@@ -68,6 +71,9 @@ struct TuneOptions {
   /// --policy: order the candidates by the learned policy (TuningPolicy.h)
   /// before the budget cuts them; false: the round-robin order.
   bool LearnedPolicy = true;
+  /// --policy=ranker: the learned ranker (Ranker.h) orders the candidates
+  /// instead of the k-NN; the built-in model or --policy-model's.
+  std::shared_ptr<const RankerModel> Ranker;
   /// libcudaopt_gemm.so, for measuring gemm-specialize (empty: not found).
   std::string GemmLibraryPath;
   /// cuDNN's root (include/cudnn.h and lib/ or lib64/), for building the

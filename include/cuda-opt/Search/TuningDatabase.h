@@ -25,6 +25,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -119,6 +120,16 @@ public:
 
   /// The latest stored measurement of exactly \p K, if any (tune's resume).
   llvm::Expected<std::optional<TuningRecord>> lookup(const TuningKey &K) const;
+
+  /// The kernel model's feature vector (KernelModel::features) of the
+  /// kernel with hash \p KernelHash, what the learned ranker trains on
+  /// (schema version 2; the latest stored wins).
+  using FeatureVector = std::vector<std::pair<std::string, double>>;
+  llvm::Error putKernelFeatures(llvm::StringRef KernelHash,
+                                llvm::StringRef KernelName,
+                                const FeatureVector &Features);
+  /// Every kernel's stored features by kernel hash.
+  llvm::Expected<std::map<std::string, FeatureVector>> kernelFeatures() const;
 
   llvm::Expected<TuningStats> stats() const;
   /// The kernel names the rows were recorded for (for people, and for a
