@@ -135,19 +135,7 @@ std::vector<size_t> KnnPolicy::rank(const KernelFeatures &Features,
     }
     Score.push_back(Num / Den);
   }
-  std::vector<size_t> Greedy(Pipelines.size());
-  std::iota(Greedy.begin(), Greedy.end(), 0);
-  std::stable_sort(Greedy.begin(), Greedy.end(),
-                   [&](size_t A, size_t B) { return Score[A] > Score[B]; });
-  std::vector<size_t> Out;
-  std::vector<bool> Taken(Pipelines.size(), false);
-  for (size_t I = 0; I < Pipelines.size(); ++I)
-    for (size_t Pick : {Greedy[I], I})
-      if (!Taken[Pick]) {
-        Taken[Pick] = true;
-        Out.push_back(Pick);
-      }
-  return Out;
+  return interleavedOrder(Score);
 }
 
 Expected<RankerEvaluation>

@@ -130,15 +130,17 @@ std::vector<size_t> TuningPolicy::rank(const KernelFeatures &Features,
     std::optional<double> L = predictLog(Distance, Pipelines[I]);
     Score[I] = L ? *L : std::numeric_limits<double>::infinity();
   }
-  std::vector<size_t> Greedy(Pipelines.size());
+  return interleavedOrder(Score);
+}
+
+std::vector<size_t> interleavedOrder(const std::vector<double> &Score) {
+  std::vector<size_t> Greedy(Score.size());
   std::iota(Greedy.begin(), Greedy.end(), 0);
   std::stable_sort(Greedy.begin(), Greedy.end(),
                    [&](size_t A, size_t B) { return Score[A] > Score[B]; });
-  // Interleaved with the round-robin order: one greedy pick, one
-  // round-robin pick, skipping what is already taken.
   std::vector<size_t> Out;
-  std::vector<bool> Taken(Pipelines.size(), false);
-  for (size_t I = 0; I < Pipelines.size(); ++I)
+  std::vector<bool> Taken(Score.size(), false);
+  for (size_t I = 0; I < Score.size(); ++I)
     for (size_t Pick : {Greedy[I], I})
       if (!Taken[Pick]) {
         Taken[Pick] = true;

@@ -46,6 +46,13 @@ private:
   TuningPolicy() = default;
 };
 
+/// The k-NN policy's order of candidates given each one's predicted score
+/// (candidates in round-robin order): the best-scored first, interleaved with
+/// the round-robin order (one greedy pick, one round-robin pick, skipping
+/// what is already taken), so that a wrong prediction costs at most every
+/// other slot.
+std::vector<size_t> interleavedOrder(const std::vector<double> &Score);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_SEARCH_TUNINGPOLICY_H
