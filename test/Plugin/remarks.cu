@@ -7,8 +7,8 @@
 // RUN: not %clang_cuda -fsyntax-only -fplugin=%cuda_opt_plugin -fplugin-arg-cudaopt-top=many %s 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not %clang_cuda -fsyntax-only -fplugin=%cuda_opt_plugin -fplugin-arg-cudaopt-passes=x %s 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
-// CHECK: remarks.cu:[[@LINE+2]]:17: remark: cuda-opt: kernel 'scale' (elementwise): {{[0-9]+}} candidate pipelines legal; tune would measure first: {{.*}}(predicted {{[0-9.]+}}x){{.*}}; measure with `cuda-opt tune`
-// ONE: remark: cuda-opt: kernel 'scale' (elementwise): {{[0-9]+}} candidate pipelines legal; tune would measure first: {{[^,]*}}; measure with `cuda-opt tune`
+// CHECK: remarks.cu:[[@LINE+2]]:17: remark: cuda-opt: kernel 'scale' (elementwise): {{[0-9]+}} candidate pipelines legal; tune would measure first (the learned ranker's order): {{[^;]+}}, {{[^;]+}}, {{[^;]+}}; measure with `cuda-opt tune`
+// ONE: remark: cuda-opt: kernel 'scale' (elementwise): {{[0-9]+}} candidate pipelines legal; tune would measure first (the learned ranker's order): {{[^,]*}}; measure with `cuda-opt tune`
 __global__ void scale(float *y, const float *x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)

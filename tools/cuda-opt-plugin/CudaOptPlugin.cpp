@@ -32,7 +32,7 @@
 #include "cuda-opt/Search/ApplyRecorded.h"
 #include "cuda-opt/Search/CandidateSpace.h"
 #include "cuda-opt/Search/TuningDatabase.h"
-#include "cuda-opt/Search/TuningPolicy.h"
+#include "cuda-opt/Search/Ranker.h"
 #include "cuda-opt/Pass/Pipeline.h"
 #include "cuda-opt/Transforms/InitAllTransforms.h"
 #include "cuda-opt/Pass/Transform.h"
@@ -93,7 +93,9 @@ public:
     const unsigned Remark = Diags.getCustomDiagID(
         DiagnosticsEngine::Remark, "cuda-opt: %0");
     const SourceManager &SM = Ctx.getSourceManager();
-    const TuningPolicy &Policy = TuningPolicy::learned();
+    // tune's default order: the learned ranker compiled in (no problem
+    // signature here: the build does not run the program).
+    const RankerModel &Ranker = RankerModel::builtin();
     for (const KernelInfo &K : findKernels(Ctx)) {
       if (!SM.isInMainFile(K.Decl->getLocation()) ||
           (!Only.empty() && K.name() != Only))
@@ -107,17 +109,13 @@ public:
                                  Legal.size(), Legal.size() == 1 ? "" : "s")
                              .str();
       if (!Legal.empty()) {
-        // The policy's order: its picks interleaved with round-robin
-        // exploration, as tune measures them.
-        Text += "; tune would measure first:";
-        std::vector<size_t> Order = Policy.rank(F, Legal);
-        for (size_t I = 0; I < Order.size() && I < Top; ++I) {
-          const std::string &P = Legal[Order[I]];
-          std::optional<double> S = Policy.predictSpeedup(F, P);
-          Text += (I ? ", " : " ") + P + " " +
-                  (S ? formatv("(predicted {0:F2}x)", *S).str()
-                     : std::string("(never measured on a similar kernel)"));
-        }
+        // The ranker's order, as tune measures them by default. Its scores
+        // order candidates but are not calibrated speedups, so none is
+        // printed (docs/policy.md).
+        Text += "; tune would measure first (the learned ranker's order):";
+        std::vector<size_t> Order = Ranker.rank(F, "", Legal);
+        for (size_t I = 0; I < Order.size() && I < Top; ++I)
+          Text += (I ? ", " : " ") + Legal[Order[I]];
         Text += "; measure with `cuda-opt tune`";
       }
       Diags.Report(K.Decl->getLocation(), Remark) << Text;
