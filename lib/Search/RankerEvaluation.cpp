@@ -34,19 +34,6 @@ constexpr unsigned KnnNeighbours = 3;
 constexpr unsigned RandomOrders = 100;
 constexpr unsigned RandomSeed = 20261202;
 
-std::string familyOf(StringRef Pipeline) {
-  std::string Out;
-  int Depth = 0;
-  for (char C : Pipeline) {
-    if (C == '{')
-      ++Depth;
-    else if (C == '}' && Depth > 0)
-      --Depth;
-    else if (Depth == 0)
-      Out.push_back(C);
-  }
-  return Out;
-}
 
 std::string groupKey(const RankerSample &S) {
   return S.Program + "\n" + S.Kernel + "\n" + S.Signature;
@@ -107,12 +94,12 @@ std::vector<size_t> KnnPolicy::rank(const KernelFeatures &Features,
       if (auto It = Outcomes[K].find(P); It != Outcomes[K].end())
         Seen.push_back({Dist[K], It->second});
     if (Seen.empty()) {
-      const std::string Fam = familyOf(P);
+      const std::string Fam = pipelineFamily(P);
       for (size_t K = 0; K < Kernels.size(); ++K) {
         double Sum = 0;
         unsigned N = 0;
         for (const auto &[Pl, S] : Outcomes[K])
-          if (familyOf(Pl) == Fam) {
+          if (pipelineFamily(Pl) == Fam) {
             Sum += S;
             ++N;
           }

@@ -51,22 +51,6 @@ std::vector<double> distancesOf(const KernelFeatures &F) {
   return Out;
 }
 
-/// The pipeline's passes without their parameters ("coarsen{factor=8}" and
-/// "coarsen{factor=2}" are one family), as train.py's family().
-std::string familyOf(StringRef Pipeline) {
-  std::string Out;
-  int Depth = 0;
-  for (char C : Pipeline) {
-    if (C == '{')
-      ++Depth;
-    else if (C == '}' && Depth > 0)
-      --Depth;
-    else if (Depth == 0)
-      Out.push_back(C);
-  }
-  return Out;
-}
-
 /// Predicted log speedup, as train.py's Policy.predict: the exact pipeline
 /// on the nearest kernels that measured it, else its family (each kernel's
 /// mean over the family's pipelines), else nothing.
@@ -77,11 +61,11 @@ std::optional<double> predictLog(const std::vector<double> &Distance,
     if (Pipeline == O.Pipeline)
       Seen.push_back({Distance[O.Kernel], O.LogSpeedup});
   if (Seen.empty()) {
-    const std::string Family = familyOf(Pipeline);
+    const std::string Family = pipelineFamily(Pipeline);
     std::vector<double> Sum(NumKernels, 0.0);
     std::vector<unsigned> Count(NumKernels, 0);
     for (const PolicyOutcomeRow &O : PolicyOutcomes)
-      if (familyOf(O.Pipeline) == Family) {
+      if (pipelineFamily(O.Pipeline) == Family) {
         Sum[O.Kernel] += O.LogSpeedup;
         ++Count[O.Kernel];
       }
@@ -131,6 +115,20 @@ std::vector<size_t> TuningPolicy::rank(const KernelFeatures &Features,
     Score[I] = L ? *L : std::numeric_limits<double>::infinity();
   }
   return interleavedOrder(Score);
+}
+
+std::string pipelineFamily(StringRef Pipeline) {
+  std::string Out;
+  int Depth = 0;
+  for (char C : Pipeline) {
+    if (C == '{')
+      ++Depth;
+    else if (C == '}' && Depth > 0)
+      --Depth;
+    else if (Depth == 0)
+      Out.push_back(C);
+  }
+  return Out;
 }
 
 std::vector<size_t> interleavedOrder(const std::vector<double> &Score) {

@@ -46,6 +46,10 @@ private:
   TuningPolicy() = default;
 };
 
+/// A pipeline's passes without their parameters: "coarsen{factor=8}" and
+/// "coarsen{factor=2}" are one family (train.py's family()).
+std::string pipelineFamily(llvm::StringRef Pipeline);
+
 /// The k-NN policy's order of candidates given each one's predicted score
 /// (candidates in round-robin order): the best-scored first, interleaved with
 /// the round-robin order (one greedy pick, one round-robin pick, skipping

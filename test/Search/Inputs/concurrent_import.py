@@ -3,9 +3,11 @@
 
   concurrent_import.py CUDA_OPT DB FILE.jsonl...
 
-Starts one import per file, all at the same moment, waits for them, and
-checks that every distinct measurement of the files is in DB exactly once
-and that the database passes PRAGMA integrity_check.
+DB is a SQLite path or a PostgreSQL URL. Starts one import per file, all at
+the same moment (on a new database they race to create the schema), waits
+for them, exports DB with cuda-opt and checks that every distinct
+measurement of the files is there exactly once; a SQLite file must also
+pass PRAGMA integrity_check.
 """
 import json
 import sqlite3
@@ -21,16 +23,22 @@ for p in procs:
     if p.returncode != 0:
         print("import failed:", err)
         failed = True
+
+
+def key(r):
+    return (r["kernel_hash"], r["pipeline"], r["host"], r["measured_at"])
+
+
 expected = set()
 for f in files:
     for line in open(f):
-        r = json.loads(line)
-        expected.add((r["kernel_hash"], r["pipeline"], r["host"],
-                      r["measured_at"]))
-c = sqlite3.connect(db)
-rows = c.execute("select kernel_hash, pipeline, host, measured_at "
-                 "from measurements").fetchall()
-print("integrity:", c.execute("pragma integrity_check").fetchone()[0])
+        expected.add(key(json.loads(line)))
+if "://" not in db:
+    c = sqlite3.connect(db)
+    print("integrity:", c.execute("pragma integrity_check").fetchone()[0])
+out = subprocess.run([cuda_opt, "db", "export", "--db", db],
+                     capture_output=True, text=True, check=True).stdout
+rows = [key(json.loads(line)) for line in out.splitlines() if line.strip()]
 print("rows:", len(rows), "distinct:", len(set(rows)), "expected:",
       len(expected))
 print("all present once:", sorted(rows) == sorted(expected))
