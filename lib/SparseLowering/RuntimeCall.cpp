@@ -1,9 +1,11 @@
-//===- RuntimeCall.cpp - Emit the call to the TLS SpMM runtime ------------===//
+//===- RuntimeCall.cpp - Emit the calls to the TLS SpMM runtime -----------===//
 //
-// Part of cuda-opt. Declares @cuda_opt_tls_spmm and emits its call. The
-// callee follows tlsSpmm's contract (runtime/sparse/TlsSpmm.h): X and Y are
-// column-major, i.e. the row-major N x K and N x M transposes of the
-// matmul's K x N and M x N tensors. docs/sparse-lowering.md has the ABI.
+// Part of cuda-opt. Declares the runtime SpMM entry points and emits their
+// calls. Every entry point follows tlsSpmm's contract
+// (runtime/sparse/include/TlsSpmm.h): X and Y are column-major, i.e. the
+// row-major N x K and N x M transposes of the matmul's K x N and M x N
+// tensors. docs/sparse-lowering.md has the ABI; runtime/sparse/lib/
+// TlsMlirAbi.cu implements it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,79 +20,124 @@ using namespace mlir;
 using namespace cuda_opt;
 using namespace cuda_opt::sparse_lowering;
 
-FunctionType sparse_lowering::getTlsSpmmType(MLIRContext *Ctx) {
-  Builder B(Ctx);
-  Type I16 = B.getIntegerType(16), I32 = B.getI32Type(), F16 = B.getF16Type();
-  int64_t Dyn = ShapedType::kDynamic;
-  auto Vec = [&](Type T) { return RankedTensorType::get({Dyn}, T); };
-  auto Mat = RankedTensorType::get({Dyn, Dyn}, F16);
-  // (values, bitmap, residual offsets, residual, rows M, cols K,
-  //  max block residual, X^T [N x K]) -> Y^T [N x M]
-  return B.getFunctionType(
-      {Vec(I16), Vec(I32), Vec(I32), Vec(I16), I32, I32, I32, Mat}, {Mat});
+std::string sparse_lowering::getRuntimeName(WeightKind Kind, bool BF16) {
+  std::string Name = "cuda_opt_tls_spmm";
+  switch (Kind) {
+  case WeightKind::Constant:
+    break;
+  case WeightKind::DenseArgument:
+    Name += "_dense_weight";
+    break;
+  case WeightKind::CsrArgument:
+    Name += "_csr_weight";
+    break;
+  }
+  if (BF16)
+    Name += "_bf16";
+  return Name;
 }
 
-FailureOr<func::FuncOp> sparse_lowering::getOrDeclareTlsSpmm(ModuleOp Module) {
-  FunctionType Ty = getTlsSpmmType(Module.getContext());
-  Operation *Existing = SymbolTable::lookupSymbolIn(Module, RuntimeSpmmName);
+FunctionType sparse_lowering::getRuntimeType(MLIRContext *Ctx, WeightKind Kind,
+                                             Type Elt) {
+  Builder B(Ctx);
+  Type I16 = B.getIntegerType(16), I32 = B.getI32Type();
+  int64_t Dyn = ShapedType::kDynamic;
+  auto Vec = [&](Type T) { return RankedTensorType::get({Dyn}, T); };
+  auto Buf = [&](Type T) { return MemRefType::get({Dyn}, T); };
+  auto Mat = RankedTensorType::get({Dyn, Dyn}, Elt);
+  SmallVector<Type, 8> Inputs;
+  switch (Kind) {
+  case WeightKind::Constant:
+    // values, bitmap, residual offsets, residual, rows M, cols K, max block
+    // residual
+    Inputs = {Vec(I16), Vec(I32), Vec(I32), Vec(I16), I32, I32, I32};
+    break;
+  case WeightKind::DenseArgument:
+    Inputs = {Mat};
+    break;
+  case WeightKind::CsrArgument:
+    // positions and coordinates of level 1, values, rows M, cols K
+    Inputs = {Buf(B.getIndexType()), Buf(B.getIndexType()), Buf(Elt), I32, I32};
+    break;
+  }
+  Inputs.push_back(Mat);                   // X^T [N x K]
+  return B.getFunctionType(Inputs, {Mat}); // Y^T [N x M]
+}
+
+FailureOr<func::FuncOp>
+sparse_lowering::getOrDeclareRuntimeFunc(ModuleOp Module, StringRef Name,
+                                         FunctionType Ty) {
+  Operation *Existing = SymbolTable::lookupSymbolIn(Module, Name);
   if (Existing) {
     auto Fn = dyn_cast<func::FuncOp>(Existing);
     if (Fn && Fn.getFunctionType() == Ty)
       return Fn;
     return Existing->emitError()
-           << "'@" << RuntimeSpmmName
-           << "' is the three-layer SpMM runtime entry; it must be a func.func "
+           << "'@" << Name
+           << "' is a three-layer SpMM runtime entry; it must be a func.func "
               "of type "
            << Ty << " (rename this symbol)";
   }
   OpBuilder B = OpBuilder::atBlockBegin(Module.getBody());
-  auto Fn = func::FuncOp::create(B, Module.getLoc(), RuntimeSpmmName, Ty);
+  auto Fn = func::FuncOp::create(B, Module.getLoc(), Name, Ty);
   Fn.setPrivate();
   // The C entry point takes memref descriptors by pointer after lowering to
-  // the LLVM dialect (_mlir_ciface_cuda_opt_tls_spmm).
+  // the LLVM dialect (_mlir_ciface_<name>).
   Fn->setAttr("llvm.emit_c_interface", B.getUnitAttr());
   return Fn;
 }
 
-/// linalg.transpose of a static 2-D tensor.
+SmallVector<Value>
+sparse_lowering::getTlsConstantOperands(OpBuilder &B, Location Loc,
+                                        const TlsConstants &W) {
+  auto I32 = [&](uint32_t V) {
+    return arith::ConstantIntOp::create(B, Loc, B.getI32Type(), V).getResult();
+  };
+  return {W.Values,    W.Bitmap,    W.ResidualOffsets,      W.Residual,
+          I32(W.Rows), I32(W.Cols), I32(W.MaxBlockResidual)};
+}
+
+/// linalg.transpose of a 2-D tensor, static or not.
 static Value transpose2D(OpBuilder &B, Location Loc, Value V) {
   auto Ty = cast<RankedTensorType>(V.getType());
-  Value Init = tensor::EmptyOp::create(
-      B, Loc, {Ty.getDimSize(1), Ty.getDimSize(0)}, Ty.getElementType());
+  SmallVector<OpFoldResult> Sizes = tensor::getMixedSizes(B, Loc, V);
+  Value Init = tensor::EmptyOp::create(B, Loc, {Sizes[1], Sizes[0]},
+                                       Ty.getElementType());
   return linalg::TransposeOp::create(B, Loc, V, Init, ArrayRef<int64_t>{1, 0})
       ->getResult(0);
 }
 
-Value sparse_lowering::emitTlsSpmmCall(OpBuilder &B, Location Loc,
-                                       func::FuncOp Callee,
-                                       const TlsConstants &W, Value X,
-                                       Value Acc, bool AccIsZero) {
+/// \p V as type \p T: itself, or a tensor.cast between static and dynamic
+/// shapes.
+static Value castTo(OpBuilder &B, Location Loc, Value V, Type T) {
+  if (V.getType() == T)
+    return V;
+  return tensor::CastOp::create(B, Loc, T, V).getResult();
+}
+
+Value sparse_lowering::emitRuntimeSpmmCall(
+    OpBuilder &B, Location Loc, func::FuncOp Callee,
+    llvm::function_ref<SmallVector<Value>()> MakeWeightOperands, Value X,
+    Value Acc, bool AccIsZero, RankedTensorType ResultTy,
+    DictionaryAttr Stats) {
   FunctionType FnTy = Callee.getFunctionType();
-  auto Cast = [&](Value V, Type T) {
-    return tensor::CastOp::create(B, Loc, T, V).getResult();
-  };
-  auto I32 = [&](uint32_t V) {
-    return arith::ConstantIntOp::create(B, Loc, B.getI32Type(), V).getResult();
-  };
   // Column-major K x N is row-major N x K: X^T is the kernel's X with
   // Ldx = K.
   Value Xt = transpose2D(B, Loc, X);
-  SmallVector<Value, 8> Args = {Cast(W.Values, FnTy.getInput(0)),
-                                Cast(W.Bitmap, FnTy.getInput(1)),
-                                Cast(W.ResidualOffsets, FnTy.getInput(2)),
-                                Cast(W.Residual, FnTy.getInput(3)),
-                                I32(W.Rows),
-                                I32(W.Cols),
-                                I32(W.MaxBlockResidual),
-                                Cast(Xt, FnTy.getInput(7))};
+  SmallVector<Value, 8> Args;
+  for (auto [V, T] : llvm::zip(MakeWeightOperands(), FnTy.getInputs()))
+    Args.push_back(isa<TensorType>(T) ? castTo(B, Loc, V, T) : V);
+  Args.push_back(castTo(B, Loc, Xt, FnTy.getInputs().back()));
   auto Call = func::CallOp::create(B, Loc, Callee, Args);
-  Call->setAttr(TlsStatsAttrName, W.Stats);
+  if (Stats)
+    Call->setAttr(TlsStatsAttrName, Stats);
 
   // The result is Y^T (N x M, row-major = Y column-major with Ldy = M).
-  auto XTy = cast<RankedTensorType>(X.getType());
   auto YtTy =
-      RankedTensorType::get({XTy.getDimSize(1), W.Rows}, XTy.getElementType());
-  Value Y = transpose2D(B, Loc, Cast(Call.getResult(0), YtTy));
+      RankedTensorType::get({ResultTy.getDimSize(1), ResultTy.getDimSize(0)},
+                            ResultTy.getElementType());
+  Value Y = transpose2D(B, Loc, castTo(B, Loc, Call.getResult(0), YtTy));
+  Y = castTo(B, Loc, Y, ResultTy);
   // linalg.matmul accumulates into its outs operand; the kernel overwrites.
   if (!AccIsZero)
     Y = arith::AddFOp::create(B, Loc, Y, Acc);

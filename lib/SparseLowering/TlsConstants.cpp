@@ -74,11 +74,12 @@ static Value createArrayConstant(OpBuilder &B, Location Loc,
 /// encoding, it is not an input to anything.
 static double round4(double V) { return std::round(V * 1e4) / 1e4; }
 
-FailureOr<TlsConstants>
-sparse_lowering::materializeTlsConstants(OpBuilder &B, Location Loc,
-                                         ArrayRef<uint16_t> Dense,
-                                         uint32_t Rows, uint32_t Cols) {
-  tls::TlsMatrix M = tls::encode(Dense.data(), Rows, Cols, tls::ElemType::F16);
+FailureOr<TlsConstants> sparse_lowering::materializeTlsConstants(
+    OpBuilder &B, Location Loc, ArrayRef<uint16_t> Dense, uint32_t Rows,
+    uint32_t Cols, bool BF16) {
+  tls::TlsMatrix M =
+      tls::encode(Dense.data(), Rows, Cols,
+                  BF16 ? tls::ElemType::BF16 : tls::ElemType::F16);
   std::string Problem = tls::verify(M);
   if (!Problem.empty())
     return emitError(Loc) << "the three-layer encoder produced an "

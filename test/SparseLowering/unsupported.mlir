@@ -6,7 +6,7 @@
 // CHECK-NOT: cuda_opt_tls_spmm
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: cuda_opt_tls_spmm
-// COUNT-COUNT-14: linalg.matmul
+// COUNT-COUNT-19: linalg.matmul
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 func.func @weight_is_b(%a: tensor<8x16xf16>) -> tensor<8x32xf16> {
@@ -69,9 +69,9 @@ func.func @buffers(%w: memref<16x64xf16>, %x: memref<64x8xf16>, %y: memref<16x8x
 // -----
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
-func.func @dynamic(%w: tensor<16x?xf16, #CSR>, %x: tensor<?x8xf16>) -> tensor<16x8xf16> {
+func.func @dynamic_k(%w: tensor<16x?xf16, #CSR>, %x: tensor<?x8xf16>) -> tensor<16x8xf16> {
   %acc = arith.constant dense<0.0> : tensor<16x8xf16>
-  // expected-remark @+1 {{it has dynamic shapes; the weight is encoded at compile time and the call needs static M, K and N}}
+  // expected-remark @+1 {{not lowered to the three-layer SpMM: the weight's type tensor<16x?xf16, #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>> has a dynamic dimension; M and K must be static (only N, the activations' columns, may be dynamic)}}
   %y = linalg.matmul ins(%w, %x : tensor<16x?xf16, #CSR>, tensor<?x8xf16>)
                      outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
   return %y : tensor<16x8xf16>
@@ -79,14 +79,24 @@ func.func @dynamic(%w: tensor<16x?xf16, #CSR>, %x: tensor<?x8xf16>) -> tensor<16
 
 // -----
 
+func.func @dynamic_m(%w: tensor<?x256xf16> {cuda_opt.sparse_weight}, %x: tensor<256x8xf16>, %acc: tensor<?x8xf16>) -> tensor<?x8xf16> {
+  // expected-remark @+1 {{the weight's type tensor<?x256xf16> has a dynamic dimension; M and K must be static (only N, the activations' columns, may be dynamic)}}
+  %y = linalg.matmul ins(%w, %x : tensor<?x256xf16>, tensor<256x8xf16>)
+                     outs(%acc : tensor<?x8xf16>) -> tensor<?x8xf16>
+  return %y : tensor<?x8xf16>
+}
+
+// -----
+
+// fp16 weight, bf16 activations (an f32 result).
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
-func.func @bf16(%x: tensor<64x8xbf16>) -> tensor<16x8xbf16> {
-  %w = arith.constant dense<0.0> : tensor<16x64xbf16, #CSR>
-  %acc = arith.constant dense<0.0> : tensor<16x8xbf16>
-  // expected-remark @+1 {{the weight is bf16; the format can store bf16 but the SpMM kernel computes in fp16 only}}
-  %y = linalg.matmul ins(%w, %x : tensor<16x64xbf16, #CSR>, tensor<64x8xbf16>)
-                     outs(%acc : tensor<16x8xbf16>) -> tensor<16x8xbf16>
-  return %y : tensor<16x8xbf16>
+func.func @mixed_types(%x: tensor<256x8xbf16>) -> tensor<16x8xf32> {
+  %w = arith.constant sparse<[[0, 0]], [1.0]> : tensor<16x256xf16, #CSR>
+  %acc = arith.constant dense<0.0> : tensor<16x8xf32>
+  // expected-remark @+1 {{the activations and the result must have the weight's element type f16 (they are tensor<256x8xbf16>, tensor<16x8xf32>); the SpMM kernel reads and writes it, accumulating in fp32}}
+  %y = linalg.matmul ins(%w, %x : tensor<16x256xf16, #CSR>, tensor<256x8xbf16>)
+                     outs(%acc : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
 }
 
 // -----
@@ -94,7 +104,7 @@ func.func @bf16(%x: tensor<64x8xbf16>) -> tensor<16x8xbf16> {
 func.func @f32_weight(%x: tensor<64x8xf32>) -> tensor<16x8xf32> {
   %w = arith.constant {cuda_opt.sparse_weight} dense<0.0> : tensor<16x64xf32>
   %acc = arith.constant dense<0.0> : tensor<16x8xf32>
-  // expected-remark @+1 {{the weight's element type is f32; the SpMM kernel takes fp16}}
+  // expected-remark @+1 {{the weight's element type is f32; the SpMM kernel takes fp16 or bf16}}
   %y = linalg.matmul ins(%w, %x : tensor<16x64xf32>, tensor<64x8xf32>)
                      outs(%acc : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
@@ -105,7 +115,7 @@ func.func @f32_weight(%x: tensor<64x8xf32>) -> tensor<16x8xf32> {
 func.func @f32_result(%x: tensor<64x8xf16>) -> tensor<16x8xf32> {
   %w = arith.constant {cuda_opt.sparse_weight} dense<0.0> : tensor<16x64xf16>
   %acc = arith.constant dense<0.0> : tensor<16x8xf32>
-  // expected-remark @+1 {{the activations or the result are not fp16 (tensor<64x8xf16>, tensor<16x8xf32>); the SpMM kernel reads and writes fp16, accumulating in fp32}}
+  // expected-remark @+1 {{the activations and the result must have the weight's element type f16 (they are tensor<64x8xf16>, tensor<16x8xf32>); the SpMM kernel reads and writes it, accumulating in fp32}}
   %y = linalg.matmul ins(%w, %x : tensor<16x64xf16>, tensor<64x8xf16>)
                      outs(%acc : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %y : tensor<16x8xf32>
@@ -113,11 +123,47 @@ func.func @f32_result(%x: tensor<64x8xf16>) -> tensor<16x8xf32> {
 
 // -----
 
-#CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
-func.func @not_constant(%w: tensor<16x64xf16, #CSR>, %x: tensor<64x8xf16>) -> tensor<16x8xf16> {
+// A sparse function argument is read at run time only as CSR.
+#CSC = #sparse_tensor.encoding<{ map = (d0, d1) -> (d1 : dense, d0 : compressed) }>
+func.func @csc_argument(%w: tensor<16x256xf16, #CSC>, %x: tensor<256x8xf16>) -> tensor<16x8xf16> {
   %acc = arith.constant dense<0.0> : tensor<16x8xf16>
-  // expected-remark @+1 {{the weight is not a compile-time constant (it is a block argument); only arith.constant weights are encoded}}
-  %y = linalg.matmul ins(%w, %x : tensor<16x64xf16, #CSR>, tensor<64x8xf16>)
+  // expected-remark @+1 {{the weight is a function argument of type tensor<16x256xf16, #sparse_tensor.encoding<{ map = (d0, d1) -> (d1 : dense, d0 : compressed) }>> and its encoding is not CSR (levels (d0 : dense, d1 : compressed) in identity order), the only sparse layout the runtime reads (pass the dense weight marked 'cuda_opt.sparse_weight' instead)}}
+  %y = linalg.matmul ins(%w, %x : tensor<16x256xf16, #CSC>, tensor<256x8xf16>)
+                     outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
+  return %y : tensor<16x8xf16>
+}
+
+// -----
+
+#CSR32 = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed), posWidth = 32, crdWidth = 32 }>
+func.func @csr_narrow_indices(%w: tensor<16x256xf16, #CSR32>, %x: tensor<256x8xf16>) -> tensor<16x8xf16> {
+  %acc = arith.constant dense<0.0> : tensor<16x8xf16>
+  // expected-remark @+1 {{its CSR encoding has posWidth/crdWidth set; the runtime reads index-typed positions and coordinates (the default)}}
+  %y = linalg.matmul ins(%w, %x : tensor<16x256xf16, #CSR32>, tensor<256x8xf16>)
+                     outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
+  return %y : tensor<16x8xf16>
+}
+
+// -----
+
+// A convert that changes the element type is not looked through.
+#CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
+func.func @converted_type(%w: tensor<16x256xf32>, %x: tensor<256x8xf16>) -> tensor<16x8xf16> {
+  %s = sparse_tensor.convert %w : tensor<16x256xf32> to tensor<16x256xf16, #CSR>
+  %acc = arith.constant dense<0.0> : tensor<16x8xf16>
+  // expected-remark @+1 {{the weight is converted from tensor<16x256xf32>; a sparse_tensor.convert in front of the matmul may change the encoding, not the element type}}
+  %y = linalg.matmul ins(%s, %x : tensor<16x256xf16, #CSR>, tensor<256x8xf16>)
+                     outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
+  return %y : tensor<16x8xf16>
+}
+
+// -----
+
+// A function argument pays the same padding as a constant.
+func.func @small_argument(%w: tensor<16x64xf16> {cuda_opt.sparse_weight}, %x: tensor<64x8xf16>) -> tensor<16x8xf16> {
+  %acc = arith.constant dense<0.0> : tensor<16x8xf16>
+  // expected-remark @+1 {{padding the 16 x 64 weight to 16 x 256 blocks (16 x 256) makes the encoding read at least 4.50 bytes per element, not less than 2.00 (dense fp16 reads 2; option max-bytes-per-element)}}
+  %y = linalg.matmul ins(%w, %x : tensor<16x64xf16>, tensor<64x8xf16>)
                      outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
   return %y : tensor<16x8xf16>
 }
@@ -127,7 +173,7 @@ func.func @not_constant(%w: tensor<16x64xf16, #CSR>, %x: tensor<64x8xf16>) -> te
 func.func @computed(%x: tensor<64x8xf16>) -> tensor<16x8xf16> {
   %e = tensor.empty() : tensor<16x64xf16>
   %acc = arith.constant dense<0.0> : tensor<16x8xf16>
-  // expected-remark @+1 {{the weight is not a compile-time constant (it is defined by 'tensor.empty'); only arith.constant weights are encoded}}
+  // expected-remark @+1 {{the weight is neither a compile-time constant nor a function argument (it is defined by 'tensor.empty'); constants are encoded at compile time, function arguments at their first use at run time}}
   %y = linalg.matmul {cuda_opt.sparse_weight = "tls"}
                      ins(%e, %x : tensor<16x64xf16>, tensor<64x8xf16>)
                      outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
@@ -191,4 +237,20 @@ func.func @sparse_result(%x: tensor<256x8xf16>, %acc: tensor<16x8xf16, #CSR>) ->
   %y = linalg.matmul ins(%w, %x : tensor<16x256xf16, #CSR>, tensor<256x8xf16>)
                      outs(%acc : tensor<16x8xf16, #CSR>) -> tensor<16x8xf16, #CSR>
   return %y : tensor<16x8xf16, #CSR>
+}
+
+// -----
+
+// Not a 2-D weight: a broadcast 1-D sparse operand.
+#SV = #sparse_tensor.encoding<{ map = (d0) -> (d0 : compressed) }>
+func.func @broadcast_weight(%w: tensor<256xf16, #SV>, %x: tensor<256x8xf16>) -> tensor<16x8xf16> {
+  %acc = arith.constant dense<0.0> : tensor<16x8xf16>
+  // expected-remark @+1 {{it has explicit indexing_maps (a transposed or broadcast operand); only the plain (M x K) * (K x N) form is supported}}
+  %y = linalg.matmul
+         indexing_maps = [affine_map<(m, n, k) -> (k)>,
+                          affine_map<(m, n, k) -> (k, n)>,
+                          affine_map<(m, n, k) -> (m, n)>]
+         ins(%w, %x : tensor<256xf16, #SV>, tensor<256x8xf16>)
+         outs(%acc : tensor<16x8xf16>) -> tensor<16x8xf16>
+  return %y : tensor<16x8xf16>
 }

@@ -10,16 +10,26 @@
 include "mlir/Pass/PassBase.td"
 
 def LowerSparseMatmul : Pass<"cuda-opt-lower-sparse-matmul", "::mlir::ModuleOp"> {
-  let summary = "Lower a linalg.matmul with a constant sparse weight to the "
+  let summary = "Lower a linalg.matmul with a sparse weight to the "
                 "three-layer SpMM runtime";
   let description = [{
-    A `linalg.matmul` whose A operand (the M x K weight) is an `arith.constant`
+    A `linalg.matmul` whose A operand (the M x K fp16 or bf16 weight) is
     marked sparse, by a `#sparse_tensor.encoding` on its type or by the
-    discardable attribute `cuda_opt.sparse_weight` on the constant or on the
-    matmul, is rewritten into the weight encoded at compile time in the
-    three-layer format (four integer constants) and a call to the runtime
-    SpMM `@cuda_opt_tls_spmm`. Unsupported matmuls are left unchanged with a
-    remark saying why; a malformed `cuda_opt.sparse_weight` is an error.
+    discardable attribute `cuda_opt.sparse_weight` on the weight's constant,
+    on the matmul or on the function argument, is rewritten into a call of
+    the runtime SpMM:
+
+    - an `arith.constant` weight (directly or through `sparse_tensor.convert`
+      ops) is encoded at compile time in the three-layer format (four integer
+      constants) and passed to `@cuda_opt_tls_spmm` (`_bf16`);
+    - a function-argument weight is passed as it is, dense to
+      `@cuda_opt_tls_spmm_dense_weight` (`_bf16`), CSR as its storage arrays
+      to `@cuda_opt_tls_spmm_csr_weight` (`_bf16`); the runtime encodes it at
+      its first use and caches it by address.
+
+    N (the activations' columns) may be dynamic. Unsupported matmuls are left
+    unchanged with a remark saying why; a malformed `cuda_opt.sparse_weight`
+    is an error.
 
     Before:
     ```mlir
@@ -48,6 +58,7 @@ def LowerSparseMatmul : Pass<"cuda-opt-lower-sparse-matmul", "::mlir::ModuleOp">
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect",
+    "::mlir::sparse_tensor::SparseTensorDialect",
     "::mlir::tensor::TensorDialect"
   ];
   let options = [
