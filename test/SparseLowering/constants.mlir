@@ -1,9 +1,9 @@
 // Weights that are compile-time constants in the forms users write: a
 // sparse_tensor.convert of a dense constant, a chain of converts, and
 // constants already in a sparse encoding (sparse<...> and dense<...>
-// literals of an encoded type), fp16 and bf16. All are encoded at compile
-// time; the converts and the dense constant disappear unless something else
-// reads them.
+// literals of an encoded type), fp16 and bf16, and a dynamic N. All are
+// encoded at compile time; the converts and the dense constant disappear
+// unless something else reads them.
 // (--max-bytes-per-element=8: the 16 x 64 weights are padded to 16 x 256.)
 // RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s | FileCheck %s
 // The output is valid MLIR and bufferizes to the runtime's memref ABI.
@@ -172,4 +172,30 @@ func.func @dense_literal_bf16(%x: tensor<64x8xbf16>, %acc: tensor<16x8xbf16>) ->
   %y = linalg.matmul ins(%w, %x : tensor<16x64xbf16, #CSR>, tensor<64x8xbf16>)
                      outs(%acc : tensor<16x8xbf16>) -> tensor<16x8xbf16>
   return %y : tensor<16x8xbf16>
+}
+
+// Dynamic N (the number of tokens) with a constant weight: N comes from
+// tensor.dim for both transposes; the accumulator is a fill of zero.
+// CHECK-LABEL: func.func @dynamic_n(
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<256x?xf16>)
+// CHECK:         linalg.fill
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<256x?xf16>
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?x256xf16>
+// CHECK:         %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<256x?xf16>) outs(%[[E]] : tensor<?x256xf16>)
+// CHECK:         %[[XD:.*]] = tensor.cast %[[XT]] : tensor<?x256xf16> to tensor<?x?xf16>
+// CHECK:         %[[YT:.*]] = call @cuda_opt_tls_spmm({{.*}}, %[[XD]])
+// CHECK:         %[[YS:.*]] = tensor.cast %[[YT]] : tensor<?x?xf16> to tensor<?x32xf16>
+// CHECK:         %[[Y:.*]] = linalg.transpose ins(%[[YS]] : tensor<?x32xf16>) outs(%{{.*}} : tensor<32x?xf16>)
+// CHECK-NOT:     arith.addf
+// CHECK:         return %[[Y]] : tensor<32x?xf16>
+func.func @dynamic_n(%x: tensor<256x?xf16>) -> tensor<32x?xf16> {
+  %w = arith.constant sparse<[[0, 0], [3, 17], [19, 40], [31, 255]], [1.0, -2.0, 0.5, 4.0]> : tensor<32x256xf16, #CSR>
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c1 : tensor<256x?xf16>
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty(%n) : tensor<32x?xf16>
+  %acc = linalg.fill ins(%zero : f16) outs(%e : tensor<32x?xf16>) -> tensor<32x?xf16>
+  %y = linalg.matmul ins(%w, %x : tensor<32x256xf16, #CSR>, tensor<256x?xf16>)
+                     outs(%acc : tensor<32x?xf16>) -> tensor<32x?xf16>
+  return %y : tensor<32x?xf16>
 }
