@@ -84,6 +84,13 @@ sparse_lowering::getOrDeclareRuntimeFunc(ModuleOp Module, StringRef Name,
   // The C entry point takes memref descriptors by pointer after lowering to
   // the LLVM dialect (_mlir_ciface_<name>).
   Fn->setAttr("llvm.emit_c_interface", B.getUnitAttr());
+  // The runtime only reads its operands. Without this, One-Shot Bufferize
+  // assumes an external function writes them and may pass a weight argument
+  // as a fresh copy, which the runtime's cache (keyed by address) would
+  // encode again on every call.
+  for (unsigned I = 0, E = Ty.getNumInputs(); I != E; ++I)
+    if (isa<TensorType>(Ty.getInput(I)))
+      Fn.setArgAttr(I, "bufferization.access", B.getStringAttr("read"));
   return Fn;
 }
 

@@ -11,17 +11,17 @@
 // the C entry points of runtime/sparse/lib/TlsMlirAbi.h: the result's
 // descriptor first, then the operands (descriptors by pointer).
 // RUN: mlir-opt --sparsifier %t.mlir | FileCheck %s --check-prefix=LLVM
-// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_dense_weight(!llvm.ptr, !llvm.ptr, !llvm.ptr)
-// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_dense_weight_bf16(!llvm.ptr, !llvm.ptr, !llvm.ptr)
-// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_csr_weight(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, !llvm.ptr)
-// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_csr_weight_bf16(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, !llvm.ptr)
+// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_dense_weight(!llvm.ptr, !llvm.ptr{{[^,]*}}, !llvm.ptr{{[^,]*}})
+// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_dense_weight_bf16(!llvm.ptr, !llvm.ptr{{[^,]*}}, !llvm.ptr{{[^,]*}})
+// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_csr_weight(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, !llvm.ptr{{[^,]*}})
+// LLVM-DAG: llvm.func @_mlir_ciface_cuda_opt_tls_spmm_csr_weight_bf16(!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i32, i32, !llvm.ptr{{[^,]*}})
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 
-// CHECK-DAG: func.func private @cuda_opt_tls_spmm_dense_weight(tensor<?x?xf16>, tensor<?x?xf16>) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @cuda_opt_tls_spmm_dense_weight_bf16(tensor<?x?xbf16>, tensor<?x?xbf16>) -> tensor<?x?xbf16> attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @cuda_opt_tls_spmm_csr_weight(memref<?xindex>, memref<?xindex>, memref<?xf16>, i32, i32, tensor<?x?xf16>) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @cuda_opt_tls_spmm_csr_weight_bf16(memref<?xindex>, memref<?xindex>, memref<?xbf16>, i32, i32, tensor<?x?xbf16>) -> tensor<?x?xbf16> attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @cuda_opt_tls_spmm_dense_weight(tensor<?x?xf16> {bufferization.access = "read"}, tensor<?x?xf16> {bufferization.access = "read"}) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @cuda_opt_tls_spmm_dense_weight_bf16(tensor<?x?xbf16> {bufferization.access = "read"}, tensor<?x?xbf16> {bufferization.access = "read"}) -> tensor<?x?xbf16> attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @cuda_opt_tls_spmm_csr_weight(memref<?xindex>, memref<?xindex>, memref<?xf16>, i32, i32, tensor<?x?xf16> {bufferization.access = "read"}) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @cuda_opt_tls_spmm_csr_weight_bf16(memref<?xindex>, memref<?xindex>, memref<?xbf16>, i32, i32, tensor<?x?xbf16> {bufferization.access = "read"}) -> tensor<?x?xbf16> attributes {llvm.emit_c_interface}
 
 // The argument attribute; static N.
 // CHECK-LABEL: func.func @dense_argument(

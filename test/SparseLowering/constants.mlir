@@ -9,14 +9,14 @@
 // The output is valid MLIR and bufferizes to the runtime's memref ABI.
 // RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s -o %t.mlir
 // RUN: mlir-opt --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries" %t.mlir | FileCheck %s --check-prefix=BUF
-// BUF-DAG: func.func private @cuda_opt_tls_spmm(memref<?xi16, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi16, strided<[?], offset: ?>>, i32, i32, i32, memref<?x?xf16, strided<[?, ?], offset: ?>>) -> memref<?x?xf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
-// BUF-DAG: func.func private @cuda_opt_tls_spmm_bf16(memref<?xi16, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi16, strided<[?], offset: ?>>, i32, i32, i32, memref<?x?xbf16, strided<[?, ?], offset: ?>>) -> memref<?x?xbf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
+// BUF-DAG: func.func private @cuda_opt_tls_spmm(memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, i32, i32, i32, memref<?x?xf16, strided<[?, ?], offset: ?>> {bufferization.access = "read"}) -> memref<?x?xf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
+// BUF-DAG: func.func private @cuda_opt_tls_spmm_bf16(memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, i32, i32, i32, memref<?x?xbf16, strided<[?, ?], offset: ?>> {bufferization.access = "read"}) -> memref<?x?xbf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 #CSC = #sparse_tensor.encoding<{ map = (d0, d1) -> (d1 : dense, d0 : compressed) }>
 
-// CHECK-DAG: func.func private @cuda_opt_tls_spmm(tensor<?xi16>, tensor<?xi32>, tensor<?xi32>, tensor<?xi16>, i32, i32, i32, tensor<?x?xf16>) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
-// CHECK-DAG: func.func private @cuda_opt_tls_spmm_bf16(tensor<?xi16>, tensor<?xi32>, tensor<?xi32>, tensor<?xi16>, i32, i32, i32, tensor<?x?xbf16>) -> tensor<?x?xbf16> attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @cuda_opt_tls_spmm(tensor<?xi16> {bufferization.access = "read"}, tensor<?xi32> {bufferization.access = "read"}, tensor<?xi32> {bufferization.access = "read"}, tensor<?xi16> {bufferization.access = "read"}, i32, i32, i32, tensor<?x?xf16> {bufferization.access = "read"}) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
+// CHECK-DAG: func.func private @cuda_opt_tls_spmm_bf16(tensor<?xi16> {bufferization.access = "read"}, tensor<?xi32> {bufferization.access = "read"}, tensor<?xi32> {bufferization.access = "read"}, tensor<?xi16> {bufferization.access = "read"}, i32, i32, i32, tensor<?x?xbf16> {bufferization.access = "read"}) -> tensor<?x?xbf16> attributes {llvm.emit_c_interface}
 
 // A dense<...> constant converted to CSR: 412 nonzeros.
 // CHECK-LABEL: func.func @convert_dense_constant(

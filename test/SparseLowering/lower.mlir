@@ -9,12 +9,12 @@
 // RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s -o %t.mlir
 // The call bufferizes; the memref signature is the runtime's C ABI.
 // RUN: mlir-opt --one-shot-bufferize="bufferize-function-boundaries" %t.mlir | FileCheck %s --check-prefix=BUF
-// BUF: func.func private @cuda_opt_tls_spmm(memref<?xi16, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, memref<?xi16, strided<[?], offset: ?>>, i32, i32, i32, memref<?x?xf16, strided<[?, ?], offset: ?>>) -> memref<?x?xf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
+// BUF: func.func private @cuda_opt_tls_spmm(memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, i32, i32, i32, memref<?x?xf16, strided<[?, ?], offset: ?>> {bufferization.access = "read"}) -> memref<?x?xf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
 // BUF: call @cuda_opt_tls_spmm(
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 
-// CHECK-LABEL: func.func private @cuda_opt_tls_spmm(tensor<?xi16>, tensor<?xi32>, tensor<?xi32>, tensor<?xi16>, i32, i32, i32, tensor<?x?xf16>) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
+// CHECK-LABEL: func.func private @cuda_opt_tls_spmm(tensor<?xi16> {bufferization.access = "read"}, tensor<?xi32> {bufferization.access = "read"}, tensor<?xi32> {bufferization.access = "read"}, tensor<?xi16> {bufferization.access = "read"}, i32, i32, i32, tensor<?x?xf16> {bufferization.access = "read"}) -> tensor<?x?xf16> attributes {llvm.emit_c_interface}
 
 // CHECK-LABEL: func.func @encoding(
 // CHECK-SAME:    %[[X:.*]]: tensor<64x8xf16>) -> tensor<16x8xf16>
