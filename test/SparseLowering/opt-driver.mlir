@@ -7,3 +7,7 @@
 // RUN: diff %t.tool.mlir %t.opt.mlir
 // RUN: cuda-opt-mlir --help | FileCheck %s --check-prefix=HELP
 // HELP: --cuda-opt-lower-sparse-matmul
+// The same for function-argument weights (sparse_tensor ops in the output).
+// RUN: cuda-opt --lower-sparse-matmul %S/arguments.mlir > %t.args.tool.mlir
+// RUN: cuda-opt-mlir --cuda-opt-lower-sparse-matmul %S/arguments.mlir > %t.args.opt.mlir
+// RUN: diff %t.args.tool.mlir %t.args.opt.mlir
