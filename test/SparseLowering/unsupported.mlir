@@ -6,7 +6,11 @@
 // CHECK-NOT: cuda_opt_tls_spmm
 // CHECK: linalg.batch_matmul
 // CHECK-NOT: cuda_opt_tls_spmm
-// COUNT-COUNT-19: linalg.matmul
+// COUNT-COUNT-20: linalg.matmul
+// The output is exactly the input as mlir-opt prints it: nothing changed.
+// RUN: cuda-opt --lower-sparse-matmul --split-input-file %s 2>/dev/null > %t.lowered.mlir
+// RUN: mlir-opt --split-input-file %s 2>/dev/null > %t.parsed.mlir
+// RUN: diff %t.lowered.mlir %t.parsed.mlir
 
 #CSR = #sparse_tensor.encoding<{ map = (d0, d1) -> (d0 : dense, d1 : compressed) }>
 func.func @weight_is_b(%a: tensor<8x16xf16>) -> tensor<8x32xf16> {
@@ -14,6 +18,17 @@ func.func @weight_is_b(%a: tensor<8x16xf16>) -> tensor<8x32xf16> {
   %acc = arith.constant dense<0.0> : tensor<8x32xf16>
   // expected-remark @+1 {{not lowered to the three-layer SpMM: the sparse weight is the B operand (K x N); only an A operand (M x K) weight is supported}}
   %y = linalg.matmul ins(%a, %w : tensor<8x16xf16>, tensor<16x32xf16, #CSR>)
+                     outs(%acc : tensor<8x32xf16>) -> tensor<8x32xf16>
+  return %y : tensor<8x32xf16>
+}
+
+// -----
+
+// The argument attribute marks the B operand.
+func.func @argument_is_b(%a: tensor<8x256xf16>, %w: tensor<256x32xf16> {cuda_opt.sparse_weight}) -> tensor<8x32xf16> {
+  %acc = arith.constant dense<0.0> : tensor<8x32xf16>
+  // expected-remark @+1 {{not lowered to the three-layer SpMM: the sparse weight is the B operand (K x N); only an A operand (M x K) weight is supported}}
+  %y = linalg.matmul ins(%a, %w : tensor<8x256xf16>, tensor<256x32xf16>)
                      outs(%acc : tensor<8x32xf16>) -> tensor<8x32xf16>
   return %y : tensor<8x32xf16>
 }
