@@ -341,6 +341,9 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
       });
     Pool.wait();
   }
+  // With --online-rounds, every rewritten candidate stays: the later
+  // rounds choose among them by what the first measured (Tuner.cpp).
+  const size_t Keep = onlineRoundsPossible(Opts) ? RewriteCap : Opts.Budget;
   std::vector<bool> NeedLaunch = {false};
   for (size_t I = 0; I < Legal.size(); ++I) {
     if (!Texts[I]) {
@@ -351,7 +354,7 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
       Record(C);
       continue;
     }
-    if (Variants.size() > Opts.Budget || !Seen.insert(*Texts[I]).second)
+    if (Variants.size() > Keep || !Seen.insert(*Texts[I]).second)
       continue; // Over budget, or the same source as an earlier candidate.
     VariantSource V = Orig;
     V.Id = "v" + std::to_string(Variants.size());

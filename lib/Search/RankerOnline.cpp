@@ -12,6 +12,7 @@
 #include "cuda-opt/Search/Ranker.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -67,9 +68,28 @@ std::optional<size_t> OnlineRanking::next() {
   return R.front();
 }
 
-void OnlineRanking::observe(size_t I, double LogSpeedup) {
-  if (I >= Pipelines.size() || !Predicted[I])
+void OnlineRanking::take(size_t I) {
+  if (I < Taken.size())
+    Taken[I] = true;
+}
+
+void OnlineRanking::observeFailure(size_t I) {
+  if (I >= Pipelines.size() || !Predicted[I]) {
+    take(I);
     return;
+  }
+  // The race's cutoff (a variant whose fastest run is over 1.25x the
+  // original's median stops being timed): a failed variant is no better
+  // than one the race stops.
+  const double RaceCutoff = -std::log(1.25);
+  observe(I, std::min(RaceCutoff, *Predicted[I]));
+}
+
+void OnlineRanking::observe(size_t I, double LogSpeedup) {
+  if (I >= Pipelines.size() || !Predicted[I]) {
+    take(I);
+    return;
+  }
   Taken[I] = true;
   const std::vector<size_t> Before = remainingOrder();
   Residuals.push_back({I, LogSpeedup - *Predicted[I]});

@@ -41,6 +41,8 @@ json::Value TuneResult::toJSON(StringRef File) const {
       O["detail"] = C.Detail;
     if (auto It = Predicted.find({C.Kernel, C.Pipeline}); It != Predicted.end())
       O["predicted_speedup"] = It->second;
+    if (C.Round >= 0)
+      O["round"] = C.Round;
     if (C.M.Runs > 0) {
       O["median_ms"] = C.M.MedianMs;
       O["min_ms"] = C.M.MinMs;
@@ -89,6 +91,25 @@ json::Value TuneResult::toJSON(StringRef File) const {
         O["needs_fp_model"] = fpModelName(K.ChosenNeeds);
         if (!K.VerifyNote.empty())
           O["verification"] = K.VerifyNote;
+        if (!K.Rounds.empty()) {
+          json::Array Rs;
+          for (const MeasureRound &R : K.Rounds) {
+            json::Array Ids;
+            for (const std::string &Id : R.Ids)
+              Ids.push_back(Id);
+            json::Object RO{{"round", R.Number},
+                            {"variants", std::move(Ids)},
+                            {"observed_before", R.Observed}};
+            if (R.Number > 0) {
+              RO["original_ms"] = R.OriginalMs;
+              RO["not_in_static_order"] = R.Moved;
+            }
+            if (!R.Error.empty())
+              RO["error"] = R.Error;
+            Rs.push_back(std::move(RO));
+          }
+          O["rounds"] = std::move(Rs);
+        }
         if (K.Reference.Measured) {
           O["cublas_ms"] = K.Reference.MedianMs;
           O["cublas_problem"] = K.Reference.Description;
@@ -155,6 +176,41 @@ static std::string reasonKey(StringRef Detail) {
 /// Candidates the report does not list one by one: refused by a legality
 /// check (or needing what this run lacks), or legal but ranked after the
 /// budget. The JSON report keeps each of them.
+std::string describeRound(const MeasureRound &R) {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << "round " << R.Number << ": ";
+  if (R.Number == 0)
+    OS << R.Ids.size() << " from the tuning database";
+  else if (!R.Error.empty() && R.Ids.empty())
+    OS << R.Error;
+  else
+    OS << R.Ids.size() << " measured";
+  if (!R.Ids.empty()) {
+    OS << " (";
+    for (size_t I = 0; I < R.Ids.size(); ++I)
+      OS << (I ? " " : "") << R.Ids[I];
+    OS << ")";
+  }
+  if (R.Number == 1 && R.Observed == 0)
+    OS << ", the ranker's first picks";
+  else if (R.Number > 0 && R.Error.empty())
+    OS << ", picked after " << R.Observed << " observations, " << R.Moved
+       << " not in the static order's next " << R.Ids.size();
+  if (R.Number > 0 && R.OriginalMs > 0)
+    OS << format(", original %.4f ms", R.OriginalMs);
+  if (!R.Error.empty() && !R.Ids.empty())
+    OS << "; " << R.Error;
+  return S;
+}
+
+std::string describeRounds(ArrayRef<MeasureRound> Rounds) {
+  std::string S;
+  for (const MeasureRound &R : Rounds)
+    S += (S.empty() ? "" : "; ") + describeRound(R);
+  return S;
+}
+
 static bool isRefusal(const CandidateRecord &C) {
   return C.Status == "illegal" || C.Status == "over-budget" ||
          C.Status == "library-call" || C.Status == "needs-program-mode" ||
@@ -354,6 +410,10 @@ std::string TuneResult::toMarkdown(StringRef File) const {
   if (VariantsRecorded)
     OS << VariantsRecorded
        << " measurements recorded in the tuning database  \n";
+  for (const KernelOutcome &K : Kernels)
+    if (!K.Rounds.empty())
+      OS << "measured in rounds (kernel `" << K.Kernel
+         << "`, --online-rounds): " << describeRounds(K.Rounds) << "  \n";
   if (!PhaseSeconds.empty()) {
     OS << "time by phase:";
     for (const auto &[Phase, Secs] : PhaseSeconds)
@@ -421,6 +481,8 @@ std::string TuneResult::toMarkdown(StringRef File) const {
       OS << " |  |  |  | ";
     }
     std::string D = C.Detail.substr(0, 160);
+    if (C.Round >= 0)
+      D = "round " + std::to_string(C.Round) + (D.empty() ? "" : "; " + D);
     for (char &Ch : D)
       if (Ch == '\n' || Ch == '|')
         Ch = ' ';

@@ -21,11 +21,15 @@
 #include "cuda-opt/Support/GpuProbe.h"
 #include "cuda-opt/Pass/Pipeline.h"
 
+#include "cuda-opt/Search/Ranker.h"
+
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -129,7 +133,6 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   CandidateSet Set = generateVariants(TC, Input, Parsed, K, H, Opts, Result);
   std::vector<VariantSource> &Variants = Set.Variants;
   std::vector<bool> &NeedLaunch = Set.NeedLaunch;
-  auto PhaseStart = std::chrono::steady_clock::now();
 
   // The tuning database: a variant measured before on the same key (GPU,
   // versions, kernel hash, signature, fp-model) is not measured again; its
@@ -158,43 +161,25 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
     Variants = std::move(Keep);
     NeedLaunch = std::move(KeepNeed);
   }
+  // How many candidates are measured, and in how many rounds
+  // (--online-rounds, docs/policy.md): with the ranker, when more
+  // candidates are left than the budget takes, the budget is spent in
+  // rounds, each taken from the ranker's order re-scored by what the
+  // earlier rounds (and the database: round 0) measured. Otherwise every
+  // variant left is measured in one batch, as before.
+  const size_t Pool = Variants.size() - 1;
+  const size_t BudgetLeft =
+      Opts.Budget > Reused.size() ? Opts.Budget - Reused.size() : 0;
+  const unsigned NumRounds = onlineRoundsFor(Opts, Pool, BudgetLeft);
+  const bool InRounds = NumRounds > 1;
+  const size_t ToMeasure = std::min(Pool, BudgetLeft);
   // Nothing left to measure: not even the original runs.
-  const bool AllReused =
-      StoredOriginal && Variants.size() == 1 && !Reused.empty();
-
-  // Program mode: launch-changing variants run their own program to say
-  // what launch they make.
-  if (H.ProgramMode && llvm::is_contained(NeedLaunch, true)) {
-    std::vector<bool> Probed =
-        probeVariantLaunches(TC, Input, Parsed, K, H, Variants, NeedLaunch,
-                             Set.Preamble.get());
-    for (size_t I = 0; I < Probed.size(); ++I)
-      if (Probed[I])
-        NeedLaunch[I] = false;
-  }
-  if (H.ProgramMode && llvm::is_contained(NeedLaunch, true)) {
-    std::vector<std::string> Errs = captureVariantLaunches(
-        TC, Input, Kernel, H, Variants, NeedLaunch, Opts, Set.Preamble.get());
-    std::vector<VariantSource> Kept;
-    for (size_t I = 0; I < Variants.size(); ++I) {
-      if (Errs[I].empty()) {
-        Kept.push_back(std::move(Variants[I]));
-        continue;
-      }
-      CandidateRecord C;
-      C.Id = Variants[I].Id;
-      C.Pipeline = Variants[I].Pipeline;
-      C.Status = "launch-unknown";
-      C.Detail = Errs[I];
-      Record(C);
-    }
-    Variants = std::move(Kept);
-  }
-  Result.addPhase("variant-launches", PhaseStart);
-  PhaseStart = std::chrono::steady_clock::now();
+  const bool AllReused = StoredOriginal && !Reused.empty() && ToMeasure == 0;
 
   std::vector<std::string> CompileErrors;
   std::vector<Measurement> Ms;
+  std::vector<int> RoundOf; // Per measured variant: its round (rounds only).
+  std::vector<MeasureRound> Rounds;
   ReferenceMeasurement Ref;
   std::string ShadowNote, ReferenceNote;
   bool ReferenceJob = false;
@@ -206,100 +191,327 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
                  Opts.Database->path() + "); nothing was measured this run";
     ReferenceNote = "not measured: every result came from the tuning "
                     "database";
+    Variants.resize(1);
   } else {
-    CompileOptions CO;
-    CO.SourcePath = Input.Path;
-    CO.Flags = Input.Flags;
-    CO.Arch = TC.GpuArch;
-    CO.DependencyFingerprint =
-        projectHeaderFingerprint(Parsed.getSourceManager(), TC);
-    progress(Opts, "compile", 0, Variants.size());
-    std::vector<std::string> Cubins =
-        compileVariants(TC, Variants, CO, CompileErrors);
-    progress(Opts, "compile", Variants.size(), Variants.size());
-    Result.addPhase("compile", PhaseStart);
-    PhaseStart = std::chrono::steady_clock::now();
-    if (Cubins[0].empty())
-      return createStringError(inconvertibleErrorCode(),
-                               "nvcc could not compile the original file: %s",
-                               CompileErrors[0].c_str());
+    // What does not change from round to round: compile options, the
+    // fp64 shadow, the worker's job options.
+    std::optional<CompileOptions> CO;
+    std::optional<MeasureOptions> MO;
+    // Measure one batch: Batch[0] is the original, Pos[I] where Batch[I]
+    // is in Variants. Launch-changing variants whose launch cannot be
+    // learned are recorded and dropped from Batch (and Pos).
+    struct BatchResult {
+      std::vector<Measurement> Ms;
+      std::vector<std::string> CompileErrors;
+    };
+    auto MeasureBatch =
+        [&](std::vector<VariantSource> &Batch, std::vector<bool> &Need,
+            std::vector<size_t> &Pos, unsigned Round) -> Expected<BatchResult> {
+      const std::string Suffix =
+          InRounds ? formatv(" round {0}/{1}", Round, NumRounds).str() : "";
+      auto PhaseStart = std::chrono::steady_clock::now();
+      if (H.Replay) {
+        // Tests only (--test-replay-measurements): nothing is compiled or
+        // run; the file says what each variant measured.
+        BatchResult R;
+        R.Ms = H.Replay->measure(Batch, Round, R.CompileErrors);
+        Result.addPhase("measure", PhaseStart);
+        return R;
+      }
+      // Program mode: launch-changing variants run their own program to
+      // say what launch they make.
+      if (H.ProgramMode && llvm::is_contained(Need, true)) {
+        std::vector<bool> Probed = probeVariantLaunches(
+            TC, Input, Parsed, K, H, Batch, Need, Set.Preamble.get());
+        for (size_t I = 0; I < Probed.size(); ++I)
+          if (Probed[I])
+            Need[I] = false;
+      }
+      if (H.ProgramMode && llvm::is_contained(Need, true)) {
+        std::vector<std::string> Errs = captureVariantLaunches(
+            TC, Input, Kernel, H, Batch, Need, Opts, Set.Preamble.get());
+        std::vector<VariantSource> Kept;
+        std::vector<size_t> KeptPos;
+        for (size_t I = 0; I < Batch.size(); ++I) {
+          if (Errs[I].empty()) {
+            Kept.push_back(std::move(Batch[I]));
+            KeptPos.push_back(Pos[I]);
+            continue;
+          }
+          CandidateRecord C;
+          C.Id = Batch[I].Id;
+          C.Pipeline = Batch[I].Pipeline;
+          C.Status = "launch-unknown";
+          C.Detail = Errs[I];
+          if (InRounds)
+            C.Round = static_cast<int>(Round);
+          Record(C);
+        }
+        Batch = std::move(Kept);
+        Pos = std::move(KeptPos);
+        Need.assign(Batch.size(), false);
+      }
+      Result.addPhase("variant-launches", PhaseStart);
+      PhaseStart = std::chrono::steady_clock::now();
 
-    MeasureOptions MO;
-    MO.FpModel = fpModelName(Opts.Model).str();
-    if (Opts.Model == FpModel::Reassoc) {
-      // The reference of float outputs: the original promoted to double.
-      if (Expected<Fp64Shadow> Sh = makeFp64Shadow(Ctx, K, Input.Text)) {
-        VariantSource SV;
-        SV.Id = "fp64-shadow";
-        SV.Text = Sh->Text;
-        SV.Entry = Sh->Entry;
-        std::vector<std::string> ShadowErrors;
-        std::vector<std::string> ShadowCubin =
-            compileVariants(TC, {SV}, CO, ShadowErrors);
-        if (ShadowCubin[0].empty())
-          ShadowNote = "no fp64 reference: the shadow did not compile (" +
-                       ShadowErrors[0].substr(0, 300) +
-                       "); compared with the original at the fp32 tolerance";
-        else
-          MO.Shadow = MeasureOptions::ShadowJob{
-              ShadowCubin[0], Sh->Entry,
-              H.Shmem * (Sh->DoublesDynamicShared ? 2 : 1), Sh->Promoted};
+      if (!CO) {
+        CO.emplace();
+        CO->SourcePath = Input.Path;
+        CO->Flags = Input.Flags;
+        CO->Arch = TC.GpuArch;
+        CO->DependencyFingerprint =
+            projectHeaderFingerprint(Parsed.getSourceManager(), TC);
+      }
+      BatchResult R;
+      progress(Opts, "compile" + Suffix, 0, Batch.size());
+      std::vector<std::string> Cubins =
+          compileVariants(TC, Batch, *CO, R.CompileErrors);
+      progress(Opts, "compile" + Suffix, Batch.size(), Batch.size());
+      Result.addPhase("compile", PhaseStart);
+      PhaseStart = std::chrono::steady_clock::now();
+      if (Cubins[0].empty())
+        return createStringError(inconvertibleErrorCode(),
+                                 "nvcc could not compile the original file: %s",
+                                 R.CompileErrors[0].c_str());
+
+      if (!MO) {
+        MO.emplace();
+        MO->FpModel = fpModelName(Opts.Model).str();
+        if (Opts.Model == FpModel::Reassoc) {
+          // The reference of float outputs: the original promoted to
+          // double.
+          if (Expected<Fp64Shadow> Sh = makeFp64Shadow(Ctx, K, Input.Text)) {
+            VariantSource SV;
+            SV.Id = "fp64-shadow";
+            SV.Text = Sh->Text;
+            SV.Entry = Sh->Entry;
+            std::vector<std::string> ShadowErrors;
+            std::vector<std::string> ShadowCubin =
+                compileVariants(TC, {SV}, *CO, ShadowErrors);
+            if (ShadowCubin[0].empty())
+              ShadowNote = "no fp64 reference: the shadow did not compile (" +
+                           ShadowErrors[0].substr(0, 300) +
+                           "); compared with the original at the fp32 "
+                           "tolerance";
+            else
+              MO->Shadow = MeasureOptions::ShadowJob{
+                  ShadowCubin[0], Sh->Entry,
+                  H.Shmem * (Sh->DoublesDynamicShared ? 2 : 1), Sh->Promoted};
+          } else {
+            ShadowNote = toString(Sh.takeError()) +
+                         "; compared with the original at the fp32 tolerance";
+          }
+        }
+        MO->OrigRuns = Opts.OrigRuns;
+        if (MO->Shadow)
+          // Outputs the analysis proves are written in rows are also
+          // checked row by row against the shadow.
+          for (const auto &[Index, L] : rowStructuredOutputs(Ctx, K)) {
+            MeasureOptions::RowLayout Layout;
+            if (L.Value)
+              Layout.Length = *L.Value;
+            else if (L.Param)
+              Layout.LengthArg = static_cast<int>(*L.Param);
+            MO->RowOutputs[Index] = Layout;
+          }
+        MO->Worker = Opts.WorkerPath;
+        MO->Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
+        MO->Runs = H.Runs;
+        MO->RelTol = H.RelTol;
+        SmallString<256> WD(Opts.WorkDir);
+        sys::path::append(WD, "measure-" + Kernel);
+        MO->WorkDir = std::string(WD);
+        MO->TimeBudgetEnd = timeBudgetEnd(Opts);
+        // Racing (stop timing clearly slower variants after a few rounds;
+        // checked on the GPU by test/GPU/measure/hazards.test);
+        // CUDA_OPT_NO_RACE=1 times every verified variant in full.
+        MO->Race = std::getenv("CUDA_OPT_NO_RACE") == nullptr;
+        // The cuBLAS reference is timed once, beside the first batch.
+        MO->Reference = gemmReferenceFor(*H.Model, H.IntArgs, H.BufferElements,
+                                         H.Grid, H.Block, ReferenceNote);
+        ReferenceJob = MO->Reference.has_value();
       } else {
-        ShadowNote = toString(Sh.takeError()) +
-                     "; compared with the original at the fp32 tolerance";
+        MO->Reference.reset();
+      }
+      // Verification of large buffers takes time per variant; the deadline
+      // is for a worker that stopped making progress.
+      MO->DeadlineSeconds = 120 + 20 * static_cast<unsigned>(Batch.size());
+      MO->Progress = [&Opts, Suffix](unsigned D, unsigned T) {
+        progress(Opts, "measure" + Suffix, D, T);
+      };
+      std::map<std::string, double> WorkerPhases;
+      MO->WorkerPhases = &WorkerPhases;
+      Expected<std::vector<Measurement>> Measured = measureVariants(
+          Batch, Cubins, H.Args, *MO, Result.Device, Round <= 1 ? &Ref : nullptr);
+      MO->WorkerPhases = nullptr;
+      Result.addPhase("measure", PhaseStart);
+      for (const auto &[Phase, Secs] : WorkerPhases)
+        Result.PhaseSeconds["measure: worker " + Phase +
+                            " (included above)"] += Secs;
+      if (!Measured)
+        return Measured.takeError();
+      R.Ms = std::move(*Measured);
+      return R;
+    };
+
+    // Round 0: what the database gave (rounds only) is what the order has
+    // seen before the first round.
+    std::vector<std::string> Pipelines;
+    for (size_t I = 1; I < Variants.size(); ++I)
+      Pipelines.push_back(Variants[I].Pipeline);
+    for (const ReusedVariant &U : Reused)
+      Pipelines.push_back(U.V.Pipeline);
+    std::optional<OnlineRanking> Online;
+    unsigned Observed = 0;
+    if (InRounds) {
+      Online.emplace(*Opts.Ranker, H.Model->features(), harnessSignature(H),
+                     Pipelines);
+      MeasureRound R0;
+      for (size_t J = 0; J < Reused.size(); ++J) {
+        const TuningRecord &R = Reused[J].R;
+        const size_t I = Pool + J;
+        R0.Ids.push_back(Reused[J].V.Id);
+        if (R.Verdict == "rejected" || R.Verdict == "compile-error") {
+          Online->observeFailure(I);
+          ++Observed;
+        } else if ((R.verified() || R.Verdict == "slower") && StoredOriginal &&
+                   StoredOriginal->MedianMs > 0 && R.MedianMs > 0) {
+          Online->observe(I, std::log(StoredOriginal->MedianMs / R.MedianMs));
+          ++Observed;
+        } else {
+          Online->take(I);
+        }
+      }
+      if (!R0.Ids.empty()) {
+        R0.Observed = Observed;
+        Rounds.push_back(std::move(R0));
       }
     }
-    MO.OrigRuns = Opts.OrigRuns;
-    if (MO.Shadow)
-      // Outputs the analysis proves are written in rows are also checked row
-      // by row against the shadow.
-      for (const auto &[Index, L] : rowStructuredOutputs(Ctx, K)) {
-        MeasureOptions::RowLayout Layout;
-        if (L.Value)
-          Layout.Length = *L.Value;
-        else if (L.Param)
-          Layout.LengthArg = static_cast<int>(*L.Param);
-        MO.RowOutputs[Index] = Layout;
+
+    // The rounds (one batch when not in rounds).
+    std::vector<VariantSource> Done = {Variants[0]};
+    std::vector<bool> PoolTaken(Pool, false);
+    std::optional<std::chrono::steady_clock::time_point> Deadline =
+        timeBudgetEnd(Opts);
+    for (unsigned Round = 1; Round <= NumRounds; ++Round) {
+      MeasureRound MR;
+      MR.Number = Round;
+      MR.Observed = Observed;
+      if (Round > 1 && Deadline && std::chrono::steady_clock::now() >= *Deadline) {
+        MR.Error = formatv("not measured: the time budget (--time={0}) ran "
+                           "out before round {1}",
+                           Opts.TimeSeconds, Round);
+        Rounds.push_back(std::move(MR));
+        break;
       }
-    MO.Worker = Opts.WorkerPath;
-    MO.Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
-    MO.Runs = H.Runs;
-    MO.RelTol = H.RelTol;
-    // Verification of large buffers takes time per variant; the deadline is
-    // for a worker that stopped making progress.
-    MO.DeadlineSeconds = 120 + 20 * static_cast<unsigned>(Variants.size());
-    SmallString<256> WD(Opts.WorkDir);
-    sys::path::append(WD, "measure-" + Kernel);
-    MO.WorkDir = std::string(WD);
-    MO.Progress = [&](unsigned D, unsigned T) {
-      progress(Opts, "measure", D, T);
-    };
-    MO.TimeBudgetEnd = timeBudgetEnd(Opts);
-    // Racing (stop timing clearly slower variants after a few rounds; checked
-    // on the GPU by test/GPU/measure/hazards.test); CUDA_OPT_NO_RACE=1 times
-    // every verified variant in full.
-    MO.Race = std::getenv("CUDA_OPT_NO_RACE") == nullptr;
-    MO.Reference = gemmReferenceFor(*H.Model, H.IntArgs, H.BufferElements,
-                                    H.Grid, H.Block, ReferenceNote);
-    std::map<std::string, double> WorkerPhases;
-    MO.WorkerPhases = &WorkerPhases;
-    Expected<std::vector<Measurement>> Measured =
-        measureVariants(Variants, Cubins, H.Args, MO, Result.Device, &Ref);
-    Result.addPhase("measure", PhaseStart);
-    for (const auto &[Phase, Secs] : WorkerPhases)
-      Result.PhaseSeconds["measure: worker " + Phase + " (included above)"] +=
-          Secs;
-    if (!Measured)
-      return Measured.takeError();
-    Ms = std::move(*Measured);
-    ReferenceJob = MO.Reference.has_value();
-    Result.VariantsMeasured += Variants.size() - 1;
-    // Each measurement in its own transaction, as soon as the worker's
-    // results are back (they come back together: the variants are timed
-    // interleaved with the original).
-    for (size_t I = 0; I < Variants.size(); ++I)
-      Rec.record(I == 0 ? "" : StringRef(Variants[I].Pipeline), Ms[I],
-                 CompileErrors[I], Result);
+      // Pool positions (from 0) this round measures.
+      std::vector<size_t> Picks;
+      const size_t Size =
+          InRounds ? ToMeasure / NumRounds + (Round <= ToMeasure % NumRounds)
+                   : ToMeasure;
+      if (Online) {
+        std::vector<size_t> StaticNext;
+        for (size_t I = 0; I < Pool && StaticNext.size() < Size; ++I)
+          if (!PoolTaken[I])
+            StaticNext.push_back(I);
+        while (Picks.size() < Size)
+          if (std::optional<size_t> I = Online->next(); I && *I < Pool)
+            Picks.push_back(*I);
+          else if (!I)
+            break;
+        for (size_t I : Picks)
+          MR.Moved += !llvm::is_contained(StaticNext, I);
+      } else {
+        for (size_t I = 0; I < Size; ++I)
+          Picks.push_back(I);
+      }
+      std::vector<VariantSource> Batch = {Variants[0]};
+      std::vector<bool> Need = {false};
+      std::vector<size_t> Pos = {0};
+      for (size_t I : Picks) {
+        PoolTaken[I] = true;
+        Batch.push_back(Variants[I + 1]);
+        Need.push_back(NeedLaunch[I + 1]);
+        Pos.push_back(I + 1);
+      }
+      Expected<BatchResult> B = MeasureBatch(Batch, Need, Pos, Round);
+      if (!B) {
+        if (Round == 1)
+          return B.takeError();
+        // What the earlier rounds measured stands; these are not measured.
+        MR.Error = toString(B.takeError());
+        for (size_t J = 1; J < Pos.size(); ++J) {
+          CandidateRecord C;
+          C.Id = Batch[J].Id;
+          C.Pipeline = Batch[J].Pipeline;
+          C.Status = "not-measured";
+          C.Detail = "round " + std::to_string(Round) + " failed: " + MR.Error;
+          C.Round = static_cast<int>(Round);
+          Record(C);
+        }
+        Rounds.push_back(std::move(MR));
+        break;
+      }
+      Result.VariantsMeasured += Batch.size() - 1;
+      const Measurement &Orig = B->Ms[0];
+      if (Round == 1) {
+        Ms.push_back(Orig);
+        CompileErrors.push_back(B->CompileErrors[0]);
+        RoundOf.push_back(1);
+        // Each measurement in its own transaction, as soon as the worker's
+        // results are back. The original once: later rounds' variants are
+        // stored scaled to this round's original (below).
+        Rec.record("", Orig, B->CompileErrors[0], Result);
+      }
+      // Each round measures the original again beside its variants (same-run
+      // ratios); later rounds' times are scaled by round 1's original over
+      // this round's, which keeps every speedup and makes the medians
+      // comparable for the choice (as with several GPUs).
+      const double Scale =
+          Orig.MedianMs > 0 ? Ms[0].MedianMs / Orig.MedianMs : 1.0;
+      MR.OriginalMs = Orig.MedianMs;
+      for (size_t J = 1; J < Batch.size(); ++J) {
+        Measurement M = B->Ms[J];
+        if (Round > 1) {
+          M.MedianMs *= Scale;
+          M.MinMs *= Scale;
+          M.MaxMs *= Scale;
+          M.P10Ms *= Scale;
+          M.P90Ms *= Scale;
+        }
+        Rec.record(Batch[J].Pipeline, M, B->CompileErrors[J], Result);
+        MR.Ids.push_back(Batch[J].Id);
+        if (Online) {
+          const size_t I = Pos[J] - 1;
+          if (!B->CompileErrors[J].empty() || (!M.Skipped && !M.Verified)) {
+            Online->observeFailure(I);
+            ++Observed;
+          } else if (!M.Skipped && M.MedianMs > 0 && Orig.MedianMs > 0) {
+            Online->observe(I, std::log(Orig.MedianMs / B->Ms[J].MedianMs));
+            ++Observed;
+          }
+        }
+        Done.push_back(std::move(Batch[J]));
+        Ms.push_back(M);
+        CompileErrors.push_back(B->CompileErrors[J]);
+        RoundOf.push_back(static_cast<int>(Round));
+      }
+      if (InRounds)
+        Rounds.push_back(std::move(MR));
+    }
+    // Legal candidates the rounds did not reach.
+    if (InRounds)
+      for (size_t I = 0; I < Pool; ++I)
+        if (!PoolTaken[I]) {
+          CandidateRecord C;
+          C.Id = Variants[I + 1].Id;
+          C.Pipeline = Variants[I + 1].Pipeline;
+          C.Status = "over-budget";
+          C.Detail = "legal, ranked after the budget's candidates by the "
+                     "online ranker";
+          Record(C);
+        }
+    Variants = std::move(Done);
   }
   // Stored results join the measured ones, after them.
   const size_t FirstReused = Variants.size();
@@ -371,6 +583,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
                            Variants[I].Grid[2], Variants[I].Block[0],
                            Variants[I].Block[1], Variants[I].Block[2]);
     }
+    if (InRounds)
+      C.Round = I >= FirstReused ? 0 : RoundOf[I];
     if (I >= FirstReused) {
       const TuningRecord &R = Reused[I - FirstReused].R;
       C.Detail = "reused from the tuning database (measured " + R.MeasuredAt +
@@ -394,6 +608,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   KO.Reference = Ref;
   KO.ReferenceNote = ReferenceJob ? Ref.Error : ReferenceNote;
   KO.VerifyNote = !Ms[0].ShadowNote.empty() ? Ms[0].ShadowNote : ShadowNote;
+  KO.Rounds = std::move(Rounds);
   if (Expected<std::vector<PassInvocation>> Chosen =
           parsePipeline(Variants[Best].Pipeline)) {
     // Judged on the original kernel: whether its reductions are over floats
@@ -526,14 +741,28 @@ Expected<TuneResult> tuneSpecMode(const Toolchain &TC, const SourceInput &Input,
                              Opts.KernelName.c_str(), Spec->Kernel.c_str());
   TuneOptions Fallback = Opts;
   Fallback.KernelName = Spec->Kernel;
-  GpuProbeResult Gpus = probeGpus();
-  if (Gpus.Devices.empty())
-    return rewriteOnly(TC, Input, Fallback, "no CUDA GPU: " + Gpus.Reason);
-  if (Opts.WorkerPath.empty())
-    return rewriteOnly(TC, Input, Fallback,
-                       "the measurement worker cuda-opt-measure is not "
-                       "installed next to cuda-opt");
   Harness H;
+  GpuProbeResult Gpus;
+  if (!Opts.TestReplayPath.empty()) {
+    // Tests only: no GPU, no worker; the measurements come from a file.
+    Expected<MeasurementReplay> Replay =
+        MeasurementReplay::load(Opts.TestReplayPath);
+    if (!Replay)
+      return Replay.takeError();
+    H.Replay = std::make_shared<const MeasurementReplay>(std::move(*Replay));
+    GpuInfo G;
+    G.Name = "test replay (no GPU)";
+    Gpus.Devices.push_back(G);
+    Gpus.DriverVersion = "none";
+  } else {
+    Gpus = probeGpus();
+    if (Gpus.Devices.empty())
+      return rewriteOnly(TC, Input, Fallback, "no CUDA GPU: " + Gpus.Reason);
+    if (Opts.WorkerPath.empty())
+      return rewriteOnly(TC, Input, Fallback,
+                         "the measurement worker cuda-opt-measure is not "
+                         "installed next to cuda-opt");
+  }
   H.Devices = ordinals(Gpus);
   H.Gpu =
       tuningGpuOf(Gpus, TC, Opts.Devices.empty() ? -1 : Opts.Devices.front());

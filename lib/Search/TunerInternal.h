@@ -20,7 +20,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -49,6 +51,67 @@ inline void progress(const TuneOptions &Opts, llvm::StringRef Phase,
   llvm::errs().flush();
 }
 
+/// The fewest variants a round of --online-rounds measures: below that,
+/// a round's fixed cost (the original measured again, a worker started)
+/// buys too little re-ranking.
+constexpr size_t MinOnlineRound = 4;
+
+/// Whether tune may measure a kernel in rounds: the ranker orders the
+/// candidates (not --candidates, k-NN or round-robin), --online-rounds is
+/// over 1 and the budget holds two rounds. Candidate generation then keeps
+/// every legal candidate it rewrote, not only the budget's first, for the
+/// later rounds to choose from.
+inline bool onlineRoundsPossible(const TuneOptions &Opts) {
+  return Opts.Ranker && Opts.Candidates.empty() && !Opts.DryRun &&
+         Opts.OnlineRounds > 1 && Opts.Budget >= 2 * MinOnlineRound;
+}
+
+/// How many rounds a kernel with \p Pool candidates left to measure and
+/// \p BudgetLeft of the budget left is measured in: 1 (one batch) unless
+/// rounds are possible and there are more candidates than the budget
+/// takes; at most --online-rounds, each of at least MinOnlineRound.
+inline unsigned onlineRoundsFor(const TuneOptions &Opts, size_t Pool,
+                                size_t BudgetLeft) {
+  if (!onlineRoundsPossible(Opts) || Pool <= BudgetLeft)
+    return 1;
+  return static_cast<unsigned>(std::clamp<size_t>(
+      BudgetLeft / MinOnlineRound, 1, Opts.OnlineRounds));
+}
+
+/// tune --test-replay-measurements=FILE, for tests only (docs/tuning.md):
+/// spec mode takes every measurement from FILE instead of compiling and
+/// running the variants on a GPU, so that the lit suite can drive the
+/// rounds, the tuning database and the report on a machine without one.
+/// FILE is JSON:
+///   {"format": "cuda-opt-test-replay", "original_ms": 1.0,
+///    "default_ms": 1.0, "clock": [1.0, 2.0],
+///    "pipelines": {"unroll{factor=4}": 0.5, "launch-bounds": 0.8,
+///                  "unroll": {"verdict": "rejected"}}}
+/// A pipeline's entry is its exact name, else its passes without
+/// parameters ("restrict-const,unroll"); a number is a verified median in
+/// ms, an object has "verdict" (verified, slower, rejected, compile-error)
+/// and "median_ms". Unlisted pipelines measure default_ms (default: the
+/// original's). Every time of round R is multiplied by clock[R-1] (the
+/// last entry repeats): a GPU whose clock changed between rounds.
+struct MeasurementReplay {
+  struct Entry {
+    double MedianMs = 0;
+    std::string Verdict = "verified";
+  };
+  double OriginalMs = 1;
+  std::optional<double> DefaultMs;
+  std::vector<double> Clock = {1.0};
+  std::map<std::string, Entry, std::less<>> Pipelines;
+
+  static llvm::Expected<MeasurementReplay> load(llvm::StringRef Path);
+  /// Round \p Round's measurements of \p Batch (index 0 the original), as
+  /// the worker would return them; \p CompileErrors as compileVariants
+  /// would.
+  std::vector<Measurement> measure(llvm::ArrayRef<VariantSource> Batch,
+                                   unsigned Round,
+                                   std::vector<std::string> &CompileErrors) const;
+};
+
 /// How one kernel is run by the measurement worker.
 struct Harness {
   std::array<int64_t, 3> Grid{1, 1, 1}, Block{1, 1, 1};
@@ -72,6 +135,8 @@ struct Harness {
   std::optional<KernelModel> Model;
   /// What the measurements are made on, for the tuning database.
   TuningGpu Gpu;
+  /// Tests only: measurements replayed from a file (MeasurementReplay).
+  std::shared_ptr<const MeasurementReplay> Replay;
 };
 
 // The tuning database in a tune (TuneRecording.cpp).

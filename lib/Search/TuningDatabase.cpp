@@ -321,14 +321,16 @@ Error TuningDatabase::putKernelFeatures(StringRef KernelHash,
 }
 
 Expected<std::map<std::string, TuningDatabase::FeatureVector>>
-TuningDatabase::kernelFeatures() const {
+TuningDatabase::kernelFeatures(std::map<std::string, std::string> *Names) const {
   std::map<std::string, FeatureVector> Out;
   std::string Bad;
   Expected<int64_t> N = Conn->run(
-      "SELECT kernel_hash, features FROM kernel_features ORDER BY "
-      "kernel_hash",
+      "SELECT kernel_hash, features, kernel_name FROM kernel_features ORDER "
+      "BY kernel_hash",
       {},
       [&](const SqlRow &R) {
+        if (Names)
+          (*Names)[R.text(0)] = R.text(2);
         Expected<json::Value> V = json::parse(R.text(1));
         const json::Object *O = V ? V->getAsObject() : nullptr;
         if (!V)
@@ -379,7 +381,8 @@ Expected<TuningStats> TuningDatabase::stats() const {
   return St;
 }
 
-std::string TuningRecord::toJSONLine() const {
+std::string TuningRecord::toJSONLine(
+    const std::vector<std::pair<std::string, double>> *Features) const {
   std::string Out;
   raw_string_ostream OS(Out);
   json::OStream J(OS);
@@ -403,6 +406,11 @@ std::string TuningRecord::toJSONLine() const {
     J.attribute("host", Host);
     J.attribute("measured_at", MeasuredAt);
     J.attribute("source", SourceFile);
+    if (Features)
+      J.attributeObject("features", [&] {
+        for (const auto &[Name, Value] : *Features)
+          J.attribute(Name, Value);
+      });
   });
   return Out;
 }

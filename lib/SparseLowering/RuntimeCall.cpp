@@ -146,7 +146,11 @@ Value sparse_lowering::emitRuntimeSpmmCall(
   Value Y = transpose2D(B, Loc, castTo(B, Loc, Call.getResult(0), YtTy));
   Y = castTo(B, Loc, Y, ResultTy);
   // linalg.matmul accumulates into its outs operand; the kernel overwrites.
+  // A linalg.add (not arith.addf on tensors) bufferizes without
+  // convert-elementwise-to-linalg.
   if (!AccIsZero)
-    Y = arith::AddFOp::create(B, Loc, Y, Acc);
+    Y = linalg::AddOp::create(B, Loc, TypeRange{ResultTy}, ValueRange{Y, Acc},
+                              ValueRange{Y})
+            ->getResult(0);
   return Y;
 }

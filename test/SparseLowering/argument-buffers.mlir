@@ -5,7 +5,7 @@
 // (a copy would be a new address per call, encoded again every time by the
 // runtime's address-keyed cache).
 // RUN: cuda-opt --lower-sparse-matmul %s -o %t.mlir
-// RUN: mlir-opt --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries" %t.mlir | FileCheck %s
+// RUN: mlir-opt --one-shot-bufferize="bufferize-function-boundaries" %t.mlir | FileCheck %s
 
 // CHECK-LABEL: func.func @two_layers(
 // CHECK-SAME:    %[[W:[^:]*]]: memref<512x1024xf16, strided<[?, ?], offset: ?>> {cuda_opt.sparse_weight}

@@ -53,7 +53,7 @@ func.func @dense_argument(%w: tensor<4096x4096xf16> {cuda_opt.sparse_weight}, %x
 // CHECK:         %[[YT:.*]] = call @cuda_opt_tls_spmm_dense_weight_bf16(
 // CHECK:         %[[YS:.*]] = tensor.cast %[[YT]] : tensor<?x?xbf16> to tensor<?x512xbf16>
 // CHECK:         %[[Y:.*]] = linalg.transpose ins(%[[YS]] : tensor<?x512xbf16>) outs(%{{.*}} : tensor<512x?xbf16>)
-// CHECK:         %[[SUM:.*]] = arith.addf %[[Y]], %[[ACC]] : tensor<512x?xbf16>
+// CHECK:         %[[SUM:.*]] = linalg.add ins(%[[Y]], %[[ACC]] : tensor<512x?xbf16>, tensor<512x?xbf16>) outs(%[[Y]] : tensor<512x?xbf16>)
 // CHECK:         return %[[SUM]]
 func.func @dense_argument_bf16_dynamic_n(%w: tensor<512x1024xbf16>, %x: tensor<1024x?xbf16>, %acc: tensor<512x?xbf16>) -> tensor<512x?xbf16> {
   %y = linalg.matmul {cuda_opt.sparse_weight}

@@ -8,7 +8,7 @@
 // RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s | FileCheck %s
 // The output is valid MLIR and bufferizes to the runtime's memref ABI.
 // RUN: cuda-opt --lower-sparse-matmul --max-bytes-per-element=8 %s -o %t.mlir
-// RUN: mlir-opt --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries" %t.mlir | FileCheck %s --check-prefix=BUF
+// RUN: mlir-opt --one-shot-bufferize="bufferize-function-boundaries" %t.mlir | FileCheck %s --check-prefix=BUF
 // BUF-DAG: func.func private @cuda_opt_tls_spmm(memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, i32, i32, i32, memref<?x?xf16, strided<[?, ?], offset: ?>> {bufferization.access = "read"}) -> memref<?x?xf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
 // BUF-DAG: func.func private @cuda_opt_tls_spmm_bf16(memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi32, strided<[?], offset: ?>> {bufferization.access = "read"}, memref<?xi16, strided<[?], offset: ?>> {bufferization.access = "read"}, i32, i32, i32, memref<?x?xbf16, strided<[?, ?], offset: ?>> {bufferization.access = "read"}) -> memref<?x?xbf16, strided<[?, ?], offset: ?>> attributes {llvm.emit_c_interface}
 
@@ -150,7 +150,7 @@ func.func @sparse_literal_bf16(%x: tensor<256x8xbf16>) -> tensor<32x8xbf16> {
 // CHECK:         call @cuda_opt_tls_spmm_bf16(
 // CHECK-SAME:      nonzeros = 412 : i64
 // CHECK:         %[[Y:.*]] = linalg.transpose
-// CHECK:         arith.addf %[[Y]], %[[ACC]] : tensor<16x8xbf16>
+// CHECK:         linalg.add ins(%[[Y]], %[[ACC]] : tensor<16x8xbf16>, tensor<16x8xbf16>)
 func.func @dense_literal_bf16(%x: tensor<64x8xbf16>, %acc: tensor<16x8xbf16>) -> tensor<16x8xbf16> {
   %w = arith.constant
     dense<[[-2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, -2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, -2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, -2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, -2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, -2.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 2.0, 0.0, -2.0, 0.0, -1.0, 0.0],
@@ -186,7 +186,7 @@ func.func @dense_literal_bf16(%x: tensor<64x8xbf16>, %acc: tensor<16x8xbf16>) ->
 // CHECK:         %[[YT:.*]] = call @cuda_opt_tls_spmm({{.*}}, %[[XD]])
 // CHECK:         %[[YS:.*]] = tensor.cast %[[YT]] : tensor<?x?xf16> to tensor<?x32xf16>
 // CHECK:         %[[Y:.*]] = linalg.transpose ins(%[[YS]] : tensor<?x32xf16>) outs(%{{.*}} : tensor<32x?xf16>)
-// CHECK-NOT:     arith.addf
+// CHECK-NOT:     linalg.add
 // CHECK:         return %[[Y]] : tensor<32x?xf16>
 func.func @dynamic_n(%x: tensor<256x?xf16>) -> tensor<32x?xf16> {
   %w = arith.constant sparse<[[0, 0], [3, 17], [19, 40], [31, 255]], [1.0, -2.0, 0.5, 4.0]> : tensor<32x256xf16, #CSR>

@@ -20,7 +20,7 @@
 // CHECK:         %[[Y:.*]] = call @cuda_opt_tls_spmm(
 // CHECK-SAME:      cuda_opt.tls_stats = {{{.*}}layer1_share = 1.000000e+00 : f64, layer2_share = 0.000000e+00 : f64, layer3_share = 0.000000e+00 : f64, max_block_residual = 0 : i64, nonzeros = 4 : i64, rows = 16 : i64, sparsity = {{0.996|9.96}}{{[0-9]*}}{{(e-01)?}} : f64}
 // CHECK:         %[[YN:.*]] = linalg.transpose
-// CHECK:         %[[SUM:.*]] = arith.addf %[[YN]], %[[ACC]] : tensor<16x8xf16>
+// CHECK:         %[[SUM:.*]] = linalg.add ins(%[[YN]], %[[ACC]] : tensor<16x8xf16>, tensor<16x8xf16>) outs(%[[YN]] : tensor<16x8xf16>)
 // CHECK:         return %[[SUM]]
 // STRICT: remark: not lowered to the three-layer SpMM: the weight is only 99.6% sparse (1020 of 1024 elements are zero), below the 99.9% at which
 func.func @marker_on_constant(%x: tensor<64x8xf16>, %acc: tensor<16x8xf16>) -> tensor<16x8xf16> {
@@ -38,7 +38,7 @@ func.func @marker_on_constant(%x: tensor<64x8xf16>, %acc: tensor<16x8xf16>) -> t
 // CHECK-NOT:     arith.constant dense<{{.*}}> : tensor<{{[0-9]+}}xi{{16|32}}>
 // CHECK:         call @cuda_opt_tls_spmm(
 // CHECK-SAME:      nonzeros = 4 : i64
-// CHECK-NOT:     arith.addf
+// CHECK-NOT:     linalg.add
 // CHECK:         call @cuda_opt_tls_spmm(
 // CHECK-NOT:     linalg.matmul
 // CHECK:         return

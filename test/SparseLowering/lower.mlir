@@ -41,7 +41,7 @@
 // CHECK-SAME:      : (tensor<?xi16>, tensor<?xi32>, tensor<?xi32>, tensor<?xi16>, i32, i32, i32, tensor<?x?xf16>) -> tensor<?x?xf16>
 // CHECK:         %[[YS:.*]] = tensor.cast %[[YT]] : tensor<?x?xf16> to tensor<8x16xf16>
 // CHECK:         %[[Y:.*]] = linalg.transpose ins(%[[YS]] : tensor<8x16xf16>) outs(%{{.*}} : tensor<16x8xf16>) permutation = [1, 0]
-// CHECK-NOT:     arith.addf
+// CHECK-NOT:     linalg.add
 // CHECK:         return %[[Y]] : tensor<16x8xf16>
 func.func @encoding(%x: tensor<64x8xf16>) -> tensor<16x8xf16> {
   %w = arith.constant

@@ -110,9 +110,20 @@ Error exportRows(StringRef Output) {
   Expected<std::vector<TuningRecord>> Rows = (*Db)->query();
   if (!Rows)
     return Rows.takeError();
+  Expected<std::map<std::string, TuningDatabase::FeatureVector>> Features =
+      (*Db)->kernelFeatures();
+  if (!Features)
+    return Features.takeError();
+  // Each kernel's stored features go with its first row, which is where
+  // `db import` takes them from.
+  std::set<std::string> Done;
   std::string Out;
-  for (const TuningRecord &R : *Rows)
-    Out += R.toJSONLine() + "\n";
+  for (const TuningRecord &R : *Rows) {
+    auto F = Features->find(R.Key.KernelHash);
+    const bool First =
+        F != Features->end() && Done.insert(R.Key.KernelHash).second;
+    Out += R.toJSONLine(First ? &F->second : nullptr) + "\n";
+  }
   return writeFileAtomically(Output, Out);
 }
 
@@ -221,11 +232,39 @@ Error merge(ArrayRef<std::string> Args) {
   Expected<std::vector<TuningRecord>> Rows = (*From)->query();
   if (!Rows)
     return Rows.takeError();
+  std::map<std::string, std::string> Names;
+  Expected<std::map<std::string, TuningDatabase::FeatureVector>> Features =
+      (*From)->kernelFeatures(&Names);
+  if (!Features)
+    return Features.takeError();
   Expected<std::unique_ptr<TuningDatabase>> Into =
       TuningDatabase::open(Args[0], OpenMode::Create);
   if (!Into)
     return Into.takeError();
-  return addAll(**Into, *Rows, "merged");
+  if (Error E = addAll(**Into, *Rows, "merged"))
+    return E;
+  // The kernels' features (what `cuda-opt train` learns from): B's where A
+  // has none for the kernel or other ones (the latest stored wins, as with
+  // `db import`).
+  Expected<std::map<std::string, TuningDatabase::FeatureVector>> Had =
+      (*Into)->kernelFeatures();
+  if (!Had)
+    return Had.takeError();
+  unsigned New = 0;
+  for (const auto &[Hash, F] : *Features) {
+    auto It = Had->find(Hash);
+    if (It != Had->end() && It->second == F)
+      continue;
+    if (Error E = (*Into)->putKernelFeatures(Hash, Names[Hash], F))
+      return E;
+    ++New;
+  }
+  if (!Features->empty())
+    WithColor::note(errs(), ToolName)
+        << "merged the features of " << New << " kernels into "
+        << (*Into)->path() << " (" << Features->size() - New
+        << " already there)\n";
+  return Error::success();
 }
 
 /// Parse each of \p Files and call \p Fn on every kernel.

@@ -123,6 +123,20 @@ cl::opt<std::string> PolicyName(
              "(the k-nearest-neighbour policy; 'learned' is its old name) or "
              "'round-robin'"),
     cl::init("ranker"), cl::cat(Category), cl::sub(Driver));
+cl::opt<unsigned> OnlineRounds(
+    "online-rounds",
+    cl::desc("tune, with --policy=ranker: measure a kernel's budget in up to "
+             "N rounds when it has more candidates than the budget takes, "
+             "re-ranking the rest from what each round measured (default 4; "
+             "1: one batch in the ranker's order; docs/policy.md)"),
+    cl::value_desc("N"), cl::init(4), cl::cat(Category), cl::sub(Driver));
+cl::opt<std::string> TestReplayMeasurements(
+    "test-replay-measurements",
+    cl::desc("tune, spec mode, for tests only: take every measurement from "
+             "this JSON file instead of compiling and running the variants on "
+             "a GPU (docs/tuning.md)"),
+    cl::value_desc("replay.json"), cl::Hidden, cl::cat(Category),
+    cl::sub(Driver));
 cl::opt<std::string> PolicyModel(
     "policy-model",
     cl::desc("tune: the ranker model file to use (cuda-opt train -o FILE; "
@@ -464,7 +478,7 @@ Expected<Mode> selectMode() {
         &RunCommand,     &GemmLibrary, &CudnnRoot,     &MeasureWorker, &WorkDir,
         &RunArgs,        &LaunchIndex, &RelTol,        std::addressof(Gpus),
         &ProgramTimeout, &Candidates,  &PolicyName,    &OrigRuns,
-        &PolicyModel};
+        &PolicyModel,    &OnlineRounds, &TestReplayMeasurements};
     for (const cl::Option *O : MeasuringOptions)
       if (O->getNumOccurrences())
         return error("--" + O->ArgStr +
@@ -527,6 +541,7 @@ std::vector<std::string> tuneBatchForwardedArgs() {
   Arg(Budget, Twine(Budget.getValue()));
   Arg(PolicyName, PolicyName.getValue());
   Path(PolicyModel);
+  Arg(OnlineRounds, Twine(OnlineRounds.getValue()));
   Flag(DryRun);
   Arg(TimeBudget, Twine(TimeBudget.getValue()));
   Arg(Candidates, Candidates.getValue());

@@ -79,6 +79,8 @@ extern llvm::cl::opt<std::string> SpecPath;
 extern llvm::cl::opt<unsigned> Budget;
 extern llvm::cl::opt<std::string> PolicyName;
 extern llvm::cl::opt<std::string> PolicyModel;
+extern llvm::cl::opt<unsigned> OnlineRounds;
+extern llvm::cl::opt<std::string> TestReplayMeasurements;
 extern llvm::cl::opt<bool> DryRun;
 extern llvm::cl::opt<unsigned> TimeBudget;
 extern llvm::cl::opt<std::string> RunCommand;

@@ -114,6 +114,13 @@ static Expected<TuneOptions> tuneOptions(StringRef ExecutablePath) {
       Opts.Ranker = std::make_shared<const RankerModel>(std::move(*M));
     }
   }
+  Opts.OnlineRounds = cli::OnlineRounds;
+  if (!cli::TestReplayMeasurements.empty()) {
+    if (cli::SpecPath.empty())
+      return makeError("--test-replay-measurements replays spec mode's "
+                       "measurements (tests only); give --spec=FILE");
+    Opts.TestReplayPath = cli::TestReplayMeasurements;
+  }
   SmallString<256> Work;
   if (cli::WorkDir.empty()) {
     if (std::error_code EC =
@@ -195,6 +202,11 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
     return R.takeError();
   for (const std::string &N : R->DatabaseNotes)
     WithColor::note(errs(), ToolName) << N << "\n";
+  // Which round measured what (--online-rounds).
+  for (const KernelOutcome &K : R->Kernels)
+    for (const MeasureRound &MR : K.Rounds)
+      WithColor::note(errs(), ToolName)
+          << K.Kernel << ": " << describeRound(MR) << "\n";
   unsigned Applied = 0;
   for (const CandidateRecord &C : R->Candidates)
     Applied += C.Status == "applied";

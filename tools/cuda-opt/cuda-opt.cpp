@@ -48,6 +48,19 @@ static Expected<std::vector<PassInvocation>> checkArguments(cli::Mode M) {
     return makeError("--policy-model is the learned ranker's model; it goes "
                      "with --policy=ranker, not --policy=" +
                      cli::PolicyName);
+  if (cli::OnlineRounds.getNumOccurrences()) {
+    if (cli::OnlineRounds == 0)
+      return makeError("--online-rounds=0: give 1 (one batch) or more "
+                       "rounds");
+    if (cli::OnlineRounds > 1 && cli::PolicyName != "ranker")
+      return makeError("--online-rounds re-ranks with the learned ranker; it "
+                       "goes with --policy=ranker (--policy=" +
+                       cli::PolicyName + " measures in one batch)");
+    if (cli::OnlineRounds > 1 && !cli::Candidates.empty())
+      return makeError("--online-rounds re-ranks the candidate space; "
+                       "--candidates gives a fixed order, measured in one "
+                       "batch");
+  }
   // Validate the pipeline before any parsing: a typo should fail fast.
   if (M != cli::Mode::Passes)
     return std::vector<PassInvocation>();

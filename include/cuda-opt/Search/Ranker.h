@@ -122,6 +122,14 @@ public:
   std::optional<size_t> next();
   /// What candidate \p I measured (its log speedup); re-ranks the rest.
   void observe(size_t I, double LogSpeedup);
+  /// Candidate \p I failed (did not compile, verify or finish): observed
+  /// at the log speedup of the race's cutoff, log(1 / 1.25), or at its
+  /// prediction when that is lower, so a failure never raises its
+  /// relatives (docs/policy.md).
+  void observeFailure(size_t I);
+  /// Mark \p I as measured without re-ranking (a measurement that says
+  /// nothing about its speed, e.g. one the time budget skipped).
+  void take(size_t I);
   /// How many times a measurement changed the order of the remaining ones.
   unsigned reorders() const { return Reorders; }
   /// The current score of candidate \p I (prediction plus correction).

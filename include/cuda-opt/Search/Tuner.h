@@ -12,6 +12,7 @@
 #include "cuda-opt/Measure/Measure.h"
 #include "cuda-opt/Search/CandidateSpace.h"
 #include "cuda-opt/Support/FpModel.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/JSON.h"
 #include <chrono>
 #include <functional>
@@ -74,6 +75,18 @@ struct TuneOptions {
   /// --policy=ranker: the learned ranker (Ranker.h) orders the candidates
   /// instead of the k-NN; the built-in model or --policy-model's.
   std::shared_ptr<const RankerModel> Ranker;
+  /// --online-rounds: with the ranker, how many rounds a kernel's budget is
+  /// measured in when it has more candidates than the budget takes: the
+  /// ranker's first picks, then the rest re-ranked from what was measured
+  /// (OnlineRanking, Ranker.h) before each further round (docs/policy.md).
+  /// 1: one batch in the ranker's order.
+  unsigned OnlineRounds = 4;
+  /// --test-replay-measurements (tests only, docs/tuning.md): spec mode
+  /// takes each variant's measurement from this file instead of compiling
+  /// and running it on a GPU, so that the lit suite can run the rounds,
+  /// the database and the report on a machine without one. Never set in
+  /// normal use.
+  std::string TestReplayPath;
   /// libcudaopt_gemm.so, for measuring gemm-specialize (empty: not found).
   std::string GemmLibraryPath;
   /// cuDNN's root (include/cudnn.h and lib/ or lib64/), for building the
@@ -100,6 +113,30 @@ struct CandidateRecord {
   std::string Status; ///< "fastest", "verified", "illegal", "rejected", ...
   std::string Detail;
   Measurement M;
+  /// The measuring round (--online-rounds) of a kernel measured in rounds:
+  /// 0 for a result reused from the tuning database, 1 for the ranker's
+  /// first picks, ...; -1 when the kernel was measured in one batch.
+  int Round = -1;
+};
+
+/// One round of a kernel measured in rounds (--online-rounds): what it
+/// measured and how the order it was taken from came about.
+struct MeasureRound {
+  unsigned Number = 0;          ///< 0: results reused from the database.
+  std::vector<std::string> Ids; ///< The variants it measured, in order.
+  /// The original's median in this round (each round measures it again
+  /// beside its variants); the variants' times are scaled by round 1's
+  /// original / this one, so that medians compare across rounds.
+  double OriginalMs = 0;
+  /// Measurements (and failures) the order had seen when the round's
+  /// variants were picked.
+  unsigned Observed = 0;
+  /// How many of its variants the static order (the ranker's, before any
+  /// measurement) would not have picked next.
+  unsigned Moved = 0;
+  /// Why the round, and the rounds after it, did not measure (a failure
+  /// of the worker, the time budget).
+  std::string Error;
 };
 
 /// One kernel's outcome (program mode tunes every launched kernel in turn).
@@ -118,6 +155,9 @@ struct KernelOutcome {
   /// there is none), and the fp-model the chosen variant needs.
   std::string VerifyNote;
   FpModel ChosenNeeds = FpModel::Strict;
+  /// Measured in rounds (--online-rounds): each round, round 0 first when
+  /// results came from the tuning database. Empty: one batch.
+  std::vector<MeasureRound> Rounds;
 };
 
 struct TuneResult {
@@ -164,6 +204,13 @@ struct TuneResult {
   llvm::json::Value toJSON(llvm::StringRef File) const;
   std::string toMarkdown(llvm::StringRef File) const;
 };
+
+/// One round as the report and the tool's notes say it: "round 2: 4
+/// measured (v7 v5 v9 v6), picked after 4 observations, 2 not in the
+/// static order's next 4, original 1.0000 ms".
+std::string describeRound(const MeasureRound &R);
+/// Every round, "; " between them.
+std::string describeRounds(llvm::ArrayRef<MeasureRound> Rounds);
 
 /// The problem signature (ProblemSignature.h) tune records for a spec-mode
 /// measurement of \p Spec: what `cuda-opt apply --spec` looks up.

@@ -74,8 +74,12 @@ struct TuningRecord {
   bool verified() const { return Verdict == "verified"; }
   bool measured() const { return Verdict != "not-measured"; }
 
-  /// One JSON Lines object, keys in a fixed order (docs/tuning-database.md).
-  std::string toJSONLine() const;
+  /// One JSON Lines object, keys in a fixed order (docs/tuning-database.md);
+  /// with \p Features, its kernel's feature vector as a last key,
+  /// "features" (what `db import` stores in kernel_features).
+  std::string toJSONLine(
+      const std::vector<std::pair<std::string, double>> *Features =
+          nullptr) const;
   /// The inverse of toJSONLine; the error names the key that is wrong.
   static llvm::Expected<TuningRecord> fromJSON(const llvm::json::Value &V);
 };
@@ -128,8 +132,10 @@ public:
   llvm::Error putKernelFeatures(llvm::StringRef KernelHash,
                                 llvm::StringRef KernelName,
                                 const FeatureVector &Features);
-  /// Every kernel's stored features by kernel hash.
-  llvm::Expected<std::map<std::string, FeatureVector>> kernelFeatures() const;
+  /// Every kernel's stored features by kernel hash; with \p Names, the
+  /// kernel names stored with them, by hash, too.
+  llvm::Expected<std::map<std::string, FeatureVector>>
+  kernelFeatures(std::map<std::string, std::string> *Names = nullptr) const;
 
   llvm::Expected<TuningStats> stats() const;
   /// The kernel names the rows were recorded for (for people, and for a

@@ -31,7 +31,6 @@
 // sm_90a); see docs/sparse-lowering.md.
 //
 //===----------------------------------------------------------------------===//
-#include "TlsLayout.h"
 #include "TlsMlirAbi.h"
 #include "TlsSpmm.h"
 #include "TlsWeightCache.h"
@@ -57,14 +56,6 @@ namespace {
 void check(const char *Entry, cudaError_t E, const char *What) {
   if (E != cudaSuccess)
     die(Entry, What, cudaGetErrorString(E));
-}
-
-/// The elements of a 1-D memref, contiguous or not.
-template <typename T> std::vector<T> elements(const MemRef<T, 1> &M) {
-  std::vector<T> Out(static_cast<size_t>(M.Sizes[0]));
-  for (int64_t I = 0; I < M.Sizes[0]; ++I)
-    Out[I] = M.Aligned[M.Offset + I * M.Strides[0]];
-  return Out;
 }
 
 /// Guards everything below; held for the whole of every call.
@@ -99,17 +90,18 @@ struct Scratch {
 };
 Scratch XBuf, YBuf, Workspace;
 
-/// Returns the cached device weight for Key, building it from the matrix
-/// Encode() returns on the first use.
-template <typename EncodeFn>
-const TlsDeviceMatrix &cached(const char *Entry, const WeightKey &Key,
-                              uint64_t Fingerprint, EncodeFn Encode) {
+/// Returns the device copy of the weight \p R describes, encoding and
+/// uploading it on its first use. Stops the program on any problem.
+const TlsDeviceMatrix &cached(const char *Entry, const WeightRequest &R,
+                              const std::string &RequestError) {
+  if (!RequestError.empty())
+    die(Entry, RequestError.c_str(), nullptr);
   std::string Error;
   TlsDeviceMatrix *D = Cache.get(
-      Key, Fingerprint,
+      R.Key, R.Fingerprint,
       [&](TlsDeviceMatrix &Out, std::string &Err) {
         TlsMatrix W;
-        Err = Encode(W);
+        Err = R.encode(W);
         if (!Err.empty())
           return false;
         cudaError_t E = tlsUpload(W, Out);
@@ -177,28 +169,10 @@ void spmmEncoded(const char *Entry, ElemType Type, MemRef<uint16_t, 2> *Result,
                  int32_t M, int32_t K, int32_t MaxBlockResidual,
                  MemRef<uint16_t, 2> *Xt) {
   std::lock_guard<std::mutex> L(Lock);
-  if (M <= 0 || K <= 0 || K % 8 != 0)
-    die(Entry, "bad sizes", "M and K must be positive and K a multiple of 8");
-  WeightKey Key;
-  Key.Data = Values->Aligned + Values->Offset;
-  Key.Form = WeightForm::Encoded;
-  Key.Type = Type;
-  Key.Rows = static_cast<uint32_t>(M);
-  Key.Cols = static_cast<uint32_t>(K);
-  // The arrays are constants of the module: no fingerprint.
-  const TlsDeviceMatrix &D = cached(Entry, Key, 0, [&](TlsMatrix &W) {
-    W.Rows = static_cast<uint32_t>(M);
-    W.Cols = static_cast<uint32_t>(K);
-    W.Type = Type;
-    W.Values = elements(*Values);
-    W.Bitmap = elements(*Bitmap);
-    W.ResidualOffsets = elements(*Offsets);
-    W.Residual = elements(*Residual);
-    if (W.Values.size() != W.numBlocks() * BlockSlots ||
-        W.ResidualOffsets.size() != W.numBlocks() + 1)
-      return std::string("the weight arrays do not match M x K");
-    return verify(W);
-  });
+  std::string Error;
+  WeightRequest R =
+      encodedWeight(*Values, *Bitmap, *Offsets, *Residual, M, K, Type, Error);
+  const TlsDeviceMatrix &D = cached(Entry, R, Error);
   if (D.MaxBlockResidual != static_cast<uint32_t>(MaxBlockResidual))
     die(Entry, "the max block residual operand does not match the arrays",
         nullptr);
@@ -208,24 +182,9 @@ void spmmEncoded(const char *Entry, ElemType Type, MemRef<uint16_t, 2> *Result,
 void spmmDense(const char *Entry, ElemType Type, MemRef<uint16_t, 2> *Result,
                MemRef<uint16_t, 2> *W, MemRef<uint16_t, 2> *Xt) {
   std::lock_guard<std::mutex> L(Lock);
-  std::string Problem = checkDenseWeight(*W);
-  if (!Problem.empty())
-    die(Entry, Problem.c_str(), nullptr);
-  WeightKey Key;
-  Key.Data = W->Aligned + W->Offset;
-  Key.Form = WeightForm::Dense;
-  Key.Type = Type;
-  Key.Rows = static_cast<uint32_t>(W->Sizes[0]);
-  Key.Cols = static_cast<uint32_t>(W->Sizes[1]);
-  Key.Extent0 = W->Strides[0];
-  Key.Extent1 = W->Strides[1];
-  const TlsDeviceMatrix &D =
-      cached(Entry, Key, fingerprintDense(*W, samples()), [&](TlsMatrix &Out) {
-        std::vector<uint16_t> Dense = gatherDense(*W);
-        Out = encode(Dense.data(), Key.Rows, Key.Cols, Type);
-        return verify(Out);
-      });
-  runSpmm(Entry, D, Result, Xt);
+  std::string Error;
+  WeightRequest R = denseWeight(*W, Type, samples(), Error);
+  runSpmm(Entry, cached(Entry, R, Error), Result, Xt);
 }
 
 void spmmCsr(const char *Entry, ElemType Type, MemRef<uint16_t, 2> *Result,
@@ -233,35 +192,10 @@ void spmmCsr(const char *Entry, ElemType Type, MemRef<uint16_t, 2> *Result,
              MemRef<uint16_t, 1> *Values, int32_t M, int32_t K,
              MemRef<uint16_t, 2> *Xt) {
   std::lock_guard<std::mutex> L(Lock);
-  if (M <= 0 || K <= 0 || K % 8 != 0)
-    die(Entry, "bad sizes", "M and K must be positive and K a multiple of 8");
-  if (Positions->Sizes[0] != int64_t(M) + 1)
-    die(Entry, "the CSR positions array does not have M + 1 entries", nullptr);
-  const int64_t Nnz =
-      Positions
-          ->Aligned[Positions->Offset + int64_t(M) * Positions->Strides[0]];
-  if (Nnz < 0 || Nnz > Values->Sizes[0] || Nnz > Coordinates->Sizes[0])
-    die(Entry, "the CSR positions do not match the coordinates and values",
-        nullptr);
-  WeightKey Key;
-  Key.Data = Values->Aligned + Values->Offset;
-  Key.Form = WeightForm::Csr;
-  Key.Type = Type;
-  Key.Rows = static_cast<uint32_t>(M);
-  Key.Cols = static_cast<uint32_t>(K);
-  Key.Extent0 = Nnz;
-  const uint64_t Print = fingerprintCsr(*Positions, *Coordinates, *Values,
-                                        uint64_t(Nnz), samples());
-  const TlsDeviceMatrix &D = cached(Entry, Key, Print, [&](TlsMatrix &Out) {
-    std::vector<uint16_t> Dense;
-    std::string Problem = csrToDense(*Positions, *Coordinates, *Values,
-                                     Key.Rows, Key.Cols, Dense);
-    if (!Problem.empty())
-      return Problem;
-    Out = encode(Dense.data(), Key.Rows, Key.Cols, Type);
-    return verify(Out);
-  });
-  runSpmm(Entry, D, Result, Xt);
+  std::string Error;
+  WeightRequest R = csrWeight(*Positions, *Coordinates, *Values, M, K, Type,
+                              samples(), Error);
+  runSpmm(Entry, cached(Entry, R, Error), Result, Xt);
 }
 
 } // namespace

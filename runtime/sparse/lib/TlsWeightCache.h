@@ -26,6 +26,7 @@
 
 #include "MlirMemRef.h"
 #include "TlsFormat.h"
+#include "TlsLayout.h"
 
 #include <cstdint>
 #include <map>
@@ -187,6 +188,153 @@ inline uint64_t fingerprintCsr(const MemRef<int64_t, 1> &Positions,
     H = detail::mix(H, Values.Aligned[Values.Offset + I * Values.Strides[0]]);
   });
   return H;
+}
+
+/// What every entry point needs of its weight, whatever its form: the cache
+/// key, the fingerprint, and how to encode it. TlsMlirAbi.cu builds one per
+/// call; so does the CPU stand-in of test/SparseLowering (run-cpu.mlir).
+struct WeightRequest {
+  WeightKey Key;
+  uint64_t Fingerprint = 0;
+  /// Encodes the weight into Out; returns "" or what is wrong with it.
+  std::string (*EncodeFn)(const WeightRequest &, TlsMatrix &Out) = nullptr;
+  /// The memrefs the weight came from (those of its form).
+  const MemRef<uint16_t, 1> *Values = nullptr; // Encoded, Csr
+  const MemRef<uint32_t, 1> *Bitmap = nullptr, *Offsets = nullptr; // Encoded
+  const MemRef<uint16_t, 1> *Residual = nullptr;                   // Encoded
+  const MemRef<uint16_t, 2> *Dense = nullptr;                      // Dense
+  const MemRef<int64_t, 1> *Positions = nullptr, *Coordinates = nullptr; // Csr
+
+  std::string encode(TlsMatrix &Out) const { return EncodeFn(*this, Out); }
+};
+
+namespace detail {
+
+template <typename T> std::vector<T> elements(const MemRef<T, 1> &M) {
+  std::vector<T> Out(static_cast<size_t>(M.Sizes[0]));
+  for (int64_t I = 0; I < M.Sizes[0]; ++I)
+    Out[size_t(I)] = M.Aligned[M.Offset + I * M.Strides[0]];
+  return Out;
+}
+
+inline std::string encodeEncoded(const WeightRequest &R, TlsMatrix &W) {
+  W = TlsMatrix();
+  W.Rows = R.Key.Rows;
+  W.Cols = R.Key.Cols;
+  W.Type = R.Key.Type;
+  W.Values = elements(*R.Values);
+  W.Bitmap = elements(*R.Bitmap);
+  W.ResidualOffsets = elements(*R.Offsets);
+  W.Residual = elements(*R.Residual);
+  if (W.Values.size() != W.numBlocks() * BlockSlots ||
+      W.Bitmap.size() != W.numBlocks() * BlockBitmapWords ||
+      W.ResidualOffsets.size() != W.numBlocks() + 1)
+    return "the weight arrays do not match M x K";
+  return verify(W);
+}
+
+inline std::string encodeDense(const WeightRequest &R, TlsMatrix &W) {
+  std::vector<uint16_t> Dense = gatherDense(*R.Dense);
+  W = cudaopt::sparse::encode(Dense.data(), R.Key.Rows, R.Key.Cols, R.Key.Type);
+  return verify(W);
+}
+
+inline std::string encodeCsr(const WeightRequest &R, TlsMatrix &W) {
+  std::vector<uint16_t> Dense;
+  std::string Problem = csrToDense(*R.Positions, *R.Coordinates, *R.Values,
+                                   R.Key.Rows, R.Key.Cols, Dense);
+  if (!Problem.empty())
+    return Problem;
+  W = cudaopt::sparse::encode(Dense.data(), R.Key.Rows, R.Key.Cols, R.Key.Type);
+  return verify(W);
+}
+
+inline bool badSizes(int32_t M, int32_t K) { return M <= 0 || K <= 0 || K % 8; }
+
+} // namespace detail
+
+/// A weight encoded at compile time: its four arrays (constants of the
+/// module, so no fingerprint). Sets \p Error for bad sizes.
+inline WeightRequest encodedWeight(const MemRef<uint16_t, 1> &Values,
+                                   const MemRef<uint32_t, 1> &Bitmap,
+                                   const MemRef<uint32_t, 1> &Offsets,
+                                   const MemRef<uint16_t, 1> &Residual,
+                                   int32_t M, int32_t K, ElemType Type,
+                                   std::string &Error) {
+  WeightRequest R;
+  if (detail::badSizes(M, K)) {
+    Error = "bad sizes: M and K must be positive and K a multiple of 8";
+    return R;
+  }
+  R.Key.Data = Values.Aligned + Values.Offset;
+  R.Key.Form = WeightForm::Encoded;
+  R.Key.Type = Type;
+  R.Key.Rows = uint32_t(M);
+  R.Key.Cols = uint32_t(K);
+  R.EncodeFn = detail::encodeEncoded;
+  R.Values = &Values;
+  R.Bitmap = &Bitmap;
+  R.Offsets = &Offsets;
+  R.Residual = &Residual;
+  return R;
+}
+
+/// A dense M x K weight (any strides), fingerprinted with \p Samples
+/// elements (0: all). Sets \p Error when it cannot be encoded.
+inline WeightRequest denseWeight(const MemRef<uint16_t, 2> &W, ElemType Type,
+                                 uint64_t Samples, std::string &Error) {
+  WeightRequest R;
+  Error = checkDenseWeight(W);
+  if (!Error.empty())
+    return R;
+  R.Key.Data = W.Aligned + W.Offset;
+  R.Key.Form = WeightForm::Dense;
+  R.Key.Type = Type;
+  R.Key.Rows = uint32_t(W.Sizes[0]);
+  R.Key.Cols = uint32_t(W.Sizes[1]);
+  R.Key.Extent0 = W.Strides[0];
+  R.Key.Extent1 = W.Strides[1];
+  R.Fingerprint = fingerprintDense(W, Samples);
+  R.EncodeFn = detail::encodeDense;
+  R.Dense = &W;
+  return R;
+}
+
+/// A CSR M x K weight, fingerprinted with \p Samples nonzeros (0: all).
+/// Sets \p Error when the arrays do not fit together.
+inline WeightRequest csrWeight(const MemRef<int64_t, 1> &Positions,
+                               const MemRef<int64_t, 1> &Coordinates,
+                               const MemRef<uint16_t, 1> &Values, int32_t M,
+                               int32_t K, ElemType Type, uint64_t Samples,
+                               std::string &Error) {
+  WeightRequest R;
+  if (detail::badSizes(M, K)) {
+    Error = "bad sizes: M and K must be positive and K a multiple of 8";
+    return R;
+  }
+  if (Positions.Sizes[0] != int64_t(M) + 1) {
+    Error = "the CSR positions array does not have M + 1 entries";
+    return R;
+  }
+  const int64_t Nnz =
+      Positions.Aligned[Positions.Offset + int64_t(M) * Positions.Strides[0]];
+  if (Nnz < 0 || Nnz > Values.Sizes[0] || Nnz > Coordinates.Sizes[0]) {
+    Error = "the CSR positions do not match the coordinates and values";
+    return R;
+  }
+  R.Key.Data = Values.Aligned + Values.Offset;
+  R.Key.Form = WeightForm::Csr;
+  R.Key.Type = Type;
+  R.Key.Rows = uint32_t(M);
+  R.Key.Cols = uint32_t(K);
+  R.Key.Extent0 = Nnz;
+  R.Fingerprint =
+      fingerprintCsr(Positions, Coordinates, Values, uint64_t(Nnz), Samples);
+  R.EncodeFn = detail::encodeCsr;
+  R.Positions = &Positions;
+  R.Coordinates = &Coordinates;
+  R.Values = &Values;
+  return R;
 }
 
 /// Weights by WeightKey, each with the fingerprint taken when it was built.
