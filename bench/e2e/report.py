@@ -24,7 +24,10 @@ def main():
              "norms, RoPE, attention and the lm_head are the same code in both arms. Weights: random, "
              "50 % per-row magnitude pruned, fp16. \"predicted\" is the step ratio expected from the "
              "linears' own times in an instrumented run (events between ops); \"rel err\" the relative "
-             "L2 difference of the hidden states after the last layer between the arms.", ""]
+             "L2 difference of the hidden states after the last layer between the arms; \"floor\" the same "
+             "difference between two dense runs whose linears use different cuBLAS algorithms "
+             "(cublasGemmEx's default vs the chosen one; 0 where they are the same algorithm): the "
+             "fp16 noise the comparison cannot go below.", ""]
     for f in files:
         d = json.load(open(f))
         saved = 1 - d["tls_linear_bytes"] / d["dense_linear_bytes"]
@@ -32,13 +35,13 @@ def main():
                   f"Weights of the seven linears: dense {d['dense_linear_bytes'] / 1e9:.2f} GB, "
                   f"three-layer {d['tls_linear_bytes'] / 1e9:.2f} GB ({100 * saved:.1f} % saved). "
                   f"{d['reps']} timed steps per arm and configuration.", "",
-                  "| batch | context | dense ms | tls ms | tokens/s dense | tokens/s tls | ratio | predicted | rel err |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "| batch | context | dense ms | tls ms | tokens/s dense | tokens/s tls | ratio | predicted | rel err | floor |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for r in d["runs"]:
             lines.append(f"| {r['batch']} | {r['context']} | {r['dense_ms']:.3f} | {r['tls_ms']:.3f} | "
                          f"{r['batch'] * 1e3 / r['dense_ms']:.1f} | {r['batch'] * 1e3 / r['tls_ms']:.1f} | "
                          f"**{r['ratio']:.3f}** | {r['predicted']:.3f} | {r['rel_err']:.1e}"
-                         f"{'' if r['ok'] else ' (over 1e-3)'} |")
+                         f"{'' if r['ok'] else ' (over 1e-3)'} | {r.get('noise_floor', float('nan')):.1e} |")
         ratios = [r["ratio"] for r in d["runs"]]
         lines += ["", f"Geomean ratio over the {len(ratios)} configurations: "
                   f"{statistics.geometric_mean(ratios):.3f}.", ""]
