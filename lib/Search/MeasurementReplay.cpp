@@ -37,8 +37,7 @@ std::string passesOf(StringRef Pipeline) {
 
 Error replayError(StringRef Path, const Twine &Why) {
   return createStringError(inconvertibleErrorCode(),
-                           "--test-replay-measurements '" + Path +
-                               "': " + Why);
+                           "--test-replay-measurements '" + Path + "': " + Why);
 }
 
 } // namespace
@@ -100,8 +99,8 @@ Expected<MeasurementReplay> MeasurementReplay::load(StringRef Path) {
 std::vector<Measurement>
 MeasurementReplay::measure(ArrayRef<VariantSource> Batch, unsigned Round,
                            std::vector<std::string> &CompileErrors) const {
-  const double Clk = Clock[std::min<size_t>(Round ? Round - 1 : 0,
-                                            Clock.size() - 1)];
+  const double Clk =
+      Clock[std::min<size_t>(Round ? Round - 1 : 0, Clock.size() - 1)];
   const double Orig = OriginalMs * Clk;
   auto Timed = [&](Measurement &M, double Ms, int Runs) {
     M.Verified = true;

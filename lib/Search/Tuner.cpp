@@ -204,9 +204,9 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
       std::vector<Measurement> Ms;
       std::vector<std::string> CompileErrors;
     };
-    auto MeasureBatch =
-        [&](std::vector<VariantSource> &Batch, std::vector<bool> &Need,
-            std::vector<size_t> &Pos, unsigned Round) -> Expected<BatchResult> {
+    auto MeasureBatch = [&](std::vector<VariantSource> &Batch,
+                            std::vector<bool> &Need, std::vector<size_t> &Pos,
+                            unsigned Round) -> Expected<BatchResult> {
       const std::string Suffix =
           InRounds ? formatv(" round {0}/{1}", Round, NumRounds).str() : "";
       auto PhaseStart = std::chrono::steady_clock::now();
@@ -341,13 +341,14 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
       };
       std::map<std::string, double> WorkerPhases;
       MO->WorkerPhases = &WorkerPhases;
-      Expected<std::vector<Measurement>> Measured = measureVariants(
-          Batch, Cubins, H.Args, *MO, Result.Device, Round <= 1 ? &Ref : nullptr);
+      Expected<std::vector<Measurement>> Measured =
+          measureVariants(Batch, Cubins, H.Args, *MO, Result.Device,
+                          Round <= 1 ? &Ref : nullptr);
       MO->WorkerPhases = nullptr;
       Result.addPhase("measure", PhaseStart);
       for (const auto &[Phase, Secs] : WorkerPhases)
-        Result.PhaseSeconds["measure: worker " + Phase +
-                            " (included above)"] += Secs;
+        Result.PhaseSeconds["measure: worker " + Phase + " (included above)"] +=
+            Secs;
       if (!Measured)
         return Measured.takeError();
       R.Ms = std::move(*Measured);
@@ -397,7 +398,8 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
       MeasureRound MR;
       MR.Number = Round;
       MR.Observed = Observed;
-      if (Round > 1 && Deadline && std::chrono::steady_clock::now() >= *Deadline) {
+      if (Round > 1 && Deadline &&
+          std::chrono::steady_clock::now() >= *Deadline) {
         MR.Error = formatv("not measured: the time budget (--time={0}) ran "
                            "out before round {1}",
                            Opts.TimeSeconds, Round);

@@ -74,8 +74,8 @@ inline unsigned onlineRoundsFor(const TuneOptions &Opts, size_t Pool,
                                 size_t BudgetLeft) {
   if (!onlineRoundsPossible(Opts) || Pool <= BudgetLeft)
     return 1;
-  return static_cast<unsigned>(std::clamp<size_t>(
-      BudgetLeft / MinOnlineRound, 1, Opts.OnlineRounds));
+  return static_cast<unsigned>(
+      std::clamp<size_t>(BudgetLeft / MinOnlineRound, 1, Opts.OnlineRounds));
 }
 
 /// tune --test-replay-measurements=FILE, for tests only (docs/tuning.md):
@@ -107,9 +107,9 @@ struct MeasurementReplay {
   /// Round \p Round's measurements of \p Batch (index 0 the original), as
   /// the worker would return them; \p CompileErrors as compileVariants
   /// would.
-  std::vector<Measurement> measure(llvm::ArrayRef<VariantSource> Batch,
-                                   unsigned Round,
-                                   std::vector<std::string> &CompileErrors) const;
+  std::vector<Measurement>
+  measure(llvm::ArrayRef<VariantSource> Batch, unsigned Round,
+          std::vector<std::string> &CompileErrors) const;
 };
 
 /// How one kernel is run by the measurement worker.

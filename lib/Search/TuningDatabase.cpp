@@ -321,7 +321,8 @@ Error TuningDatabase::putKernelFeatures(StringRef KernelHash,
 }
 
 Expected<std::map<std::string, TuningDatabase::FeatureVector>>
-TuningDatabase::kernelFeatures(std::map<std::string, std::string> *Names) const {
+TuningDatabase::kernelFeatures(
+    std::map<std::string, std::string> *Names) const {
   std::map<std::string, FeatureVector> Out;
   std::string Bad;
   Expected<int64_t> N = Conn->run(

@@ -77,9 +77,8 @@ struct TuningRecord {
   /// One JSON Lines object, keys in a fixed order (docs/tuning-database.md);
   /// with \p Features, its kernel's feature vector as a last key,
   /// "features" (what `db import` stores in kernel_features).
-  std::string toJSONLine(
-      const std::vector<std::pair<std::string, double>> *Features =
-          nullptr) const;
+  std::string toJSONLine(const std::vector<std::pair<std::string, double>>
+                             *Features = nullptr) const;
   /// The inverse of toJSONLine; the error names the key that is wrong.
   static llvm::Expected<TuningRecord> fromJSON(const llvm::json::Value &V);
 };

@@ -254,7 +254,7 @@ inline bool badSizes(int32_t M, int32_t K) { return M <= 0 || K <= 0 || K % 8; }
 } // namespace detail
 
 /// A weight encoded at compile time: its four arrays (constants of the
-/// module, so no fingerprint). Sets \p Error for bad sizes.
+/// module, so no fingerprint). Sets \p Error (else clears it) for bad sizes.
 inline WeightRequest encodedWeight(const MemRef<uint16_t, 1> &Values,
                                    const MemRef<uint32_t, 1> &Bitmap,
                                    const MemRef<uint32_t, 1> &Offsets,
@@ -262,6 +262,7 @@ inline WeightRequest encodedWeight(const MemRef<uint16_t, 1> &Values,
                                    int32_t M, int32_t K, ElemType Type,
                                    std::string &Error) {
   WeightRequest R;
+  Error.clear();
   if (detail::badSizes(M, K)) {
     Error = "bad sizes: M and K must be positive and K a multiple of 8";
     return R;
@@ -280,7 +281,8 @@ inline WeightRequest encodedWeight(const MemRef<uint16_t, 1> &Values,
 }
 
 /// A dense M x K weight (any strides), fingerprinted with \p Samples
-/// elements (0: all). Sets \p Error when it cannot be encoded.
+/// elements (0: all). Sets \p Error (else clears it) when it cannot be
+/// encoded.
 inline WeightRequest denseWeight(const MemRef<uint16_t, 2> &W, ElemType Type,
                                  uint64_t Samples, std::string &Error) {
   WeightRequest R;
@@ -301,13 +303,14 @@ inline WeightRequest denseWeight(const MemRef<uint16_t, 2> &W, ElemType Type,
 }
 
 /// A CSR M x K weight, fingerprinted with \p Samples nonzeros (0: all).
-/// Sets \p Error when the arrays do not fit together.
+/// Sets \p Error (else clears it) when the arrays do not fit together.
 inline WeightRequest csrWeight(const MemRef<int64_t, 1> &Positions,
                                const MemRef<int64_t, 1> &Coordinates,
                                const MemRef<uint16_t, 1> &Values, int32_t M,
                                int32_t K, ElemType Type, uint64_t Samples,
                                std::string &Error) {
   WeightRequest R;
+  Error.clear();
   if (detail::badSizes(M, K)) {
     Error = "bad sizes: M and K must be positive and K a multiple of 8";
     return R;

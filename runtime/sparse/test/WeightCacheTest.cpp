@@ -1,6 +1,6 @@
 //===- WeightCacheTest.cpp - CPU checks of the run-time weight cache ------===//
 //
-// tls-weight-cache-test: the CUDA-free part of the MLIR ABI's run-time
+// The CUDA-free part of the MLIR ABI's run-time
 // weights (lib/TlsWeightCache.h), as TlsMlirAbi.cu uses it:
 //   1. a dense weight read through a strided (here: transposed) memref view
 //      encodes to the same arrays as the contiguous matrix;
@@ -9,7 +9,9 @@
 //   3. the cache encodes a weight once, keeps weights of another shape,
 //      layout or element type at the same address apart, stops a call whose
 //      weight changed after its first use (a sampled element; with a full
-//      fingerprint any element), and forgets a weight on request.
+//      fingerprint any element), and forgets a weight on request;
+//   4. the requests the entry points build (encodedWeight, denseWeight,
+//      csrWeight): keys, fingerprints, encoders, size errors.
 // Prints "ok ..." per check, then PASS, or FAIL lines.
 // Run by test/SparseLowering/runtime-weight-cache.test.
 //
@@ -117,28 +119,28 @@ int main() {
   // 3. The cache, with the encoded matrix as payload.
   WeightCache<TlsMatrix> Cache;
   std::string Error;
-  auto Build = [&](const MemRef<uint16_t, 2> &V, ElemType T) {
-    return [&V, T](TlsMatrix &Out, std::string &) {
-      Out = encode(gatherDense(V).data(), uint32_t(V.Sizes[0]),
-                   uint32_t(V.Sizes[1]), T);
-      return true;
-    };
+  // Requests as TlsMlirAbi.cu makes them (denseWeight: key, fingerprint,
+  // encoder).
+  auto Request = [&](const MemRef<uint16_t, 2> &V, ElemType T,
+                     uint64_t Samples) {
+    std::string RequestError;
+    WeightRequest R = denseWeight(V, T, Samples, RequestError);
+    if (!RequestError.empty())
+      expect(false, "denseWeight: " + RequestError);
+    return R;
   };
-  auto KeyOf = [](const MemRef<uint16_t, 2> &V, ElemType T) {
-    WeightKey Key;
-    Key.Data = V.Aligned + V.Offset;
-    Key.Form = WeightForm::Dense;
-    Key.Type = T;
-    Key.Rows = uint32_t(V.Sizes[0]);
-    Key.Cols = uint32_t(V.Sizes[1]);
-    Key.Extent0 = V.Strides[0];
-    Key.Extent1 = V.Strides[1];
-    return Key;
+  auto GetFrom = [&](WeightCache<TlsMatrix> &C, const WeightRequest &R) {
+    Error.clear();
+    return C.get(
+        R.Key, R.Fingerprint,
+        [&](TlsMatrix &Out, std::string &E) {
+          E = R.encode(Out);
+          return E.empty();
+        },
+        Error);
   };
   auto Get = [&](const MemRef<uint16_t, 2> &V, ElemType T, uint64_t Samples) {
-    Error.clear();
-    return Cache.get(KeyOf(V, T), fingerprintDense(V, Samples), Build(V, T),
-                     Error);
+    return GetFrom(Cache, Request(V, T, Samples));
   };
   TlsMatrix *First = Get(Contig, ElemType::F16, WeightSamples);
   expect(First && sameArrays(*First, Ref) && Cache.builds() == 1,
@@ -171,9 +173,7 @@ int main() {
   expect(Step >= 2, "the sample leaves elements between samples");
   WeightCache<TlsMatrix> Full;
   auto GetFull = [&]() {
-    Error.clear();
-    return Full.get(KeyOf(Contig, ElemType::F16), fingerprintDense(Contig, 0),
-                    Build(Contig, ElemType::F16), Error);
+    return GetFrom(Full, Request(Contig, ElemType::F16, 0));
   };
   expect(GetFull() != nullptr, "full fingerprint: first use");
   W[Between] ^= 0x0001;
@@ -197,7 +197,7 @@ int main() {
   // A failing build caches nothing.
   Error.clear();
   TlsMatrix *Failed = Cache.get(
-      KeyOf(Strided, ElemType::F16), 1,
+      Request(Strided, ElemType::F16, WeightSamples).Key, 1,
       [](TlsMatrix &, std::string &E) {
         E = "no";
         return false;
@@ -205,6 +205,38 @@ int main() {
       Error);
   expect(!Failed && Error == "no" && Cache.size() == 1,
          "a failed encoding is not cached");
+
+  // The other two requests: the compile-time arrays and CSR.
+  TlsMatrix Bf = encode(W.data(), M, K, ElemType::BF16);
+  auto VRef = view1(Bf.Values);
+  auto BRef = view1(Bf.Bitmap);
+  auto ORef = view1(Bf.ResidualOffsets);
+  auto RRef = view1(Bf.Residual);
+  std::string RequestError;
+  WeightRequest Enc = encodedWeight(VRef, BRef, ORef, RRef, int32_t(M),
+                                    int32_t(K), ElemType::BF16, RequestError);
+  TlsMatrix FromArrays;
+  std::string EncProblem = RequestError.empty() ? Enc.encode(FromArrays) : "";
+  expect(RequestError.empty() && EncProblem.empty() &&
+             sameArrays(FromArrays, Bf) && Enc.Key.Form == WeightForm::Encoded,
+         "encodedWeight rebuilds the compile-time arrays" +
+             (EncProblem.empty() ? "" : ": " + EncProblem));
+  encodedWeight(VRef, BRef, ORef, RRef, int32_t(M), 12, ElemType::BF16,
+                RequestError);
+  expect(!RequestError.empty(),
+         "encodedWeight rejects K = 12: " + RequestError);
+  WeightRequest Csr = csrWeight(PosRef, CrdRef, ValRef, int32_t(M), int32_t(K),
+                                ElemType::F16, WeightSamples, RequestError);
+  TlsMatrix FromCsrReq;
+  std::string CsrProblem = RequestError.empty() ? Csr.encode(FromCsrReq) : "";
+  expect(RequestError.empty() && CsrProblem.empty() &&
+             sameArrays(FromCsrReq, Ref) &&
+             Csr.Key.Extent0 == int64_t(Vals.size()),
+         "csrWeight encodes like W, keyed on its nonzeros");
+  csrWeight(ShortPos, CrdRef, ValRef, int32_t(M), int32_t(K), ElemType::F16,
+            WeightSamples, RequestError);
+  expect(RequestError.find("M + 1 entries") != std::string::npos,
+         "csrWeight rejects short positions: " + RequestError);
 
   // CSR fingerprints see a changed value.
   uint64_t P0 = fingerprintCsr(PosRef, CrdRef, ValRef, Vals.size(), 0);
