@@ -1,5 +1,4 @@
-//===- TlsMlirAbi.h - C entry points the MLIR lowering calls -----*- C++
-//-*-===//
+//===- TlsMlirAbi.h - C entry points the MLIR lowering calls ----*- C++ -*-===//
 //
 // The functions `cuda-opt --lower-sparse-matmul` emits calls to, as they
 // are reached after bufferization and lowering to the LLVM dialect with

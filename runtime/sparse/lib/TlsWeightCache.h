@@ -1,5 +1,4 @@
-//===- TlsWeightCache.h - Weights encoded at first use -----------*- C++
-//-*-===//
+//===- TlsWeightCache.h - Weights encoded at first use ----------*- C++ -*-===//
 //
 // The host-side, CUDA-free part of the MLIR ABI's run-time weights
 // (TlsMlirAbi.cu, docs/sparse-lowering.md "Run-time weights"): reading a
@@ -8,7 +7,8 @@
 // to its encoded (uploaded) form. The cache is not synchronised; its user
 // (TlsMlirAbi.cu) holds one mutex around every call. Checked on the CPU by
 // runtime/sparse/test/WeightCacheTest.cpp (test/SparseLowering/
-// runtime-weight-cache.test).
+// runtime-weight-cache.test); the CPU stand-in runtime of
+// test/SparseLowering/run-cpu.test runs on it too.
 //
 // Lifetime rule: a weight is encoded once, at its first use, and found again
 // by the address of its first element, its shape, layout and element type.

@@ -1,7 +1,7 @@
 //===- WeightCacheTest.cpp - CPU checks of the run-time weight cache ------===//
 //
-// The CUDA-free part of the MLIR ABI's run-time
-// weights (lib/TlsWeightCache.h), as TlsMlirAbi.cu uses it:
+// The CUDA-free part of the MLIR ABI's run-time weights
+// (lib/TlsWeightCache.h), as TlsMlirAbi.cu uses it:
 //   1. a dense weight read through a strided (here: transposed) memref view
 //      encodes to the same arrays as the contiguous matrix;
 //   2. a CSR weight (positions, coordinates, values) too; malformed CSR
