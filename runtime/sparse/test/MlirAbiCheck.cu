@@ -11,7 +11,8 @@
 //     first use, again from the cache, through a transposed (strided) view,
 //     after cuda_opt_tls_forget_weight and a change, and a changed weight
 //     without forget, which must stop the program (in a child process);
-//   - cuda_opt_tls_spmm_csr_weight[_bf16]: CSR arrays.
+//   - cuda_opt_tls_spmm_csr_weight[_bf16]: CSR arrays;
+//   - four threads calling with one weight at once.
 // Prints one line per call and PASS, or what failed.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -33,6 +35,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace cudaopt::sparse;
@@ -52,7 +55,7 @@ float fromBits(uint16_t H, bool BF16) {
               : __half2float(__ushort_as_half(H));
 }
 
-int Failures = 0;
+std::atomic<int> Failures{0};
 
 /// A Rows x Cols weight at about 50 % sparsity.
 std::vector<uint16_t> randomWeight(int M, int K, bool BF16, uint64_t Seed) {
@@ -227,6 +230,27 @@ void checkCsr(bool BF16) {
   runCall(What, Call, Dense, M, K, 24, BF16, 10); // from the cache
 }
 
+/// Four threads call the dense-weight entry point with one weight at once
+/// (the entry points serialise on one mutex; the first call encodes).
+void checkThreads() {
+  const int M = 64, K = 256;
+  std::vector<uint16_t> Dense = randomWeight(M, K, false, 17);
+  MemRef<uint16_t, 2> WRef{Dense.data(), Dense.data(), 0, {M, K}, {K, 1}};
+  Entry Call = [&](MemRef<uint16_t, 2> *Result, MemRef<uint16_t, 2> *Xt) {
+    _mlir_ciface_cuda_opt_tls_spmm_dense_weight(Result, &WRef, Xt);
+  };
+  std::fflush(stdout);
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 4; ++T)
+    Threads.emplace_back([&, T] {
+      for (int I = 0; I < 2; ++I)
+        runCall("dense-weight f16, 4 threads", Call, Dense, M, K, 8 + T, false,
+                uint64_t(100 + 10 * T + I));
+    });
+  for (std::thread &T : Threads)
+    T.join();
+}
+
 } // namespace
 
 int main() {
@@ -236,8 +260,9 @@ int main() {
   checkDense(true);
   checkCsr(false);
   checkCsr(true);
+  checkThreads();
   if (Failures) {
-    std::printf("%d FAILED\n", Failures);
+    std::printf("%d FAILED\n", Failures.load());
     return 1;
   }
   std::printf("PASS\n");
