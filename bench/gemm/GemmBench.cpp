@@ -4,7 +4,8 @@
 //          [--rounds 20] [--tune-rounds 3] [--ours 4] [--lt 8]
 //          [--out results.jsonl] [--special] [--limit N]
 //          [--extra Kernel/Group/RasterN/Splits,...] [--tags big,llm,grid]
-//          [--pingpong] [--inputs normal|binary]
+//          [--pingpong] [--inputs normal|binary] [--pdl off|on]
+//          [--host-reps 50]
 //
 // Per shape: check every candidate against an fp32-accumulated reference,
 // tune (measure the cost model's first few plans, and cuBLASLt's first few
@@ -16,12 +17,24 @@
 // --inputs binary fills A and B with random {0, 1} instead of N(0, 1), the
 // inputs some published GEMM results were measured with: the same kernels
 // then draw less power, so it shows how much the data moves the clocks.
+// --pdl off (the default, the headline method) launches our kernels without
+// programmatic dependent launch, so consecutive calls in a timed graph are
+// joined by full-completion edges as cuBLAS's are; --pdl on lets our next
+// call's prologue overlap (issue 16: worth ~3 %). Recorded as "pdl".
+// --lt N: cuBLASLt's first N heuristic algorithms are checked and timed;
+// the autotuned baseline is the fastest of them (default 100, i.e. every
+// candidate the heuristic returns, as the seed paper's baseline).
+// --host-reps R: a second, host-inclusive latency per method ("host_us"),
+// timed as a user's loop would: the host clock around R calls, each
+// followed by cudaStreamSynchronize, median per call, L2 not flushed; the
+// CPU is named in "host_cpu".
 //
 //===----------------------------------------------------------------------===//
 
 #include "Bench.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -38,7 +51,9 @@ constexpr double Tolerance = 1e-2;
 struct Options {
   std::string ShapesFile, OutFile = "gemm-results.jsonl";
   std::vector<std::string> Types{"f16"}, Layouts{"col"};
-  int Rounds = 20, TuneRounds = 3, Ours = 4, Lt = 8, Limit = 1 << 30;
+  int Rounds = 20, TuneRounds = 3, Ours = 4, Lt = 100, Limit = 1 << 30;
+  int HostReps = 50;          // --host-reps: host-inclusive latency samples
+  bool Pdl = false;           // --pdl on: programmatic dependent launch
   double ArenaGiB = 8;
   std::vector<cudaoptGemmPlan> Extra; // --extra Kernel/Group/RasterN/Splits,...
   bool Special = false;
@@ -52,6 +67,27 @@ struct Shape {
   int M, N, K;
   std::string Tag;
 };
+
+/// The CPU model from /proc/cpuinfo (the host-inclusive column depends on
+/// it), quotes and backslashes dropped for the JSON.
+std::string hostCpu() {
+  static const std::string Name = [] {
+    std::ifstream In("/proc/cpuinfo");
+    std::string Line;
+    while (std::getline(In, Line))
+      if (Line.rfind("model name", 0) == 0) {
+        std::string V = Line.substr(Line.find(':') + 1);
+        V.erase(0, V.find_first_not_of(' '));
+        std::string Clean;
+        for (char C : V)
+          if (C != '"' && C != '\\')
+            Clean += C;
+        return Clean;
+      }
+    return std::string("unknown");
+  }();
+  return Name;
+}
 
 std::vector<std::string> splitList(const std::string &S) {
   std::vector<std::string> Out;
@@ -320,6 +356,26 @@ public:
     return Best;
   }
 
+  /// Host-inclusive latency of one method in microseconds: the host clock
+  /// around each call and the synchronisation after it, median of
+  /// Opt.HostReps calls after 3 warm-ups, the operand sets rotated.
+  double hostMicros(const Enqueue &Run, int Sets) {
+    if (Opt.HostReps <= 0)
+      return 0;
+    std::vector<double> T;
+    for (int I = -3; I < Opt.HostReps; ++I) {
+      auto T0 = std::chrono::steady_clock::now();
+      if (!Run(Stream, (I + 3) % Sets) ||
+          cudaStreamSynchronize(Stream) != cudaSuccess)
+        return -1;
+      auto T1 = std::chrono::steady_clock::now();
+      if (I >= 0)
+        T.push_back(std::chrono::duration<double, std::micro>(T1 - T0).count());
+    }
+    std::nth_element(T.begin(), T.begin() + T.size() / 2, T.end());
+    return T[T.size() / 2];
+  }
+
   void release(std::vector<Candidate> &Cands) {
     for (Candidate &C : Cands)
       if (C.Graph)
@@ -472,6 +528,14 @@ public:
       Add("ours_nopp", BestNoPp >= 0 ? &Ours[BestNoPp] : nullptr);
     }
     std::vector<Stats> Times = Tm->run(Graphs, Sets, Opt.Rounds);
+    // The second column: host-inclusive latency of the same methods.
+    std::vector<std::pair<std::string, double>> Host;
+    if (BestOurs >= 0)
+      Host.push_back({"ours", hostMicros(Ours[BestOurs].Run, Sets)});
+    if (CublasOk)
+      Host.push_back({"cublas", hostMicros(Final[0].Run, Sets)});
+    if (BestLt >= 0)
+      Host.push_back({"lt_auto", hostMicros(Lts[BestLt].Run, Sets)});
 
     std::ostringstream J;
     J.precision(6);
@@ -479,6 +543,8 @@ public:
       << ",\"tag\":\"" << S.Tag << "\",\"type\":\"" << typeName(T)
       << "\",\"layout\":\"" << layoutName(L) << "\",\"flop\":" << Flop
       << ",\"inputs\":\"" << (Opt.BinaryInputs ? "binary" : "normal")
+      << "\",\"pdl\":" << (Opt.Pdl ? "true" : "false")
+      << ",\"lt_max\":" << Opt.Lt << ",\"host_cpu\":\"" << hostCpu()
       << "\",\"calls_per_sample\":" << Sets << ",\"check_rows\":" << Chk.NumRows
       << ",\"ours_plan\":\""
       << (BestOurs >= 0 ? Ours[BestOurs].Name : std::string("none"))
@@ -505,7 +571,10 @@ public:
       J << ",";
       jsonStats(J, Names[I].c_str(), Times[I], Flop);
     }
-    J << "}";
+    J << ",\"host_us\":{";
+    for (size_t I = 0; I < Host.size(); ++I)
+      J << (I ? "," : "") << "\"" << Host[I].first << "\":" << Host[I].second;
+    J << "}}";
     Out << J.str() << std::endl;
     double OursMs = 0, CbMs = 0;
     for (size_t I = 0; I < Times.size(); ++I) {
@@ -868,6 +937,17 @@ bool parse(int Argc, char **Argv, Options &O) {
       O.Ours = std::stoi(Next());
     else if (A == "--lt")
       O.Lt = std::stoi(Next());
+    else if (A == "--host-reps")
+      O.HostReps = std::stoi(Next());
+    else if (A == "--pdl") {
+      std::string V = Next();
+      if (V != "on" && V != "off") {
+        std::fprintf(stderr, "--pdl: expected on or off, got %s\n",
+                     V.c_str());
+        return false;
+      }
+      O.Pdl = V == "on";
+    }
     else if (A == "--limit")
       O.Limit = std::stoi(Next());
     else if (A == "--arena-gib")
@@ -954,6 +1034,8 @@ int main(int Argc, char **Argv) {
   Options O;
   if (!parse(Argc, Argv, O))
     return 1;
+  // Read once by the runtime on its first launch (TensorMap.cpp).
+  setenv("CUDAOPT_GEMM_PDL", O.Pdl ? "1" : "0", 1);
   std::vector<Shape> Shapes;
   if (!O.ShapesFile.empty()) {
     std::ifstream In(O.ShapesFile);
@@ -985,8 +1067,10 @@ int main(int Argc, char **Argv) {
   Bench B(O);
   cudaDeviceProp Prop;
   BENCH_CHECK(cudaGetDeviceProperties(&Prop, 0));
-  std::printf("device %s, %d SMs, table %s\n", Prop.name,
-              Prop.multiProcessorCount, cudaoptGemmTableVersion());
+  std::printf("device %s, %d SMs, table %s, PDL %s, cuBLASLt candidates "
+              "<= %d, host %s\n",
+              Prop.name, Prop.multiProcessorCount, cudaoptGemmTableVersion(),
+              O.Pdl ? "on" : "off", O.Lt, hostCpu().c_str());
   if (O.Special && Started.count("special") == 0) {
     StartLog << "special" << std::endl;
     B.special(Out);

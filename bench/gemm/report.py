@@ -49,6 +49,15 @@ def ratios(d):
     return {b: d[b]["ms"] / o for b in IMPLS[1:] if b in d}
 
 
+def host_ratio(d):
+    """cuBLAS / ours of the host-inclusive latency (gemm-bench --host-reps),
+    None for rows measured before it existed."""
+    h = d.get("host_us", {})
+    if h.get("ours", 0) > 0 and h.get("cublas", 0) > 0:
+        return h["cublas"] / h["ours"]
+    return None
+
+
 def summarize(rows):
     grid_rest = 1000 - 64  # grid shapes with some dim < 4096
     out = {}
@@ -78,6 +87,7 @@ def summarize(rows):
                 "vs_lt": geomean([x.get("lt") for x in r]),
                 "vs_lt_auto": geomean([x.get("lt_auto") for x in r]),
                 "wins_vs_cublas": sum(1 for x in r if x["cublas"] >= 1.0),
+                "host_vs_cublas": geomean([host_ratio(d) for d in ds]),
             }
         # The sample is stratified: reweight to estimate the full 1000-grid.
         grid = [d for d in sub if d["tag"] in ("big", "grid")]
@@ -89,6 +99,7 @@ def summarize(rows):
             "shapes": len(grid),
             "vs_cublas": wgeomean([(ratios(d)["cublas"], w(d)) for d in grid]),
             "vs_lt_auto": wgeomean([(ratios(d).get("lt_auto"), w(d)) for d in grid]),
+            "host_vs_cublas": wgeomean([(host_ratio(d), w(d)) for d in grid]),
         }
         out[f"{t}/{l}"] = s
     return out
@@ -107,15 +118,22 @@ def write_md(path, rows, summary, special, files):
              "method and discussion in `docs/gemm.md`. Ratios are cuBLAS-time / "
              "our-time (> 1: we are faster); TFLOP/s are from the median of 20 "
              "interleaved samples, L2 flushed before each sample and inputs "
-             "rotated within it.\n")
+             "rotated within it. \"host-inclusive\" is the second method: the "
+             "host clock around each call and its cudaStreamSynchronize, median "
+             "per call (gemm-bench --host-reps; CPU: "
+             + ", ".join(sorted({d.get("host_cpu", "?") for d in rows if "host_cpu" in d}) or ["not recorded"])
+             + "). PDL (our calls' programmatic dependent launch): "
+             + ", ".join(sorted({("on" if d["pdl"] else "off") for d in rows if "pdl" in d}) or ["on (rows before the --pdl option)"])
+             + ".\n")
     L.append("## Geometric-mean speedup by bucket\n")
     for combo, s in summary.items():
         L.append(f"### {combo}\n")
-        L.append("| bucket | shapes | vs cuBLAS | vs cuBLASLt top-1 | vs cuBLASLt autotuned | wins vs cuBLAS |")
-        L.append("|---|---|---|---|---|---|")
+        L.append("| bucket | shapes | vs cuBLAS | vs cuBLASLt top-1 | vs cuBLASLt autotuned | wins vs cuBLAS | vs cuBLAS, host-inclusive |")
+        L.append("|---|---|---|---|---|---|---|")
         for name, v in s.items():
             L.append(f"| {name} | {v['shapes']} | {fmt(v['vs_cublas'])} | {fmt(v.get('vs_lt'))} | "
-                     f"{fmt(v.get('vs_lt_auto'))} | {v.get('wins_vs_cublas', '-')} |")
+                     f"{fmt(v.get('vs_lt_auto'))} | {v.get('wins_vs_cublas', '-')} | "
+                     f"{fmt(v.get('host_vs_cublas'))} |")
         L.append("")
     L.append("## Correctness tests\n")
     L.append("| test | rel. error | expected | result |")
@@ -188,10 +206,12 @@ def main():
     write_md(prefix + ".md", rows, summary, special, files)
     write_png(prefix + ".png", rows)
     for combo, s in summary.items():
-        g = s["grid sample (big + grid)"]
-        b = s["all dims >= 4096 (big)"]
-        print(f"{combo}: grid {fmt(g['vs_cublas'])} vs cuBLAS, {fmt(g['vs_lt_auto'])} vs Lt auto; "
-              f"big {fmt(b['vs_cublas'])}; llm {fmt(s['llm']['vs_cublas'])}")
+        none = {}
+        g = s.get("grid sample (big + grid)", none)
+        b = s.get("all dims >= 4096 (big)", none)
+        print(f"{combo}: grid {fmt(g.get('vs_cublas'))} vs cuBLAS, {fmt(g.get('vs_lt_auto'))} vs Lt auto, "
+              f"{fmt(g.get('host_vs_cublas'))} host-inclusive; big {fmt(b.get('vs_cublas'))}; "
+              f"llm {fmt(s.get('llm', none).get('vs_cublas'))}")
 
 
 if __name__ == "__main__":
