@@ -103,6 +103,19 @@ def first_error(out):
     return ""
 
 
+def accepted_note(out):
+    """For a step that succeeded: the clang errors the parse accepted because
+    nvcc compiles the code (cuda-opt's warning, docs/nvcc-compatibility.md),
+    as "accepted: 'x' in 'f': what", or ""."""
+    notes = []
+    for m in re.finditer(r"warning: \S+:\d+:\d+: ('[^']*' in '[^']*'): "
+                         r"(a [^,;(]*)", out):
+        note = "%s: %s" % (m.group(1), m.group(2).strip())
+        if note not in notes:
+            notes.append(note)
+    return ("accepted: " + "; ".join(notes))[:200] if notes else ""
+
+
 # Region passes: the pass and the comment its rewrite adds, counted.
 REGION_PASSES = {
     "fuse": ("fuse-launches", "Added by cuda-opt fuse-launches", "pair(s) fused"),
@@ -148,7 +161,9 @@ def run_step(cuda_opt, step, path, flags, timeout):
     cmd += ["--"] + flags
     p = subprocess.run(cmd, capture_output=True, text=True, errors="replace")
     out = p.stdout + p.stderr
-    return classify(p.returncode, out), first_error(out)
+    outcome = classify(p.returncode, out)
+    return outcome, (accepted_note(out) if outcome == "ok"
+                     else first_error(out))
 
 
 NVCC_CACHE = {}
@@ -360,6 +375,17 @@ def main():
                 pop, agree[(pop, "ok", "ok")], agree[(pop, "ok", "refused")],
                 agree[(pop, "fails", "ok")],
                 agree[(pop, "fails", "refused")]))
+        accepted = []
+        for job, res in results:
+            if res and res[steps[0]][0] == "ok" and res[steps[0]][1]:
+                accepted.append("`%s` (nvcc %s): %s" % (
+                    os.path.relpath(job[2], job[1]), res["nvcc"][0],
+                    res[steps[0]][1]))
+        if accepted:
+            print("\nParsed with a clang error on code nvcc compiles "
+                  "(warned; docs/nvcc-compatibility.md):\n")
+            for a in accepted:
+                print("- " + a)
         if diverge:
             print("\nnvcc compiles, cuda-opt refuses:\n")
             for d in diverge:

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/KernelModel.h"
+#include "cuda-opt/Analysis/DamagedCode.h"
 #include "cuda-opt/Analysis/IndexExprBuilder.h"
 #include "cuda-opt/Analysis/RowOutputs.h"
 
@@ -504,6 +505,10 @@ json::Value analyzeKernelToJSON(ASTContext &Ctx, const KernelInfo &K) {
   KernelModel M = buildKernelModel(Ctx, K);
   for (auto &Entry : M.toJSON())
     Out[Entry.first] = std::move(Entry.second);
+  // Code clang rejected and nvcc compiles: the model misses what the AST
+  // dropped around it.
+  if (std::optional<std::string> Why = damagedKernelReason(Ctx, K))
+    Out["incomplete"] = *Why;
   // Outputs written in rows (checked row by row against the fp64 reference).
   if (std::map<unsigned, RowLength> Rows = rowStructuredOutputs(Ctx, K);
       !Rows.empty())

@@ -15,6 +15,8 @@ static StringRef str(const json::Object &O, StringRef Key) {
 
 void printKernelModelText(const json::Object &M, raw_ostream &OS) {
   OS << "kernel " << str(M, "name") << " at " << str(M, "location") << "\n";
+  if (!str(M, "incomplete").empty())
+    OS << "  incomplete: " << str(M, "incomplete") << "\n";
   if (const json::Object *I = M.getObject("idiom"))
     OS << "  idiom: " << str(*I, "kind") << " (" << str(*I, "evidence")
        << ")\n";

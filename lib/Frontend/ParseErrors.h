@@ -3,7 +3,9 @@
 // Part of cuda-opt (private to lib/Frontend). Both ways of parsing
 // (SourceParser.cpp, ParsePreamble.cpp) report a failed parse with the
 // compiler's own error text, and notes of ours where they help; warnings in
-// the user's code are not ours.
+// the user's code are not ours. Two clang errors about code that nvcc 13
+// compiles are held apart: the parse succeeds when they are the only errors
+// and the AST shows them to be the nvcc-accepted form (NvccAcceptedErrors.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_LIB_FRONTEND_PARSEERRORS_H
@@ -11,14 +13,32 @@
 
 #include "MissingIncludes.h"
 #include "RemovedCudaApis.h"
+#include "cuda-opt/Frontend/SourceParser.h"
+#include "clang/Basic/DiagnosticSema.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "llvm/ADT/SmallString.h"
 
 namespace cuda_opt {
 
+/// A clang error that nvcc 13 may accept, held until the AST says whether
+/// the code is the form nvcc accepts.
+struct HeldParseError {
+  unsigned DiagID;
+  clang::SourceLocation Loc;
+};
+
+/// Whether \p DiagID is one of the errors that NvccAcceptedErrors.cpp may
+/// accept: err_shared_var_init, err_variable_object_no_init.
+inline bool mayBeNvccAccepted(unsigned DiagID) {
+  return DiagID == clang::diag::err_shared_var_init ||
+         DiagID == clang::diag::err_variable_object_no_init;
+}
+
 /// Prints error diagnostics (only) to a stream and counts them; an error
 /// about an API that CUDA 13 removed gets a note naming its replacement, a
-/// header not found notes naming where the project has it.
+/// header not found notes naming where the project has it. The errors
+/// mayBeNvccAccepted() names are printed too (a parse that fails shows them)
+/// but counted apart, in Held.
 class ParseErrorCollector : public clang::TextDiagnosticPrinter {
 public:
   /// \p MainFile is the parsed file's path, where the search for a missing
@@ -32,6 +52,11 @@ public:
     if (Level < clang::DiagnosticsEngine::Error)
       return;
     clang::TextDiagnosticPrinter::HandleDiagnostic(Level, Info);
+    if (Level == clang::DiagnosticsEngine::Error &&
+        mayBeNvccAccepted(Info.getID()) && Info.getLocation().isValid()) {
+      Held.push_back({Info.getID(), Info.getLocation()});
+      return;
+    }
     ++Errors;
     llvm::SmallString<128> Message;
     Info.FormatDiagnostic(Message);
@@ -40,12 +65,23 @@ public:
     for (const std::string &Note : missingIncludeNotes(Message, MainFile))
       Out << "note: " << Note << "\n";
   }
+  /// Errors other than the held ones.
   unsigned Errors = 0;
+  std::vector<HeldParseError> Held;
 
 private:
   llvm::raw_ostream &Out;
   std::string MainFile;
 };
+
+/// The verdict on a finished parse: \p Unit (null when clang built none),
+/// with the errors \p Collector saw and the text it printed, \p Messages.
+/// Fails with \p Messages unless the only errors are held ones that the AST
+/// shows to be code nvcc 13 accepts; then returns those, described, and
+/// passes each to the handler of setNvccAcceptedErrorHandler.
+llvm::Expected<std::vector<NvccAcceptedError>>
+checkParseErrors(clang::ASTUnit *Unit, const ParseErrorCollector &Collector,
+                 llvm::StringRef Messages);
 
 } // namespace cuda_opt
 

@@ -126,18 +126,15 @@ ParsePreamble::parse(const Toolchain &TC, const SourceInput &Input) const {
   std::unique_ptr<ASTUnit> Unit = ASTUnit::LoadFromCompilerInvocation(
       CI, std::make_shared<PCHContainerOperations>(), DiagOpts, Diags, Files);
   OS.flush();
-  if (!Unit || Collector->Errors > 0 ||
-      Unit->getDiagnostics().hasErrorOccurred()) {
-    if (Messages.empty())
-      Messages = "clang could not build an AST for this file\n";
-    return createStringError(inconvertibleErrorCode(), "%s",
-                             StringRef(Messages).rtrim().str().c_str());
-  }
+  Expected<std::vector<NvccAcceptedError>> Accepted =
+      checkParseErrors(Unit.get(), *Collector, Messages);
+  if (!Accepted)
+    return Accepted.takeError();
   // The collector writes to this function's string: give the AST a
   // consumer that outlives it.
   Unit->getDiagnostics().setClient(new IgnoringDiagConsumer(),
                                    /*ShouldOwnClient=*/true);
-  return std::make_unique<ParsedSource>(std::move(Unit));
+  return std::make_unique<ParsedSource>(std::move(Unit), std::move(*Accepted));
 }
 
 } // namespace cuda_opt

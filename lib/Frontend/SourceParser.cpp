@@ -35,14 +35,11 @@ parseSource(const Toolchain &TC, const SourceInput &Input, CudaSide Side) {
       tooling::getClangStripDependencyFileAdjuster(),
       virtualHeaders(TC), &Collector);
   OS.flush();
-  if (!Unit || Collector.Errors > 0 ||
-      Unit->getDiagnostics().hasErrorOccurred()) {
-    if (Messages.empty())
-      Messages = "clang could not build an AST for this file\n";
-    return createStringError(inconvertibleErrorCode(), "%s",
-                             StringRef(Messages).rtrim().str().c_str());
-  }
-  return std::make_unique<ParsedSource>(std::move(Unit));
+  Expected<std::vector<NvccAcceptedError>> Accepted =
+      checkParseErrors(Unit.get(), Collector, Messages);
+  if (!Accepted)
+    return Accepted.takeError();
+  return std::make_unique<ParsedSource>(std::move(Unit), std::move(*Accepted));
 }
 
 Expected<std::unique_ptr<ParsedSource>>

@@ -19,11 +19,14 @@
 #include "cuda-opt/Analysis/KernelFinder.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace clang;
 using namespace llvm;
@@ -66,9 +69,26 @@ loadCompilationDatabase() {
   return std::move(DB);
 }
 
+/// Warn about each clang error a parse accepted because nvcc 13 compiles
+/// the code (SourceParser.h), once: the file's parses on both sides and of
+/// its rewrites report the same declaration again, at lines that may move.
+static void warnOnNvccAcceptedErrors() {
+  static std::mutex Mutex;
+  static StringSet<> Printed;
+  setNvccAcceptedErrorHandler([](const NvccAcceptedError &E) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Printed.insert(E.Message).second)
+      WithColor::warning(errs(), ToolName)
+          << E.Location << ": " << E.Message << "\n";
+  });
+}
+
 Expected<SourceInput> loadInput(StringRef File,
                                 const tooling::CompilationDatabase *DB,
                                 ArrayRef<std::string> ExtraFlags) {
+  // Every mode that parses a file loads it here first.
+  static std::once_flag Once;
+  std::call_once(Once, warnOnNvccAcceptedErrors);
   SmallString<256> Abs(File);
   if (std::error_code EC = sys::fs::make_absolute(Abs))
     return createStringError(EC, "cannot resolve path '%s'",

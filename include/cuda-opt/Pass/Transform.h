@@ -12,6 +12,7 @@
 #ifndef CUDA_OPT_PASS_TRANSFORM_H
 #define CUDA_OPT_PASS_TRANSFORM_H
 
+#include "cuda-opt/Analysis/DamagedCode.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Support/FpModel.h"
 #include "cuda-opt/Support/Refusal.h"
@@ -186,6 +187,11 @@ template <typename PlanT> class TransformWithPlan : public Transform {
 public:
   llvm::Expected<std::unique_ptr<TransformPlan>>
   plan(const KernelTarget &Target, const ParamValues &Params) const final {
+    // Code clang rejected and nvcc compiles (Analysis/DamagedCode.h) is
+    // never rewritten, whatever the transform.
+    if (std::optional<std::string> Why = damagedCodeRefusal(
+            Target.Ctx, Target.Kernel, isKernelLocal(), rewritesHostRegion()))
+      return refuse(*Why);
     llvm::Expected<PlanT> P = makePlan(Target, Params);
     if (!P)
       return P.takeError();
