@@ -30,11 +30,12 @@ def kernel_ids():
                          open(CONFIGS).read()):
         i, bm, bn, nc, st = m.groups()
         ids[f"{bm}x{bn}x64_c{nc}_s{st}"] = (int(i), int(bm), int(bn))
-    # The register-direct mma.sync kernels (lib/Gemv.cu, Registry.cpp):
-    # ids right after the sm_90a configurations; they split K at any size.
-    last = max(i for i, _, _ in ids.values())
-    ids["mma16x64_sync"] = (last + 1, 0, 0)
-    ids["mma64x64_sync"] = (last + 2, 0, 0)
+    # The register-direct mma.sync kernels (lib/Gemv.cu, Registry.cpp): ids
+    # 7 and 8, after configurations 0-6 and before the 192-wide ones
+    # (MmaSync16KernelId / MmaSync64KernelId in lib/Internal.h); they split
+    # K at any size.
+    ids["mma16x64_sync"] = (7, 0, 0)
+    ids["mma64x64_sync"] = (8, 0, 0)
     return ids
 
 

@@ -51,6 +51,8 @@ constexpr int GemvMaxM = 16; // the model offers the 16-row one up to here
 constexpr int MmaSync16KernelId = 7;
 constexpr int MmaSync64KernelId = 8;
 constexpr int GemvKernelId = MmaSync16KernelId;
+/// The first of the 192-wide sm_90a configurations (Sm90Configs.h).
+constexpr int FirstWideKernelId = 9;
 /// Rows per CTA of an mma.sync kernel id, 0 for any other id.
 constexpr int mmaSyncRows(int Id) {
   return Id == MmaSync16KernelId ? 16 : Id == MmaSync64KernelId ? 64 : 0;

@@ -11,6 +11,7 @@ namespace cudaopt::gemm {
                                    cudaStream_t);                              \
   int maxActiveClustersSm90Config##Id(int);
 CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_DECLARE)
+CUDAOPT_GEMM_SM90_WIDE_CONFIGS(CUDAOPT_DECLARE)
 #undef CUDAOPT_DECLARE
 
 namespace {
@@ -27,12 +28,14 @@ const KernelInfo Kernels[] = {
     {MmaSync16KernelId, 16, 64, 0, 0, 0.0, launchMmaSync, "mma16x64_sync",
      nullptr},
     {MmaSync64KernelId, 64, 64, 0, 0, 0.0, launchMmaSync, "mma64x64_sync",
-     nullptr}};
+     nullptr},
+    // Added after the mma.sync kernels, so every earlier id kept its meaning.
+    CUDAOPT_GEMM_SM90_WIDE_CONFIGS(CUDAOPT_ENTRY)};
 #undef CUDAOPT_ENTRY
 } // namespace
 
-static_assert(sizeof(Kernels) / sizeof(Kernels[0]) == MmaSync64KernelId + 1,
-              "the mma.sync kernels' ids follow the sm_90a configurations");
+static_assert(sizeof(Kernels) / sizeof(Kernels[0]) == FirstWideKernelId + 2,
+              "ids: configurations 0-6, the mma.sync kernels, the wide tiles");
 
 int numKernels() { return sizeof(Kernels) / sizeof(Kernels[0]); }
 

@@ -19,4 +19,14 @@
   X(5, 128, 64, 2, 8, 0.50)                                                    \
   X(6, 64, 64, 1, 12, 0.40)
 
+/// The 192-wide tiles (issue 16 item 1): cuBLAS's 128x192 fills one wave on
+/// shapes where 128/256-wide tiles leave SMs idle (e.g. N = 12288 over 132
+/// SMs). Ids 9 and 10 follow the mma.sync kernels (7, 8: Internal.h), so the
+/// ids the tuned table and recorded plans hold stay valid. Compiled and
+/// checked (gemm-bench --special), but not offered by the cost model until
+/// they are measured (Model.cpp, ModelOffers).
+#define CUDAOPT_GEMM_SM90_WIDE_CONFIGS(X)                                      \
+  X(9, 128, 192, 2, 4, 0.80)                                                   \
+  X(10, 64, 192, 1, 6, 0.60)
+
 #endif // CUDAOPT_GEMM_SM90CONFIGS_H

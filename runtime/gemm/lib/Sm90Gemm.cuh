@@ -44,9 +44,11 @@ template <typename T, int BN, int TransB> struct Wgmma;
   };
 CUDAOPT_WGMMA(__half, F16, 64)
 CUDAOPT_WGMMA(__half, F16, 128)
+CUDAOPT_WGMMA(__half, F16, 192)
 CUDAOPT_WGMMA(__half, F16, 256)
 CUDAOPT_WGMMA(__nv_bfloat16, BF16, 64)
 CUDAOPT_WGMMA(__nv_bfloat16, BF16, 128)
+CUDAOPT_WGMMA(__nv_bfloat16, BF16, 192)
 CUDAOPT_WGMMA(__nv_bfloat16, BF16, 256)
 #undef CUDAOPT_WGMMA
 
@@ -185,7 +187,8 @@ struct Sm90Gemm {
   static constexpr int SmemBytes =
       Stages * (ABytes + BBytes) + CBytes + 2 * Stages * 8 + 1024;
   static_assert(WarpM % 64 == 0, "each consumer owns whole m64 atoms");
-  static_assert(BN == 64 || BN == 128 || BN == 256, "wgmma N");
+  // B is loaded, and C stored, in 64-column chunks.
+  static_assert(BN % 64 == 0 && BN <= 256, "wgmma N");
   static_assert(BM <= 256, "TMA box rows");
 };
 
