@@ -318,9 +318,6 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
         MO->Devices = Opts.Devices.empty() ? H.Devices : Opts.Devices;
         MO->Runs = H.Runs;
         MO->RelTol = H.RelTol;
-        SmallString<256> WD(Opts.WorkDir);
-        sys::path::append(WD, "measure-" + Kernel);
-        MO->WorkDir = std::string(WD);
         MO->TimeBudgetEnd = timeBudgetEnd(Opts);
         // Racing (stop timing clearly slower variants after a few rounds;
         // checked on the GPU by test/GPU/measure/hazards.test);
@@ -333,6 +330,12 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
       } else {
         MO->Reference.reset();
       }
+      // Each round's worker files apart (job, result, log).
+      SmallString<256> WD(Opts.WorkDir);
+      sys::path::append(WD, "measure-" + Kernel);
+      if (InRounds)
+        sys::path::append(WD, "round-" + std::to_string(Round));
+      MO->WorkDir = std::string(WD);
       // Verification of large buffers takes time per variant; the deadline
       // is for a worker that stopped making progress.
       MO->DeadlineSeconds = 120 + 20 * static_cast<unsigned>(Batch.size());
