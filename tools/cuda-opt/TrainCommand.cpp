@@ -235,7 +235,9 @@ int runTrainCommand(int Argc, const char **Argv) {
     if (!E)
       return error(toString(E.takeError()));
     EvalText = E->markdown("the tuning database " + Name);
-    for (const std::string &O : E->Orders) {
+    std::vector<std::string> Printed = E->Orders;
+    llvm::append_range(Printed, E->ExtraOrders);
+    for (const std::string &O : Printed) {
       errs() << formatv("train: {0,-20}", O);
       for (size_t K = 0; K < E->Ks.size(); ++K)
         errs() << formatv(" k={0}: {1:F2}", E->Ks[K], E->mean(O)[K]);

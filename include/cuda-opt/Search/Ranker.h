@@ -178,6 +178,12 @@ struct RankerEvaluation {
   std::vector<unsigned> Ks = {1, 2, 4, 8, 16};
   std::vector<std::string> Orders = {"ranker", "ranker (no online)", "k-NN",
                                      "round-robin", "random"};
+  /// Computed like Orders, but not in the committed table (markdown):
+  /// `cuda-opt train --evaluate-lopo` prints them on the terminal. "ranker
+  /// (tune's rounds)": what tune's --online-rounds=4 measures with a budget
+  /// of k (Tuner.cpp: k >= 8 and more candidates than k: up to 4 rounds of
+  /// at least 4, re-ranked between rounds; else the static order).
+  std::vector<std::string> ExtraOrders = {"ranker (tune's rounds)"};
   std::vector<RankerEvaluationRow> Rows;
   unsigned Programs = 0;
   /// Mean share of each order at each k.
