@@ -348,6 +348,18 @@ def main():
             print(head + " %d | %d | %d | %d | %d |" % (
                 c["ok"], c["no-kernel"], c["diagnosed"], c["crash"],
                 c["timeout"]))
+    accepted = []
+    for job, res in results:
+        if res and res[steps[0]][0] == "ok" and res[steps[0]][1]:
+            accepted.append("`%s`%s: %s" % (
+                os.path.relpath(job[2], job[1]),
+                " (nvcc %s)" % res["nvcc"][0] if "nvcc" in res else "",
+                res[steps[0]][1]))
+    if accepted:
+        print("\nParsed with a clang error on code nvcc compiles "
+              "(warned; docs/nvcc-compatibility.md):\n")
+        for a in accepted:
+            print("- " + a)
     if args.nvcc:
         agree = collections.Counter()
         diverge, rejected = [], []
@@ -375,17 +387,6 @@ def main():
                 pop, agree[(pop, "ok", "ok")], agree[(pop, "ok", "refused")],
                 agree[(pop, "fails", "ok")],
                 agree[(pop, "fails", "refused")]))
-        accepted = []
-        for job, res in results:
-            if res and res[steps[0]][0] == "ok" and res[steps[0]][1]:
-                accepted.append("`%s` (nvcc %s): %s" % (
-                    os.path.relpath(job[2], job[1]), res["nvcc"][0],
-                    res[steps[0]][1]))
-        if accepted:
-            print("\nParsed with a clang error on code nvcc compiles "
-                  "(warned; docs/nvcc-compatibility.md):\n")
-            for a in accepted:
-                print("- " + a)
         if diverge:
             print("\nnvcc compiles, cuda-opt refuses:\n")
             for d in diverge:
