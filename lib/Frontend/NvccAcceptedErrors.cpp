@@ -87,12 +87,16 @@ const FunctionDecl *enclosingFunction(const VarDecl *VD) {
 }
 
 /// `__shared__ T x;` in a __device__ or __global__ function, T's default
-/// constructor called implicitly (no initialiser written).
+/// constructor called implicitly (no initialiser written). In a template
+/// whose T is dependent, the pattern has no initialiser at all.
 bool isDefaultConstructedSharedLocal(const VarDecl *VD) {
   const FunctionDecl *FD = enclosingFunction(VD);
   if (!FD || !VD->hasAttr<CUDASharedAttr>() ||
-      !(FD->hasAttr<CUDADeviceAttr>() || FD->hasAttr<CUDAGlobalAttr>()) ||
-      VD->getInitStyle() != VarDecl::CallInit || !VD->getInit())
+      !(FD->hasAttr<CUDADeviceAttr>() || FD->hasAttr<CUDAGlobalAttr>()))
+    return false;
+  if (VD->getType()->isDependentType())
+    return !VD->hasInit();
+  if (VD->getInitStyle() != VarDecl::CallInit || !VD->getInit())
     return false;
   const auto *CE = dyn_cast<CXXConstructExpr>(VD->getInit()->IgnoreImplicit());
   return CE && !isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() == 0 &&
@@ -180,10 +184,13 @@ checkParseErrors(ASTUnit *Unit, const ParseErrorCollector &Collector,
     auto It = Finder.Found.find(I);
     if (It == Finder.Found.end())
       return Fail();
-    for (const VarDecl *VD : It->second) {
+    // A template's pattern and its instantiations (clang may drop an
+    // invalid instantiation's body, leaving only the pattern): all must be
+    // the form nvcc accepts.
+    for (const VarDecl *V : It->second) {
       const bool NvccAccepts = ID == diag::err_shared_var_init
-                                   ? isDefaultConstructedSharedLocal(VD)
-                                   : isInitialisedHostVla(VD);
+                                   ? isDefaultConstructedSharedLocal(V)
+                                   : isInitialisedHostVla(V);
       if (!NvccAccepts)
         return Fail();
     }

@@ -24,22 +24,25 @@
 // RUN: not cuda-opt --list-kernels %s -- -DFILE_SCOPE 2>&1 | FileCheck %s --check-prefix=FILESCOPE
 // RUN: %if nvcc %{ not %nvcc -std=c++17 -arch=sm_90 -DFILE_SCOPE -c %s -o %t.f.o %}
 
-// CHECK: warning: {{.*}}nvcc-shared-ctor.cu:[[@LINE+31]]:19: 'slot' in 'staged': a function-scope __shared__ object with a non-empty default constructor, which nvcc 13 compiles with warning #20054-D (dynamic initialization is not supported for a function-scope static __shared__ variable) without running the constructor, and clang rejects (initialization is not supported for __shared__ variables); cuda-opt parses the file, keeps the declaration as written and rewrites no kernel that uses it
-// CHECK: warning: {{.*}}nvcc-shared-ctor.cu:[[@LINE+45]]:19: 'slot' in 'stagedT'
+// CHECK: warning: {{.*}}nvcc-shared-ctor.cu:[[@LINE+34]]:19: 'slot' in 'staged': a function-scope __shared__ object with a non-empty default constructor, which nvcc 13 compiles with warning #20054-D (dynamic initialization is not supported for a function-scope static __shared__ variable) without running the constructor, and clang rejects (initialization is not supported for __shared__ variables); cuda-opt parses the file, keeps the declaration as written and rewrites no kernel that uses it
+// CHECK: warning: {{.*}}nvcc-shared-ctor.cu:[[@LINE+48]]:19: 'slot' in 'stagedT'
+// CHECK: warning: {{.*}}nvcc-shared-ctor.cu:{{[0-9]+}}:16: 'slot' in 'stagedDep'
 // CHECK: kernel staged at
 // CHECK: kernel stagedT at
 // CHECK: kernel scale at
+// CHECK: kernel stagedDep at
 // CHECK: launch at {{.*}} in main <<<blocks, 256>>>
 // NVCC: warning #20054-D: dynamic initialization is not supported for a function-scope static __shared__ variable
 // ANALYZE: kernel staged at
-// ANALYZE-NEXT: incomplete: kernel 'staged' contains code that clang rejects and nvcc 13 accepts (at {{.*}}nvcc-shared-ctor.cu:[[@LINE+23]]:19); clang's AST of it is incomplete, so no pass rewrites it
+// ANALYZE-NEXT: incomplete: kernel 'staged' contains code that clang rejects and nvcc 13 accepts (at {{.*}}nvcc-shared-ctor.cu:[[@LINE+24]]:19); clang's AST of it is incomplete, so no pass rewrites it
 // REFUSE: pass 'unroll{factor=2,loop=-1}' is not legal here:
-// REFUSE-NEXT: kernel 'staged': kernel 'staged' contains code that clang rejects and nvcc 13 accepts (at {{.*}}nvcc-shared-ctor.cu:[[@LINE+21]]:19); clang's AST of it is incomplete, so no pass rewrites it
-// REFUSE-T: kernel 'stagedT': kernel 'stagedT' contains code that clang rejects and nvcc 13 accepts (at {{.*}}nvcc-shared-ctor.cu:[[@LINE+34]]:17)
+// REFUSE-NEXT: kernel 'staged': kernel 'staged' contains code that clang rejects and nvcc 13 accepts (at {{.*}}nvcc-shared-ctor.cu:[[@LINE+22]]:19); clang's AST of it is incomplete, so no pass rewrites it
+// REFUSE-T: kernel 'stagedT': kernel 'stagedT' contains code that clang rejects and nvcc 13 accepts (at {{.*}}nvcc-shared-ctor.cu:[[@LINE+35]]:17)
 // WARN-ONCE: warning: {{.*}}'slot' in 'staged'
 // WARN-ONCE-NOT: 'slot' in 'staged'
 // KEEP: __shared__ Slot slot; // staged
 // KEEP: __shared__ Slot slot; // stagedT
+// KEEP: __shared__ T slot; // stagedDep
 // KEEP: __global__ void scale(float *__restrict__ out, const float *__restrict__ in, int n)
 // KEEP: #pragma unroll 2
 // WRITTEN: error: initialization is not supported for __shared__ variables
@@ -83,6 +86,16 @@ __global__ void scale(float *out, const float *in, int n) {
       out[i] += 2.0f * in[i];
 }
 
+// The object's type a template parameter: clang's pattern has no
+// initialiser, the instantiation's is the constructor call.
+template <typename T>
+__global__ void stagedDep(float *out, int n) {
+  __shared__ T slot; // stagedDep
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    out[i] = slot.v;
+}
+
 int main() {
   int n = 1 << 16, blocks = (n + 255) / 256;
   float *out, *in;
@@ -90,6 +103,7 @@ int main() {
   cudaMalloc(&in, n * sizeof(float));
   staged<<<blocks, 256>>>(out, in, n);
   stagedT<2><<<blocks, 256>>>(out, in, n);
+  stagedDep<Slot><<<blocks, 256>>>(out, n);
   scale<<<blocks, 256>>>(out, in, n);
   cudaDeviceSynchronize();
   return 0;
