@@ -670,14 +670,16 @@ int main(int Argc, char **Argv) {
                std::chrono::duration<double>(std::chrono::steady_clock::now() - TB).count(),
                Md.DenseBytes / 1e9, Md.TlsBytes / 1e9);
   // One workspace for every tlsSpmm call (each call leaves it zero).
-  for (Layer &L : Md.Layers)
-    for (Linear *P : {&L.Q, &L.K, &L.V, &L.O, &L.Gate, &L.Up, &L.Down})
-      for (int B : Batches)
-        for (const TlsSpmmOptions &O : tlsSpmmVariants())
-          Cx.TlsWsBytes = std::max(Cx.TlsWsBytes,
-                                   tlsSpmmWorkspaceBytes(P->Sparse, B, O));
-  Cx.TlsWsBytes = std::max(Cx.TlsWsBytes, tlsSpmmWorkspaceBytes(
-                                              Md.Layers[0].Down.Sparse, MaxBatch));
+  // Every layer has the same shapes: the first one's linears size it, for
+  // the planner's own plan and every variant tlsChoice may pick.
+  std::vector<TlsSpmmOptions> Plans = tlsSpmmVariants();
+  Plans.push_back(TlsSpmmOptions());
+  Layer &L0 = Md.Layers[0];
+  for (Linear *P : {&L0.Q, &L0.K, &L0.V, &L0.O, &L0.Gate, &L0.Up, &L0.Down})
+    for (int B : Batches)
+      for (const TlsSpmmOptions &O : Plans)
+        Cx.TlsWsBytes = std::max(Cx.TlsWsBytes,
+                                 tlsSpmmWorkspaceBytes(P->Sparse, B, O));
   CK(cudaMalloc(&Cx.TlsWs, Cx.TlsWsBytes));
   CK(cudaMemset(Cx.TlsWs, 0, Cx.TlsWsBytes));
   CK(cudaMalloc(&Cx.Ref, size_t(MaxBatch) * std::max(S->Inter, S->Vocab) * 2));

@@ -249,7 +249,12 @@ inline std::string encodeCsr(const WeightRequest &R, TlsMatrix &W) {
   return verify(W);
 }
 
-inline bool badSizes(int32_t M, int32_t K) { return M <= 0 || K <= 0 || K % 8; }
+/// Why M x K cannot be a weight, or "" when it can.
+inline std::string sizesError(int32_t M, int32_t K) {
+  if (M <= 0 || K <= 0 || K % 8)
+    return "bad sizes: M and K must be positive and K a multiple of 8";
+  return "";
+}
 
 } // namespace detail
 
@@ -262,11 +267,9 @@ inline WeightRequest encodedWeight(const MemRef<uint16_t, 1> &Values,
                                    int32_t M, int32_t K, ElemType Type,
                                    std::string &Error) {
   WeightRequest R;
-  Error.clear();
-  if (detail::badSizes(M, K)) {
-    Error = "bad sizes: M and K must be positive and K a multiple of 8";
+  Error = detail::sizesError(M, K);
+  if (!Error.empty())
     return R;
-  }
   R.Key.Data = Values.Aligned + Values.Offset;
   R.Key.Form = WeightForm::Encoded;
   R.Key.Type = Type;
@@ -310,11 +313,9 @@ inline WeightRequest csrWeight(const MemRef<int64_t, 1> &Positions,
                                int32_t K, ElemType Type, uint64_t Samples,
                                std::string &Error) {
   WeightRequest R;
-  Error.clear();
-  if (detail::badSizes(M, K)) {
-    Error = "bad sizes: M and K must be positive and K a multiple of 8";
+  Error = detail::sizesError(M, K);
+  if (!Error.empty())
     return R;
-  }
   if (Positions.Sizes[0] != int64_t(M) + 1) {
     Error = "the CSR positions array does not have M + 1 entries";
     return R;
