@@ -74,6 +74,16 @@ std::shared_ptr<ParsePreamble> ParsePreamble::build(const Toolchain &TC,
       invocationFor(TC, Input.Path, Input.Flags, Side, Diags);
   if (!CI)
     return nullptr;
+  // invocationFor hands the virtual headers' buffers to whoever runs the
+  // invocation, and this function may return before anything runs it (no
+  // preamble, or a failed build): keep them here and tell clang that the
+  // caller retains them (the preamble keeps hashes of their contents, not the
+  // buffers).
+  std::vector<std::unique_ptr<const MemoryBuffer>> Retained;
+  PreprocessorOptions &PPOpts = CI->getPreprocessorOpts();
+  for (const auto &Remapped : PPOpts.RemappedFileBuffers)
+    Retained.emplace_back(Remapped.second);
+  PPOpts.RetainRemappedFileBuffers = true;
   std::unique_ptr<MemoryBuffer> Main = MemoryBuffer::getMemBufferCopy(
       normalizeSpacedLaunches(Input.Text), Input.Path);
   PreambleBounds Bounds =
@@ -116,8 +126,12 @@ ParsePreamble::parse(const Toolchain &TC, const SourceInput &Input) const {
   PreambleBounds Bounds =
       ComputePreambleBounds(CI->getLangOpts(), Main->getMemBufferRef(), 0);
   IntrusiveRefCntPtr<vfs::FileSystem> VFS = vfs::getRealFileSystem();
-  if (!Preamble->CanReuse(*CI, Main->getMemBufferRef(), Bounds, *VFS))
-    return parseSource(TC, Input, Side); // The prelude changed.
+  if (!Preamble->CanReuse(*CI, Main->getMemBufferRef(), Bounds, *VFS)) {
+    // The prelude changed; nothing runs CI, so its buffers are ours to free.
+    for (const auto &Remapped : CI->getPreprocessorOpts().RemappedFileBuffers)
+      delete Remapped.second;
+    return parseSource(TC, Input, Side);
+  }
   // This also remaps the main file to Main; the ASTUnit frees the remapped
   // buffers when it dies.
   Preamble->AddImplicitPreamble(*CI, VFS, Main.release());
