@@ -8,6 +8,7 @@
 #include "cuda-opt/Pass/Transform.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -170,6 +171,40 @@ replacementsFor(const SourceManager &SM,
     if (Error E = R.add(tooling::Replacement(SM, Range, Text)))
       return std::move(E);
   return R;
+}
+
+std::string checkMacroOf(const ASTContext &Ctx, const FunctionDecl *F) {
+  class Finder : public RecursiveASTVisitor<Finder> {
+  public:
+    explicit Finder(const ASTContext &Ctx) : Ctx(Ctx) {}
+    bool VisitCallExpr(CallExpr *CE) {
+      const FunctionDecl *FD = CE->getDirectCallee();
+      const SourceManager &SM = Ctx.getSourceManager();
+      SourceLocation L = CE->getBeginLoc();
+      if (!Macro.empty() || !FD || !FD->getName().starts_with("cuda") ||
+          !L.isMacroID() || !SM.isMacroArgExpansion(L))
+        return true;
+      // The macro whose argument the call is, written in the main file.
+      SourceLocation Use = SM.getExpansionLoc(L);
+      if (!SM.isWrittenInMainFile(Use))
+        return true;
+      StringRef Name =
+          Lexer::getImmediateMacroName(L, SM, Ctx.getLangOpts());
+      if (!Name.empty() && !Name.starts_with("cuda"))
+        Macro = Name.str();
+      return true;
+    }
+    const ASTContext &Ctx;
+    std::string Macro;
+  } Find(Ctx);
+  if (F && F->hasBody())
+    Find.TraverseStmt(F->getBody());
+  return Find.Macro;
+}
+
+std::string checkedCall(StringRef Macro, StringRef Call) {
+  return (Macro.empty() ? Call.str() : (Macro + "(" + Call + ")").str()) +
+         ";";
 }
 
 } // namespace cuda_opt

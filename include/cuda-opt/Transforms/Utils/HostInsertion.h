@@ -78,6 +78,16 @@ statementRange(const clang::ASTContext &Ctx, const clang::Expr *E);
 llvm::Expected<clang::CharSourceRange> callRange(const clang::ASTContext &Ctx,
                                                  const clang::Expr *E);
 
+/// The macro the host function \p F wraps its CUDA calls in
+/// (`CK(cudaMalloc(...))`: "CK"), so that calls a rewrite adds are checked
+/// like the surrounding code; empty when F calls the CUDA API bare.
+std::string checkMacroOf(const clang::ASTContext &Ctx,
+                         const clang::FunctionDecl *F);
+
+/// \p Call wrapped in the check macro \p Macro (none when empty), as a
+/// statement: `CK(call);`.
+std::string checkedCall(llvm::StringRef Macro, llvm::StringRef Call);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_TRANSFORMS_UTILS_HOSTINSERTION_H
