@@ -62,6 +62,27 @@ public:
     return R;
   }
 
+  /// The translation unit, less the top-level declarations written wholly
+  /// in another file than the main one: a header's declarations hold none
+  /// of the main file's kernels or launches, and walking them all (with a
+  /// precompiled preamble, deserialising them) cost more than the rest of
+  /// a tuner step.
+  void traverseMainFile() {
+    const SourceManager &SM = Ctx.getSourceManager();
+    const FileID Main = SM.getMainFileID();
+    // noload: a precompiled preamble's declarations, all from headers, are
+    // not even deserialised.
+    for (Decl *D : Ctx.getTranslationUnitDecl()->noload_decls()) {
+      if (canIgnoreChildDeclWhileTraversingDeclContext(D))
+        continue;
+      const FileID Begin = SM.getFileID(SM.getExpansionLoc(D->getBeginLoc()));
+      if (Begin != Main &&
+          Begin == SM.getFileID(SM.getExpansionLoc(D->getEndLoc())))
+        continue;
+      TraverseDecl(D);
+    }
+  }
+
   ASTContext &Ctx;
   const FunctionDecl *CurrentFunction = nullptr;
   std::vector<KernelInfo> Kernels;
@@ -95,7 +116,7 @@ const FunctionDecl *calledKernel(const CUDAKernelCallExpr *Call) {
 
 std::vector<KernelInfo> findKernels(ASTContext &Ctx) {
   Collector C(Ctx);
-  C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  C.traverseMainFile();
   for (const LaunchSite &L : C.Launches) {
     const FunctionDecl *Target = calledKernel(L.Call);
     if (!Target)

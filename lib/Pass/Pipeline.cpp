@@ -51,6 +51,16 @@ Expected<std::string> applyAndFormat(StringRef Path, StringRef Code,
   return tooling::applyAllReplacements(Code, ToApply);
 }
 
+Error uncompilableRewriteError(StringRef Pass, StringRef Kernel,
+                               StringRef Messages) {
+  return createStringError(
+      inconvertibleErrorCode(),
+      "internal error: pass '%s' produced code for kernel '%s' that "
+      "does not compile; the output was discarded. This is a cuda-opt "
+      "bug; please report it with the input file.\n%s",
+      Pass.str().c_str(), Kernel.str().c_str(), Messages.str().c_str());
+}
+
 StringRef defaultPipelineSpec() {
   return "restrict-const,vectorize{width=4},launch-bounds";
 }
@@ -67,14 +77,23 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
     return Opts.Preamble ? Opts.Preamble->parse(TC, In)
                          : parseSource(TC, In, CudaSide::Host);
   };
-  Expected<std::unique_ptr<ParsedSource>> Initial = ParseHost(Current);
-  if (!Initial)
-    return Initial.takeError();
-  std::unique_ptr<ParsedSource> CurrentParse = std::move(*Initial);
+  // The parse the next step works on: the caller's or one of ours.
+  ParsedSource *CurrentParse = Opts.InitialParse;
+  std::unique_ptr<ParsedSource> OwnedParse;
+  if (!CurrentParse) {
+    Expected<std::unique_ptr<ParsedSource>> Initial = ParseHost(Current);
+    if (!Initial)
+      return Initial.takeError();
+    OwnedParse = std::move(*Initial);
+    CurrentParse = OwnedParse.get();
+  }
 
   // The kernel names to work on, from the original file.
   std::vector<std::string> KernelNames;
-  {
+  if (Opts.InitialParse) {
+    assert(!Opts.KernelName.empty() && "InitialParse needs a KernelName");
+    KernelNames.push_back(Opts.KernelName);
+  } else {
     std::vector<KernelInfo> Kernels =
         findKernels(CurrentParse->getASTContext());
     if (Kernels.empty())
@@ -182,15 +201,11 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
           Opts.CheckFinalText ? parseCheckingBothSides(TC, Candidate)
                               : ParseHost(Candidate);
       if (!Checked)
-        return createStringError(
-            inconvertibleErrorCode(),
-            "internal error: pass '%s' produced code for kernel '%s' that "
-            "does not compile; the output was discarded. This is a cuda-opt "
-            "bug; please report it with the input file.\n%s",
-            Step.Pass.c_str(), Name.c_str(),
-            toString(Checked.takeError()).c_str());
+        return uncompilableRewriteError(Step.Pass, Name,
+                                        toString(Checked.takeError()));
       Current = std::move(Candidate);
-      CurrentParse = std::move(*Checked);
+      OwnedParse = std::move(*Checked);
+      CurrentParse = OwnedParse.get();
       Step.Applied = true;
       Step.Edits = Edits->size();
       Record(std::move(Step));

@@ -1,10 +1,10 @@
 //===- CandidateGeneration.cpp - The variants cuda-opt tune measures -----===//
 //
 // Part of cuda-opt. Candidate pipelines (CandidateSpace.cpp) are filtered by
-// the transforms' legality checks on the input's one parse, rewritten in
-// parallel with a shared precompiled preamble, and deduplicated; passes
-// that replace the launch with a library call get the worker's "library"
-// job when it can call it.
+// the transforms' legality checks on the input's one parse, rewritten
+// sharing their common prefixes (in parallel, with a shared precompiled
+// preamble), and deduplicated; passes that replace the launch with a library
+// call get the worker's "library" job when it can call it.
 //
 //===----------------------------------------------------------------------===//
 #include "TunerInternal.h"
@@ -141,6 +141,122 @@ Expected<json::Object> libraryCallFor(const Toolchain &TC,
   return Call;
 }
 
+/// One pipeline prefix of the candidates being rewritten (the root: none).
+struct PrefixNode {
+  const PassInvocation *Pass = nullptr; ///< The step from the parent.
+  std::string Text;                     ///< The prefix's rewrite...
+  std::optional<std::string> Failure;   ///< ...or why it fails.
+  /// Why the prefix's text does not parse for a next step: every longer
+  /// pipeline through it fails with this.
+  std::optional<std::string> ContinueFailure;
+  std::map<std::string, size_t> Children; ///< By PassInvocation::str().
+};
+
+/// Rewrites kernel \p Kernel's candidate pipelines \p Pipelines into
+/// \p Texts (or the reason in \p Failures), sharing their common prefixes:
+/// a pipeline `a,b,c` continues from the text of `a,b`, and one parse of
+/// that text serves every pipeline that continues it. Each text and each
+/// message is runPipeline's on the whole pipeline (one step at a time
+/// through runPipeline itself). The first steps all work on \p Parsed, the
+/// input's parse; on this thread, since an AST is not shared between
+/// threads. A dry run of the corpus then parses a few prefixes per kernel
+/// instead of the input again for every candidate (bench/JOURNAL.md).
+void rewriteSharingPrefixes(
+    const Toolchain &TC, const SourceInput &Input, ParsedSource &Parsed,
+    const std::string &Kernel,
+    const std::vector<const std::vector<PassInvocation> *> &Pipelines,
+    const PipelineOptions &PO, SharedPreamble &Preamble,
+    std::vector<std::optional<std::string>> &Texts,
+    std::vector<std::string> &Failures) {
+  assert(!PO.CheckFinalText && "a prefix's final text is not re-checked");
+  std::vector<PrefixNode> Nodes(1);
+  Nodes[0].Text = Input.Text;
+  std::vector<std::vector<size_t>> Paths(Pipelines.size());
+  for (size_t I = 0; I < Pipelines.size(); ++I) {
+    size_t Node = 0;
+    for (const PassInvocation &PI : *Pipelines[I]) {
+      auto [It, New] = Nodes[Node].Children.try_emplace(PI.str(), Nodes.size());
+      Node = It->second;
+      if (New) {
+        Nodes.emplace_back();
+        Nodes.back().Pass = &PI;
+      }
+      Paths[I].push_back(Node);
+    }
+  }
+
+  // The children of a prefix, each one runPipeline step on its parse; the
+  // prefixes that others continue are returned.
+  auto Expand = [&](size_t Node, ParsedSource &Parse) {
+    std::vector<size_t> Continued;
+    SourceInput In = Input;
+    In.Text = Nodes[Node].Text;
+    for (const auto &[Key, C] : Nodes[Node].Children) {
+      PipelineOptions Step = PO;
+      Step.InitialParse = &Parse;
+      Expected<PipelineResult> R = runPipeline(TC, In, *Nodes[C].Pass, Step);
+      if (!R) {
+        Nodes[C].Failure = toString(R.takeError());
+        continue;
+      }
+      Nodes[C].Text = std::move(R->Text);
+      if (!Nodes[C].Children.empty())
+        Continued.push_back(C);
+    }
+    return Continued;
+  };
+  // A prefix that others continue is parsed as runPipeline re-parses a
+  // step's output for the next step.
+  auto ParseAndExpand = [&](size_t Node) -> std::vector<size_t> {
+    SourceInput In = Input;
+    In.Text = Nodes[Node].Text;
+    std::shared_ptr<const ParsePreamble> P = Preamble.get();
+    Expected<std::unique_ptr<ParsedSource>> Parse =
+        P ? P->parse(TC, In) : parseSource(TC, In, CudaSide::Host);
+    if (!Parse) {
+      Nodes[Node].ContinueFailure =
+          toString(uncompilableRewriteError(Nodes[Node].Pass->str(), Kernel,
+                                            toString(Parse.takeError())));
+      return {};
+    }
+    return Expand(Node, **Parse);
+  };
+
+  // One depth at a time; the prefixes of a depth are parsed in parallel.
+  std::vector<size_t> Depth = Expand(0, Parsed);
+  DefaultThreadPool Pool(hardware_concurrency());
+  while (!Depth.empty()) {
+    std::vector<std::vector<size_t>> Next(Depth.size());
+    for (size_t J = 0; J < Depth.size(); ++J)
+      Pool.async([&, J] { Next[J] = ParseAndExpand(Depth[J]); });
+    Pool.wait();
+    Depth.clear();
+    for (const std::vector<size_t> &N : Next)
+      Depth.insert(Depth.end(), N.begin(), N.end());
+  }
+
+  for (size_t I = 0; I < Pipelines.size(); ++I) {
+    const std::vector<size_t> &Path = Paths[I];
+    if (Path.empty()) {
+      Texts[I] = Input.Text;
+      continue;
+    }
+    for (size_t J = 0; J < Path.size(); ++J) {
+      const PrefixNode &N = Nodes[Path[J]];
+      if (N.Failure) {
+        Failures[I] = *N.Failure;
+        break;
+      }
+      if (J + 1 < Path.size() && N.ContinueFailure) {
+        Failures[I] = *N.ContinueFailure;
+        break;
+      }
+      if (J + 1 == Path.size())
+        Texts[I] = N.Text;
+    }
+  }
+}
+
 } // namespace
 
 /// The candidates for kernel \p K: every legal pipeline of the candidate
@@ -151,7 +267,8 @@ Expected<json::Object> libraryCallFor(const Toolchain &TC,
 CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
                               ParsedSource &Parsed, const KernelInfo &K,
                               const Harness &H, const TuneOptions &Opts,
-                              TuneResult &Result) {
+                              TuneResult &Result,
+                              SharedPreamble *SharedPrelude) {
   clang::ASTContext &Ctx = Parsed.getASTContext();
   std::string Kernel = K.name();
   std::string Entry = launchedKernelSymbol(Ctx, K);
@@ -314,23 +431,24 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   if (Legal.size() > RewriteCap)
     Legal.resize(RewriteCap);
 
-  // Rewrite the legal candidates in parallel: each parse is independent,
-  // and all of them share the input's precompiled #include prelude.
+  // Rewrite the legal candidates; the parses share the input's precompiled
+  // #include prelude.
   auto PhaseStart = std::chrono::steady_clock::now();
-  std::shared_ptr<const ParsePreamble> Preamble =
-      ParsePreamble::build(TC, Input, CudaSide::Host);
+  SharedPreamble OwnPrelude(TC, Input);
+  SharedPreamble &Prelude = SharedPrelude ? *SharedPrelude : OwnPrelude;
   std::vector<std::optional<std::string>> Texts(Legal.size());
   std::vector<std::string> Failures(Legal.size());
-  {
+  PipelineOptions PO;
+  PO.KernelName = Kernel;
+  PO.Format = Opts.Format;
+  PO.Model = Opts.Model;
+  PO.CheckFinalText = false; // nvcc compiles every variant next.
+  if (std::getenv("CUDA_OPT_NO_PREFIX_SHARING")) {
+    // For comparisons: every pipeline from the input's text, in parallel.
+    PO.Preamble = Prelude.get();
     DefaultThreadPool Pool(hardware_concurrency());
     for (size_t I = 0; I < Legal.size(); ++I)
       Pool.async([&, I] {
-        PipelineOptions PO;
-        PO.KernelName = Kernel;
-        PO.Format = Opts.Format;
-        PO.Model = Opts.Model;
-        PO.CheckFinalText = false; // nvcc compiles every variant next.
-        PO.Preamble = Preamble;
         Expected<PipelineResult> R =
             runPipeline(TC, Input, Legal[I].Passes, PO);
         if (!R) {
@@ -340,6 +458,12 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
         Texts[I] = std::move(R->Text);
       });
     Pool.wait();
+  } else {
+    std::vector<const std::vector<PassInvocation> *> Pipelines;
+    for (const LegalCandidate &L : Legal)
+      Pipelines.push_back(&L.Passes);
+    rewriteSharingPrefixes(TC, Input, Parsed, Kernel, Pipelines, PO, Prelude,
+                           Texts, Failures);
   }
   // With --online-rounds, every rewritten candidate stays: the later
   // rounds choose among them by what the first measured (Tuner.cpp).
@@ -366,6 +490,9 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   }
   progress(Opts, "rewrite", Legal.size(), Legal.size());
   Result.addPhase("rewrite", PhaseStart);
+  // Program mode parses the variants again (their launches).
+  std::shared_ptr<const ParsePreamble> Preamble =
+      Opts.DryRun ? nullptr : Prelude.get();
   return {std::move(Variants), std::move(NeedLaunch), std::move(Preamble)};
 }
 

@@ -698,6 +698,8 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
       return S.takeError();
     Spec = std::move(*S);
   }
+  // Every kernel's candidates rewrite the same input.
+  SharedPreamble Prelude(TC, Input);
   for (const KernelInfo &K : Kernels) {
     if (!Opts.KernelName.empty() ? K.name() != Opts.KernelName
                                  : HasMain && K.Launches.empty())
@@ -707,7 +709,8 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
     H.ProgramMode = Opts.SpecPath.empty();
     if (Spec && Spec->Kernel == K.name())
       addSpecArgs(*Spec, H);
-    CandidateSet Set = generateVariants(TC, Input, Parsed, K, H, Opts, Result);
+    CandidateSet Set =
+        generateVariants(TC, Input, Parsed, K, H, Opts, Result, &Prelude);
     for (size_t I = 1; I < Set.Variants.size(); ++I) {
       CandidateRecord C;
       C.Kernel = K.name();

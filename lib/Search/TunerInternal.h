@@ -24,6 +24,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace cuda_opt {
@@ -198,6 +199,28 @@ void recordDryRun(const TuneOptions &Opts, const Toolchain &TC,
                   llvm::ArrayRef<CandidateRecord> Candidates,
                   const SourceInput &Input, TuneResult &Result);
 
+/// The input's precompiled #include prelude, built the first time a parse
+/// needs it (a dry run's rewrites may need none) and then shared by every
+/// thread, and in a dry run by every kernel of the file.
+class SharedPreamble {
+public:
+  SharedPreamble(const Toolchain &TC, const SourceInput &Input)
+      : TC(TC), Input(Input) {}
+  /// Null when the file has no prelude worth precompiling.
+  std::shared_ptr<const ParsePreamble> get() {
+    std::call_once(Built, [&] {
+      Preamble = ParsePreamble::build(TC, Input, CudaSide::Host);
+    });
+    return Preamble;
+  }
+
+private:
+  const Toolchain &TC;
+  SourceInput Input;
+  std::once_flag Built;
+  std::shared_ptr<const ParsePreamble> Preamble;
+};
+
 struct CandidateSet {
   std::vector<VariantSource> Variants;
   std::vector<bool> NeedLaunch;
@@ -210,11 +233,13 @@ struct CandidateSet {
 /// space rewritten (in parallel; identical rewrites once), up to the
 /// budget. Index 0 of the result is the original. Illegal candidates are
 /// recorded in \p Result; \p NeedLaunch says which variants change the
-/// launch (program mode runs their own program to learn it).
+/// launch (program mode runs their own program to learn it). \p Preamble,
+/// when given, is \p Input's, shared with other kernels' calls.
 CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
                               ParsedSource &Parsed, const KernelInfo &K,
                               const Harness &H, const TuneOptions &Opts,
-                              TuneResult &Result);
+                              TuneResult &Result,
+                              SharedPreamble *Preamble = nullptr);
 
 /// The launch probe (docs/tuning.md): launch-changing variants
 /// whose host code differs from the original's only inside the kernel's

@@ -73,6 +73,14 @@ struct PipelineOptions {
   /// With CheckFinalText off, steps followed by another are re-parsed on
   /// the host side only, for the next step's AST.
   std::shared_ptr<const ParsePreamble> Preamble;
+  /// A host-side parse of the input's text to start from instead of parsing
+  /// it again, for a pipeline that continues where another left off (the
+  /// tuner's candidates share their common prefixes this way). Borrowed:
+  /// runPipeline reads it until its first rewrite, and no other thread may
+  /// use it meanwhile. Needs a KernelName; that kernel is not looked up
+  /// first, so a parse without it fails the first step as a kernel that
+  /// disappeared after an earlier pass, as in the whole pipeline.
+  ParsedSource *InitialParse = nullptr;
   /// Called with each step's record as soon as the step is decided (applied
   /// or skipped), also when a later step then fails the run and no
   /// PipelineResult comes back: a tool that shows notes from here shows them
@@ -90,6 +98,12 @@ llvm::StringRef defaultPipelineSpec();
 llvm::Expected<PipelineResult>
 runPipeline(const Toolchain &TC, const SourceInput &Input,
             llvm::ArrayRef<PassInvocation> Passes, const PipelineOptions &Opts);
+
+/// The error of a step whose rewrite does not parse: a cuda-opt bug, with the
+/// parser's \p Messages.
+llvm::Error uncompilableRewriteError(llvm::StringRef Pass,
+                                     llvm::StringRef Kernel,
+                                     llvm::StringRef Messages);
 
 /// Apply \p Replaces to \p Code and format the touched ranges in the style of
 /// the file (a .clang-format next to it, else LLVM).
