@@ -23,7 +23,8 @@ CC=clang-22 CXX=clang++-22 cmake -G Ninja -S "$root" -B "$build" \
 # libraries (runtime/gemm, runtime/sparse kernels), which the sanitizers do
 # not instrument and the normal build already compiled.
 ninja -C "$build" cuda-opt cuda-opt-mlir cuda-opt-measure \
-  cuda-opt-measure-selftest tls-roundtrip cuda-opt-fuzzers || exit 1
+  cuda-opt-measure-selftest tls-roundtrip tls-bit-decode-test \
+  cuda-opt-fuzzers || exit 1
 
 reports=$(mktemp -d)
 work=$(mktemp -d)

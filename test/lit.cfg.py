@@ -108,6 +108,8 @@ config.substitutions.append(("%cuda_opt_src", config.cuda_opt_src_root))
 # The sparse-format round-trip checker (runtime/sparse), built next to cuda-opt.
 config.substitutions.append(
     ("%cuda_opt_tls_roundtrip", os.path.join(config.cuda_opt_tools_dir, "tls-roundtrip")))
+config.substitutions.append(
+    ("%cuda_opt_tls_bit_decode", os.path.join(config.cuda_opt_tools_dir, "tls-bit-decode-test")))
 
 # GPU equivalence: build and run original and rewrite, compare their dumps.
 cuda_opt_bin = os.path.join(config.cuda_opt_tools_dir, "cuda-opt")

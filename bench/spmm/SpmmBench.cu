@@ -236,7 +236,8 @@ struct Options {
 };
 
 /// Parses an --alt plan such as "pipe=2,warps=24" or "maxnt=128" (keys nt,
-/// warps, stages, pipe, maxnt, split, waves). Returns false on a bad key.
+/// warps, stages, pipe, maxnt, split, waves, decode). Returns false on a bad
+/// key.
 bool parsePlan(const std::string &Spec, TlsSpmmOptions &O) {
   size_t P = 0;
   while (P < Spec.size()) {
@@ -264,6 +265,8 @@ bool parsePlan(const std::string &Spec, TlsSpmmOptions &O) {
       O.SplitK = V;
     else if (Key == "waves")
       O.WavesTarget = V;
+    else if (Key == "decode")
+      O.Decode = V;
     else
       return false;
   }
@@ -576,6 +579,10 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
       for (TlsSpmmOptions V : tlsSpmmVariants())
         for (int Waves : {1, 2}) {
           V.WavesTarget = Waves;
+          // The bit-sliced decodes (Decode 1, 2) are timed with --alt
+          // decode=N or --variants until they have passed tls-spmm-check.
+          if (V.Decode)
+            continue;
           if (V.NTile == NT0 && tlsSpmmPlan(DM, N, V).Stages &&
               tlsSpmmWorkspaceBytes(DM, N, V) <= WsBytes)
             Cands.push_back(V);
@@ -706,8 +713,10 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
         CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes, C.Stream, V));
         VErr.push_back(relError(C, Y.data(), M, Ref, M, N));
         TlsSpmmPlan P = tlsSpmmPlan(DM, N, V);
-        Names.push_back(fmt("nt%d w%d st%d p%d ctas%d", P.NTile, P.Warps,
-                            P.Stages, P.Pipeline, P.Ctas));
+        Names.push_back(fmt("nt%d w%d st%d p%d%s ctas%d", P.NTile, P.Warps,
+                            P.Stages, P.Pipeline,
+                            V.Decode ? fmt(" d%d", V.Decode).c_str() : "",
+                            P.Ctas));
         VMs.push_back({"v", [&, V] {
                          CK(tlsSpmm(DM, DX, Ldx, N, Y.data(), M, Ws, WsBytes,
                                     C.Stream, V));
@@ -794,7 +803,7 @@ int main(int Argc, char **Argv) {
       if (!parsePlan(O.Alt, O.AltOpts)) {
         std::fprintf(stderr,
                      "--alt: bad plan '%s' (keys nt, warps, stages, "
-                     "pipe, maxnt, split, waves)\n",
+                     "pipe, maxnt, split, waves, decode)\n",
                      O.Alt.c_str());
         return 2;
       }

@@ -63,9 +63,14 @@ struct TlsSpmmOptions {
   int MaxNTile = 0;    // the largest n-tile the planner picks when NTile is
                        // 0: 128 (0 or 128; N > 64 decodes each half block
                        // once per 128 columns of X) or 64
+  int Decode = 0;      // the decode: 0 masks and layer-1 metadata through
+                       // shared-memory tables (every variant; the default);
+                       // 1 bit-sliced with LOP3/PRMT, no tables; 2 as 1 and
+                       // the gather as a tighter rank-matching loop (1 and 2:
+                       // pipeline 3, n-tiles 8-32 only; not yet run on a GPU)
 };
 
-/// Every kernel variant built (NTile, Warps, Stages, Pipeline set), for tests
+/// Every kernel variant built (NTile, Warps, Stages, Pipeline, Decode set), for tests
 /// and tuning; the same set exists for fp16 and bf16.
 std::vector<TlsSpmmOptions> tlsSpmmVariants();
 

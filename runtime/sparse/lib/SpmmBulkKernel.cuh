@@ -155,8 +155,10 @@ produceStages(const Params &P, long long Begin, int Count,
 }
 
 /// Pipeline 3: WARPS consumer warps (one 16-row tile each, as pipeline 1)
-/// and one producer warp (the last).
-template <int NT, int WARPS, int STAGES, bool BF16>
+/// and one producer warp (the last). DECODE: DecodeTables (the masks and
+/// metadata through shared-memory tables), DecodeBits (bit-sliced) or
+/// DecodeBitsRanked (bit-sliced, gatherRanked).
+template <int NT, int WARPS, int STAGES, bool BF16, int DECODE = DecodeTables>
 __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     tlsSpmmBulkKernel(const Params P) {
   extern __shared__ __align__(128) unsigned char Smem[];
@@ -178,8 +180,9 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   const uint32_t EmptyBar = FullBar + 8 * STAGES;
   unsigned char *Stages = Smem + TableBytes + BarrierBytes;
 
-  for (int B = Tid; B < 256; B += Threads)
-    fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
+  if (DECODE == DecodeTables)
+    for (int B = Tid; B < 256; B += Threads)
+      fillTables(*reinterpret_cast<Tables *>(Smem), uint32_t(B));
   if (Tid == 0)
     for (int S = 0; S < STAGES; ++S) {
       mbarInit(FullBar + 8 * S, 32);
@@ -196,7 +199,12 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     return;
   }
 
-  const LaneInfo LI(Lane);
+  LaneInfo LI(Lane);
+  if constexpr (DECODE != DecodeTables)
+    // Opaque, so computed once here instead of in every item.
+    asm volatile(""
+                 : "+r"(LI.Bit.Sr), "+r"(LI.Bit.Sl), "+r"(LI.Bit.SelA),
+                   "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi));
   unsigned char *LaneA2 =
       Stages + STAGES * StageB + Warp * WValBytes + Lane * 64;
   const uint32_t A2Addr = smemAddr(LaneA2);
@@ -206,13 +214,15 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   Cursor CC(P, Begin);
   int Covered = 0;
   for (int J = 0; J < Count; ++J) {
+    TLS_SASS_MARK(1);
     const int S = J % STAGES;
     mbarWait(FullBar + 8 * S, (J / STAGES) & 1);
+    TLS_SASS_MARK(2);
     const int Tile = CC.Mb * WARPS + Warp;
     const bool HasTile = Tile < P.Tiles;
     if (HasTile) {
       unsigned char *Stage = Stages + S * StageB;
-      decodeAndMultiply<NT, Sets, BF16>(
+      decodeAndMultiply<NT, Sets, BF16, DECODE>(
           Acc, Tab, Stage + XB + Warp * WRegion,
           reinterpret_cast<const uint16_t *>(Stage), LaneA2, A2Addr,
           CC.Half & 1, LI, P.Ablate);
@@ -221,8 +231,10 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     __syncwarp();
     if (Lane == 0)
       mbarArrive(EmptyBar + 8 * S);
+    TLS_SASS_MARK(9);
     endOfItem<NT, Sets, BF16>(P, Acc, CC, J == Count - 1, HasTile, Tile, Lane,
                               Covered);
+    TLS_SASS_MARK(10);
     CC.next(P);
   }
 }

@@ -1,7 +1,8 @@
 //===- SpmmDecode.cuh - Decode a half block, multiply ----------*- CUDA -*-===//
 //
 // Per item a warp decodes its staged chain on chip (empty/need masks and
-// layer-1 metadata through tables, the layer-2 gather) and multiplies it
+// layer-1 metadata through tables, or bit-sliced with DECODE = DecodeBits,
+// the layer-2 gather; DecodeBitsRanked: bit-sliced and gatherRanked) and multiplies it
 // with the staged X half-tile by mma.sp (docs/sparse-format.md). Part of
 // TlsSpmm.cu's single translation unit (see there).
 //
@@ -11,6 +12,7 @@
 
 #include "SpmmLayout.cuh"
 #include "SpmmPtx.cuh"
+#include "TlsBitDecode.h"
 
 namespace cudaopt {
 namespace sparse {
@@ -62,6 +64,16 @@ __device__ __forceinline__ void gatherChain(uint32_t N, uint32_t E,
   }
 }
 
+/// gatherRanked's memory: 16-bit shared-memory loads and stores.
+struct SharedMem16 {
+  __device__ __forceinline__ uint32_t lds16(uint32_t A) const {
+    return ::cudaopt::sparse::lds16(A);
+  }
+  __device__ __forceinline__ void sts16(uint32_t A, uint32_t V) const {
+    ::cudaopt::sparse::sts16(A, V);
+  }
+};
+
 /// The lane's bitmap byte of one k-step word: groups Tig and 4 + Tig.
 __device__ __forceinline__ uint32_t laneByte(uint32_t W, int Sh) {
   return ((W >> Sh) & 0xF) | ((W >> (Sh + 12)) & 0xF0);
@@ -69,7 +81,7 @@ __device__ __forceinline__ uint32_t laneByte(uint32_t W, int Sh) {
 
 /// One item of one warp: decodes the staged half block at Wr (chain Chain)
 /// and multiplies it with the staged X half-tile Xs into Acc.
-template <int NT, int Sets, bool BF16>
+template <int NT, int Sets, bool BF16, int DECODE = DecodeTables>
 __device__ __forceinline__ void
 decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
                   unsigned char *Wr, const uint16_t *Xs, unsigned char *LaneA2,
@@ -83,22 +95,39 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
   const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
 
+  TLS_SASS_MARK(3);
   // The layer-2 buffer starts at zero (only needed positions get values).
 #pragma unroll
   for (int K = 0; K < 4; ++K)
     *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ Sw)) =
         make_uint4(0, 0, 0, 0);
 
-  // Bitmap words of rows G and G + 8 (and of the metadata row).
-  const uint4 BG = Bits4[G], BG8 = Bits4[G + 8], BM = Bits4[G + 8 * LI.MetaRow];
+  TLS_SASS_MARK(4);
+  // Bitmap words of rows G and G + 8.
+  const uint4 BG = Bits4[G], BG8 = Bits4[G + 8];
   const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
   const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
-  const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
-  // Empty and need masks of the chain: one lookup per row and k-step,
-  // bytes gathered with byte permutes.
   uint32_t E = 0, Nd = 0;
-  uint32_t Meta[4] = {0x44444444u, 0x44444444u, 0x44444444u, 0x44444444u};
-  if (!(Ablate & 2)) {
+  uint32_t Meta[4];
+  if constexpr (DECODE != DecodeTables) {
+    // Bit-sliced (TlsBitDecode.h): LOP3, shifts and PRMT on the two rows'
+    // words, no tables; lanes t = 2, 3 decode metadata k-steps 2 and 3 and
+    // hand them to lanes 0 and 1 (two shuffles).
+    if (!(Ablate & 2)) {
+      bitChainMasks(WG, WG8, LI.Bit, E, Nd);
+      bitLayer1Meta(WG, WG8, LI.Bit, Meta, [](uint32_t X, int) {
+        return __shfl_down_sync(0xffffffffu, X, 2);
+      });
+    } else {
+      Meta[0] = Meta[1] = Meta[2] = Meta[3] = 0x44444444u;
+    }
+  } else if (Ablate & 2) {
+    Meta[0] = Meta[1] = Meta[2] = Meta[3] = 0x44444444u;
+  } else {
+    // Empty and need masks of the chain: one lookup per row and k-step,
+    // bytes gathered with byte permutes.
+    const uint4 BM = Bits4[G + 8 * LI.MetaRow]; // the metadata row
+    const uint32_t WM[4] = {BM.x, BM.y, BM.z, BM.w};
     uint32_t V[4];
 #pragma unroll
     for (int K = 0; K < 4; ++K)
@@ -122,6 +151,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     }
   }
 
+  TLS_SASS_MARK(5);
   // Layers 2 and 3. The block's residual list holds chain 0 of every
   // lane (in lane order), then chain 1: a warp scan of the per-lane
   // counts places this lane's values, from the block's start for chain
@@ -143,10 +173,20 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     int Q = int(Start & 7u) + Excl;
     if (Chain)
       Q += int(Stop - Start) - Total;
-    if (!(Ablate & 1))
+    TLS_SASS_MARK(6);
+    if (Ablate & 1) {
+    } else if constexpr (DECODE == DecodeBitsRanked) {
+      uint32_t Vb = smemAddr(LaneV), Db = A2Addr, S8 = Sw >> 1;
+      // Opaque, so the bases stay in registers (as in gatherChain).
+      asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
+      SharedMem16 Mem;
+      gatherRanked(Nd, E, Vb, Db, RsAddr + 2 * Q, S8, Mem);
+    } else {
       gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
+    }
   }
 
+  TLS_SASS_MARK(7);
   if (!(Ablate & 4))
 #pragma unroll
     for (int K = 0; K < 4; ++K) {
@@ -161,6 +201,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
         mmaSp<BF16>(Acc[Sets - 1][T], A2, B, Layer2Meta);
       }
     }
+  TLS_SASS_MARK(8);
 }
 
 } // namespace

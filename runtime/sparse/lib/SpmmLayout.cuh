@@ -9,6 +9,7 @@
 #ifndef CUDAOPT_SPARSE_SPMMLAYOUT_CUH
 #define CUDAOPT_SPARSE_SPMMLAYOUT_CUH
 
+#include "TlsBitDecode.h"
 #include "TlsLayout.h"
 
 #include <cstdint>
@@ -31,6 +32,14 @@ constexpr int BarrierBytes = 128; // full and empty mbarriers, STAGES <= 8
 /// / g + 8 to its empty bits (byte 0) and need bits (byte 2), placed so that
 /// EN0[b0] | EN1[b1] is one k-step of a chain; Meta maps a bitmap byte (two
 /// groups) to their layer-1 mma.sp metadata.
+/// How a kernel decodes the masks and the layer-1 metadata: through the
+/// tables below, or bit-sliced (TlsBitDecode.h; pipeline 3 variants with
+/// TlsSpmmOptions::Decode = 1), and in addition the gather as
+/// gatherRanked (Decode = 2) instead of gatherChain.
+constexpr int DecodeTables = 0;
+constexpr int DecodeBits = 1;
+constexpr int DecodeBitsRanked = 2;
+
 struct Tables {
   uint32_t EN0[256];
   uint32_t EN1[256];
@@ -140,6 +149,8 @@ struct LaneInfo {
   uint32_t SelLo, SelHi;
   // This lane's fragment chunk K lives at byte (16 * K) ^ Sw of its 64.
   uint32_t Sw;
+  // The bit-sliced decode's lane constants (unused by the table decode).
+  BitDecodeLane Bit;
   __device__ __forceinline__ explicit LaneInfo(int L) {
     const int Tig = L & 3;
     Lane = L;
@@ -149,6 +160,7 @@ struct LaneInfo {
     SelLo = 0x4440u | uint32_t(2 * (Tig & 1));
     SelHi = SelLo + 1;
     Sw = uint32_t((L >> 1) & 3) << 4;
+    Bit = bitDecodeLane(Tig);
   }
 };
 

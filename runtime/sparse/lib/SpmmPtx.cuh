@@ -17,6 +17,16 @@ namespace cudaopt {
 namespace sparse {
 namespace {
 
+/// Phase markers for bench/spmm/sass-count.py: with TLS_SASS_MARKERS
+/// defined (only in that script's build) each becomes one NANOSLEEP with
+/// the phase number, so the per-item loop's SASS can be cut into phases;
+/// otherwise nothing.
+#ifdef TLS_SASS_MARKERS
+#define TLS_SASS_MARK(N) asm volatile("nanosleep.u32 " #N ";\n" ::: "memory")
+#else
+#define TLS_SASS_MARK(N)
+#endif
+
 __device__ __forceinline__ uint32_t smemAddr(const void *P) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(P));
 }

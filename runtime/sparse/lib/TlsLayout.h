@@ -24,9 +24,12 @@
 #if defined(__CUDACC__)
 #define TLS_HD __host__ __device__ __forceinline__
 #define TLS_UNROLL _Pragma("unroll")
+#define TLS_UNROLL_N(N) _Pragma(TLS_STR(unroll N))
+#define TLS_STR(X) #X
 #else
 #define TLS_HD inline
 #define TLS_UNROLL
+#define TLS_UNROLL_N(N)
 #endif
 
 namespace cudaopt {

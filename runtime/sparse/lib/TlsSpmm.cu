@@ -78,6 +78,8 @@ struct Variant {
                 // 3: pipeline 1's stages filled by a bulk-copy producer warp
   bool Bf16;
   void (*Kernel)(Params);
+  int Decode = 0; // TlsSpmmOptions::Decode: 0 tables, 1 bit-sliced, 2 also
+                  // the ranked gather
   int threads() const { return (Warps + (Pipeline == 3)) * 32; }
 };
 
@@ -90,6 +92,16 @@ template <int NT, int WARPS, int WST, bool BF16> Variant ringVariant() {
 template <int NT, int WARPS, int STAGES, bool BF16> Variant bulkVariant() {
   return {NT,   WARPS, STAGES, 3,
           BF16, tlsSpmmBulkKernel<NT, WARPS, STAGES, BF16>};
+}
+/// Pipeline 3 with the bit-sliced mask and metadata decode (DECODE =
+/// DecodeBits, TlsSpmmOptions::Decode 1) and also the ranked gather
+/// (DecodeBitsRanked, Decode 2).
+template <int NT, int WARPS, int STAGES, bool BF16, int DECODE>
+Variant bulkBitsVariant() {
+  return {NT,   WARPS,
+          STAGES, 3,
+          BF16, tlsSpmmBulkKernel<NT, WARPS, STAGES, BF16, DECODE>,
+          DECODE};
 }
 
 // Per n-tile in order of preference: the planner takes the first that fits
@@ -136,15 +148,29 @@ template <int NT, int WARPS, int STAGES, bool BF16> Variant bulkVariant() {
       bulkVariant<32, 16, 3, B>(), bulkVariant<64, 8, 3, B>(),                 \
       bulkVariant<64, 12, 2, B>(), bulkVariant<128, 8, 3, B>()
 
+// Pipeline 3 with the bit-sliced (LOP3/PRMT) mask and metadata decode
+// (TlsSpmmOptions::Decode = 1), and with the ranked gather as well
+// (Decode = 2; issue 15 item 1): the default's shapes up to n-tile 32 and
+// their 2-stage fallbacks. Checked on the CPU (tls-bit-decode-test) and by
+// SASS counts (bench/spmm/sass-count.py); not the planner's default until
+// they have run on a GPU.
+#define TLS_BULK_BITS_VARIANTS(B, D)                                           \
+  bulkBitsVariant<8, 8, 3, B, D>(), bulkBitsVariant<8, 8, 2, B, D>(),          \
+      bulkBitsVariant<16, 8, 3, B, D>(), bulkBitsVariant<16, 8, 2, B, D>(),    \
+      bulkBitsVariant<32, 8, 3, B, D>(), bulkBitsVariant<32, 8, 2, B, D>()
+
 const std::vector<Variant> &allVariants() {
   static const std::vector<Variant> All = {
       TLS_VARIANTS_SMALL(8, false), TLS_VARIANTS_SMALL(16, false),
       TLS_VARIANTS_32(false),       TLS_VARIANTS_64(false),
       TLS_VARIANTS_128(false),      TLS_RING_VARIANTS(false),
-      TLS_BULK_VARIANTS(false),     TLS_VARIANTS_SMALL(8, true),
+      TLS_BULK_VARIANTS(false),     TLS_BULK_BITS_VARIANTS(false, 1),
+      TLS_BULK_BITS_VARIANTS(false, 2),
+      TLS_VARIANTS_SMALL(8, true),
       TLS_VARIANTS_SMALL(16, true), TLS_VARIANTS_32(true),
       TLS_VARIANTS_64(true),        TLS_VARIANTS_128(true),
-      TLS_RING_VARIANTS(true),      TLS_BULK_VARIANTS(true)};
+      TLS_RING_VARIANTS(true),      TLS_BULK_VARIANTS(true),
+      TLS_BULK_BITS_VARIANTS(true, 1), TLS_BULK_BITS_VARIANTS(true, 2)};
   return All;
 }
 
@@ -227,6 +253,7 @@ const Variant *firstFitting(const TlsDeviceMatrix &W, int NT, int Pipeline,
   const int RCap = residualCap(W);
   for (const Variant &V : allVariants()) {
     if (V.Bf16 != Bf16 || V.NT != NT || V.Pipeline != Pipeline ||
+        V.Decode != Opts.Decode ||
         (Opts.Warps && V.Warps != Opts.Warps) ||
         (Opts.Stages && V.Stages != Opts.Stages))
       continue;
@@ -264,6 +291,7 @@ std::vector<TlsSpmmOptions> tlsSpmmVariants() {
       O.Warps = V.Warps;
       O.Stages = V.Stages;
       O.Pipeline = V.Pipeline;
+      O.Decode = V.Decode;
       Out.push_back(O);
     }
   return Out;

@@ -5,7 +5,7 @@
 // bf16, for every kernel variant (both pipelines, n-tiles 8 to 128) and
 // several split settings (one output tile per CTA, three CTAs per tile, one
 // wave of stream-K CTAs, two waves), plus the planner's own choices (default,
-// pipeline 2, n-tile up to 128), and compares with a
+// pipeline 2, n-tile up to 128, the bit-sliced decode), and compares with a
 // double-precision CPU reference. Outputs are poisoned (NaN) before each
 // run and surrounded by guard bands. Prints PASS or the failures.
 // (The benchmark checks the 31 large shapes; this covers the edges.)
@@ -101,6 +101,12 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
       if (tlsSpmmPlan(D, N, O).Stages)
         Plans.push_back(O);
     }
+  for (int Decode : {1, 2}) {
+    TlsSpmmOptions O; // the planner's choice with the bit-sliced decodes
+    O.Decode = Decode;
+    if (tlsSpmmPlan(D, N, O).Stages)
+      Plans.push_back(O);
+  }
   std::vector<uint16_t> Y(YElems + 2 * Guard);
   for (const TlsSpmmOptions &O : Plans) {
     check(cudaMemset(DY, 0xA5, (YElems + 2 * Guard) * 2), "guard");
@@ -142,10 +148,14 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
     double Err = Den > 0 ? std::sqrt(Num / Den) : std::sqrt(Num);
     TlsSpmmPlan Pl = tlsSpmmPlan(D, N, O);
     if (Bad || Err > 1e-2) {
-      std::printf("FAIL: %s M=%u K=%u N=%d s=%.1f nt%d w%d s%d p%d k%d ctas "
-                  "%d: err %.2e%s\n",
+      std::printf("FAIL: %s M=%u K=%u N=%d s=%.1f nt%d w%d s%d p%d%s k%d "
+                  "ctas %d: err %.2e%s\n",
                   Bf16 ? "bf16" : "f16", M, K, N, Sparsity, Pl.NTile, Pl.Warps,
-                  Pl.Stages, Pl.Pipeline, Pl.SplitK, Pl.Ctas, Err,
+                  Pl.Stages, Pl.Pipeline,
+                  O.Decode == 2   ? " bit-sliced+ranked"
+                  : O.Decode == 1 ? " bit-sliced"
+                                  : "",
+                  Pl.SplitK, Pl.Ctas, Err,
                   Bad ? " (unwritten/guard/NaN)" : "");
       ++Failures;
     }

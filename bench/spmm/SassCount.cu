@@ -1,0 +1,30 @@
+//===- SassCount.cu - The kernels bench/spmm/sass-count.py counts ---------===//
+//
+// Instantiates the pipeline-3 kernel (tlsSpmmBulkKernel) with the table
+// decode, the bit-sliced one, and the bit-sliced one with gatherRanked
+// (DECODE 0, 1, 2) for one n-tile (TLS_NT, default 8), 8 consumer warps
+// x 3 stages (the planner's default up to n-tile 32), fp16. Compiled alone
+// to a cubin (device code only) by the script, with TLS_SASS_MARKERS
+// defined for the phase markers or without for the real code.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SpmmBulkKernel.cuh"
+
+#ifndef TLS_NT
+#define TLS_NT 8
+#endif
+
+namespace cudaopt {
+namespace sparse {
+// Host references make nvcc emit both instantiations.
+void *SassCountKernels[] = {
+    reinterpret_cast<void *>(
+        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeTables>),
+    reinterpret_cast<void *>(
+        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBits>),
+    reinterpret_cast<void *>(
+        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsRanked>),
+};
+} // namespace sparse
+} // namespace cudaopt
