@@ -256,7 +256,8 @@ def analyse_marked(ins, values):
             row["per_item"] += extra
         if n == 1:
             inner = loops_in(ins, lo, hi)
-            row["note"] = f"{len(inner)} poll loop(s), one trip counted"
+            row["note"] = ("one try_wait, its retry loop out of line" if not inner
+                           else f"{len(inner)} poll loop(s), one trip counted")
         if n == 6:
             inner = [l for l in loops_in(ins, lo, hi)
                      if any(opcode(t) == "STS.U16" for _, t in ins[l[0]:l[1] + 1])]
@@ -381,4 +382,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except BrokenPipeError:
+        pass

@@ -205,8 +205,9 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     asm volatile(""
                  : "+r"(LI.Bit.Sr), "+r"(LI.Bit.Sl), "+r"(LI.Bit.SelA),
                    "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi));
+  constexpr int A2Lane = a2LaneBytes(DECODE);
   unsigned char *LaneA2 =
-      Stages + STAGES * StageB + Warp * WValBytes + Lane * 64;
+      Stages + STAGES * StageB + Warp * 32 * A2Lane + Lane * A2Lane;
   const uint32_t A2Addr = smemAddr(LaneA2);
   float Acc[Sets][NT / 8][4];
   zeroAcc<NT, Sets>(Acc);

@@ -94,12 +94,14 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
   const uint4 *Bits4 =
       reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
   const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
+  // The layer-2 buffer's swizzle (a2LaneBytes: none with the ranked gather).
+  const uint32_t A2Sw = DECODE == DecodeBitsRanked ? 0u : Sw;
 
   TLS_SASS_MARK(3);
   // The layer-2 buffer starts at zero (only needed positions get values).
 #pragma unroll
   for (int K = 0; K < 4; ++K)
-    *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ Sw)) =
+    *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ A2Sw)) =
         make_uint4(0, 0, 0, 0);
 
   TLS_SASS_MARK(4);
@@ -112,15 +114,13 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
   if constexpr (DECODE != DecodeTables) {
     // Bit-sliced (TlsBitDecode.h): LOP3, shifts and PRMT on the two rows'
     // words, no tables; lanes t = 2, 3 decode metadata k-steps 2 and 3 and
-    // hand them to lanes 0 and 1 (two shuffles).
-    if (!(Ablate & 2)) {
-      bitChainMasks(WG, WG8, LI.Bit, E, Nd);
-      bitLayer1Meta(WG, WG8, LI.Bit, Meta, [](uint32_t X, int) {
-        return __shfl_down_sync(0xffffffffu, X, 2);
-      });
-    } else {
-      Meta[0] = Meta[1] = Meta[2] = Meta[3] = 0x44444444u;
-    }
+    // hand them to lanes 0 and 1 (two shuffles). Not skipped by
+    // TLS_SPMM_ABLATE bit 1: the test and the constants of the skipped
+    // path cost five instructions per item here.
+    bitChainMasks(WG, WG8, LI.Bit, E, Nd);
+    bitLayer1Meta(WG, WG8, LI.Bit, Meta, [](uint32_t X, int) {
+      return __shfl_down_sync(0xffffffffu, X, 2);
+    });
   } else if (Ablate & 2) {
     Meta[0] = Meta[1] = Meta[2] = Meta[3] = 0x44444444u;
   } else {
@@ -180,7 +180,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       // Opaque, so the bases stay in registers (as in gatherChain).
       asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
       SharedMem16 Mem;
-      gatherRanked(Nd, E, Vb, Db, RsAddr + 2 * Q, S8, Mem);
+      gatherRanked(Nd, E, Vb, S8, Db, 0, RsAddr + 2 * Q, Mem);
     } else {
       gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
     }
@@ -191,7 +191,8 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
 #pragma unroll
     for (int K = 0; K < 4; ++K) {
       uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
-      uint4 A2 = *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ Sw));
+      uint4 A2 =
+          *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ A2Sw));
 #pragma unroll
       for (int T = 0; T < NTiles8; ++T) {
         uint32_t B[4];

@@ -73,7 +73,8 @@ struct Params {
   long long Items; // MBlocks * NChunks * Hpu
   int RCap;        // residual values staged per warp and stage (multiple of 8)
   int Ablate;      // diagnostics only (TLS_SPMM_ABLATE, wrong results): bit 0
-                   // skips the gather, 1 the mask/metadata decode, 2 the mma
+                   // skips the gather, 1 the mask/metadata decode (table
+                   // decode only), 2 the mma
                    // phase, 3 the W and residual copies, 4 the fixup of split
                    // output tiles (fence, counter, last contributor)
 };
@@ -88,10 +89,19 @@ __host__ __device__ constexpr int wRegionBytes(int RCap) {
 __host__ __device__ constexpr int stageBytes(int NT, int Warps, int RCap) {
   return xBytes(NT) + Warps * wRegionBytes(RCap);
 }
+/// Bytes of a lane's layer-2 buffer: 64, with the lane's fragment swizzle
+/// (as its staged values), or, for the ranked gather (DecodeBitsRanked),
+/// 80: unswizzled and padded, so that the fragment loads of a quarter warp
+/// still hit eight bank quads (lane stride 20 banks) and slot X is at
+/// base + 2 X (no XOR per gathered value, no per-item fragment addresses).
+__host__ __device__ constexpr int a2LaneBytes(int Decode) {
+  return Decode == DecodeBitsRanked ? 80 : 64;
+}
 __host__ __device__ constexpr int totalSharedBytes(int NT, int Warps,
-                                                   int Stages, int RCap) {
+                                                   int Stages, int RCap,
+                                                   int A2Lane = 64) {
   return TableBytes + BarrierBytes + Stages * stageBytes(NT, Warps, RCap) +
-         Warps * WValBytes;
+         Warps * 32 * A2Lane;
 }
 
 /// The warp-ring kernel (pipeline 2): WStages W stages per warp, refilled by

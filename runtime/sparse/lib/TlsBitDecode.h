@@ -232,12 +232,14 @@ TLS_HD uint32_t belowBit(uint32_t M, int B) {
 /// slot or the word after the chain's residuals, and is not used.
 ///
 /// Mem supplies lds16(A), sts16(A, V) on byte addresses: shared memory on
-/// the GPU, an array in the CPU test. Vb, Db: the lane's slot and layer-2
-/// buffer bases, both with the lane's fragment swizzle (slot Y at
-/// base + 2 (Y ^ S8)); Rq: the address of the chain's first residual value.
+/// the GPU, an array in the CPU test. Vb: the lane's slot base, with its
+/// fragment swizzle (slot Y at Vb + 2 (Y ^ S8)); Db: its layer-2 buffer,
+/// swizzled by DS8 (0 in the kernel: an unswizzled, padded buffer); Rq: the
+/// address of the chain's first residual value.
 template <typename Mem>
 TLS_HD void gatherRanked(uint32_t Need, uint32_t Empty, uint32_t Vb,
-                         uint32_t Db, uint32_t Rq, uint32_t S8, Mem &M) {
+                         uint32_t S8, uint32_t Db, uint32_t DS8, uint32_t Rq,
+                         Mem &M) {
   if (!Need)
     return;
   // Residuals come only after all |Empty| pairs, so the base is
@@ -266,7 +268,7 @@ TLS_HD void gatherRanked(uint32_t Need, uint32_t Empty, uint32_t Vb,
     // slot must be zero for layer 1, and a residual value is read once
     // (each lane reads its own, and the stage is refilled by copies).
     M.sts16(A, 0);
-    M.sts16(Db + 2u * (uint32_t(X) ^ S8), V);
+    M.sts16(Db + 2u * (uint32_t(X) ^ DS8), V);
     if (!Need)
       break;
     A = A2;

@@ -231,7 +231,8 @@ int residualCap(const TlsDeviceMatrix &W) {
 /// slots.
 int sharedBytes(const Variant &V, int RCap) {
   return V.Pipeline == 2 ? ringSharedBytes(V.NT, V.Warps, V.Stages, RCap)
-                         : totalSharedBytes(V.NT, V.Warps, V.Stages, RCap);
+                         : totalSharedBytes(V.NT, V.Warps, V.Stages, RCap,
+                                            a2LaneBytes(V.Decode));
 }
 
 /// The pipeline the planner prefers for n-tile NT: the one asked for, else

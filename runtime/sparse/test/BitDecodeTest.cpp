@@ -124,11 +124,12 @@ struct HostMem {
   }
 };
 
-/// gatherRanked on one chain (masks E, N; swizzle S8) against
+/// gatherRanked on one chain (masks E, N; swizzles S8 and DS8) against
 /// decodeLayer2: the layer-2 buffer, the donated slots zeroed, the
 /// residual values read zeroed, nothing else touched.
 long long GatherChecked = 0;
-void checkGather(uint32_t E, uint32_t N, uint32_t S8, std::mt19937 &Rng) {
+void checkGather(uint32_t E, uint32_t N, uint32_t S8, uint32_t DS8,
+                 std::mt19937 &Rng) {
   constexpr uint32_t Vb = 128, Db = 256, Rq = 512, Size = 1024;
   std::vector<uint8_t> Mem(Size);
   for (auto &B : Mem)
@@ -159,21 +160,21 @@ void checkGather(uint32_t E, uint32_t N, uint32_t S8, std::mt19937 &Rng) {
         Read = R + 1;
         return uint32_t(Res[R]);
       },
-      [&](int X, uint32_t V) { W.sts16(Db + 2 * (uint32_t(X) ^ S8), V); });
+      [&](int X, uint32_t V) { W.sts16(Db + 2 * (uint32_t(X) ^ DS8), V); });
   for (uint32_t Y = 0; Y < 32; ++Y)
     if (Donated >> Y & 1)
       W.sts16(Vb + 2 * (Y ^ S8), 0);
   for (int R = 0; R < Read; ++R)
     W.sts16(Rq + 2 * R, 0);
-  gatherRanked(N, E, Vb, Db, Rq, S8, M);
+  gatherRanked(N, E, Vb, S8, Db, DS8, Rq, M);
   ++GatherChecked;
   if (Mem != Want && Failures++ < 10) {
     uint32_t At = 0;
     while (Mem[At] == Want[At])
       ++At;
-    std::printf("FAIL: gather E %08x N %08x S8 %u: byte %u is %02x, want "
-                "%02x\n",
-                E, N, S8, At, Mem[At], Want[At]);
+    std::printf("FAIL: gather E %08x N %08x S8 %u DS8 %u: byte %u is %02x, "
+                "want %02x\n",
+                E, N, S8, DS8, At, Mem[At], Want[At]);
   }
 }
 
@@ -286,7 +287,8 @@ int main() {
 
   // The gather: masks of real chains (the bit-sliced masks of random
   // bitmaps of 30-70 % density), independent random masks of every
-  // density, and edge cases; every swizzle.
+  // density, and edge cases; every swizzle of the slots and of the
+  // layer-2 buffer (the kernel's is 0).
   for (int I = 0; I < (1 << 16); ++I) {
     const int Tig = I & 3;
     for (int K = 0; K < 4; ++K) {
@@ -303,20 +305,24 @@ int main() {
     }
     uint32_t E, Nd;
     bitChainMasks(WG, WG8, bitDecodeLane(Tig), E, Nd);
-    checkGather(E, Nd, 8u * uint32_t((I >> 4) & 3), Rng);
+    const uint32_t S8 = 8u * uint32_t((I >> 4) & 3);
+    checkGather(E, Nd, S8, I & 16 ? S8 : 0, Rng);
     uint32_t RE = Rng(), RN = Rng();
     for (int J = 0; J < ((I >> 6) & 3); ++J)
       RE &= Rng();
     for (int J = 0; J < ((I >> 8) & 3); ++J)
       RN &= Rng();
-    checkGather(RE, RN, 8u * uint32_t((I >> 10) & 3), Rng);
+    checkGather(RE, RN, 8u * uint32_t((I >> 10) & 3),
+                8u * uint32_t((I >> 12) & 3), Rng);
   }
   const uint32_t GEdge[] = {0u,          0xFFFFFFFFu, 1u,          0x80000000u,
                             0x0000FFFFu, 0xFFFF0000u, 0x55555555u, 0xAAAAAAAAu};
   for (uint32_t E : GEdge)
     for (uint32_t N : GEdge)
-      for (uint32_t S8 = 0; S8 < 32; S8 += 8)
-        checkGather(E, N, S8, Rng);
+      for (uint32_t S8 = 0; S8 < 32; S8 += 8) {
+        checkGather(E, N, S8, S8, Rng);
+        checkGather(E, N, S8, 0, Rng);
+      }
   std::printf("ok gather: %lld chains against decodeLayer2\n", GatherChecked);
 
   std::printf("%lld lane decodes checked\n", Checked);
