@@ -212,6 +212,13 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   float Acc[Sets][NT / 8][4];
   zeroAcc<NT, Sets>(Acc);
 
+  // The bit-sliced variants address the stages in shared memory directly.
+  uint32_t StagesAddr = 0, WarpOff = 0;
+  if constexpr (DECODE != DecodeTables) {
+    StagesAddr = smemAddr(Stages);
+    WarpOff = XB + Warp * WRegion;
+    asm volatile("" : "+r"(StagesAddr), "+r"(WarpOff));
+  }
   Cursor CC(P, Begin);
   int Covered = 0;
   for (int J = 0; J < Count; ++J) {
@@ -223,18 +230,24 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     const bool HasTile = Tile < P.Tiles;
     if (HasTile) {
       unsigned char *Stage = Stages + S * StageB;
+      const uint32_t StageAddr =
+          DECODE != DecodeTables ? StagesAddr + S * StageB : 0u;
       decodeAndMultiply<NT, Sets, BF16, DECODE>(
           Acc, Tab, Stage + XB + Warp * WRegion,
           reinterpret_cast<const uint16_t *>(Stage), LaneA2, A2Addr,
-          CC.Half & 1, LI, P.Ablate);
+          CC.Half & 1, LI, P.Ablate, StageAddr, StageAddr + WarpOff);
       fenceProxyAsync();
     }
     __syncwarp();
     if (Lane == 0)
       mbarArrive(EmptyBar + 8 * S);
     TLS_SASS_MARK(9);
-    endOfItem<NT, Sets, BF16>(P, Acc, CC, J == Count - 1, HasTile, Tile, Lane,
-                              Covered);
+    if constexpr (DECODE == DecodeTables)
+      endOfItem<NT, Sets, BF16>(P, Acc, CC, J == Count - 1, HasTile, Tile,
+                                Lane, Covered);
+    else
+      endOfItemMasked<NT, Sets, BF16>(P, Acc, CC, J == Count - 1, HasTile,
+                                      Tile, Lane, Covered);
     TLS_SASS_MARK(10);
     CC.next(P);
   }

@@ -85,7 +85,8 @@ template <int NT, int Sets, bool BF16, int DECODE = DecodeTables>
 __device__ __forceinline__ void
 decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
                   unsigned char *Wr, const uint16_t *Xs, unsigned char *LaneA2,
-                  uint32_t A2Addr, int Chain, const LaneInfo &LI, int Ablate) {
+                  uint32_t A2Addr, int Chain, const LaneInfo &LI, int Ablate,
+                  uint32_t StageAddr = 0, uint32_t WrAddr = 0) {
   constexpr int NTiles8 = NT / 8;
   const int Lane = LI.Lane, G = LI.G, Sh = LI.Sh;
   const uint32_t Sw = LI.Sw;
@@ -93,7 +94,13 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
   unsigned char *LaneV = Wr + WHeadBytes + Lane * 64;
   const uint4 *Bits4 =
       reinterpret_cast<const uint4 *>(Wr + WHeadBytes + WValBytes);
-  const uint32_t RsAddr = smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
+  // The bit-sliced variants get the stage's shared-memory addresses from
+  // the kernel (one add per item) instead of converting generic pointers.
+  constexpr bool Addrs = DECODE != DecodeTables;
+  const uint32_t RsAddr =
+      Addrs ? WrAddr + WHeadBytes + WValBytes + WBitsBytes
+            : smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
+  const uint32_t LaneVAddr = WrAddr + WHeadBytes + Lane * 64; // if Addrs
   // The layer-2 buffer's swizzle (a2LaneBytes: none with the ranked gather).
   const uint32_t A2Sw = DECODE == DecodeBitsRanked ? 0u : Sw;
 
@@ -176,7 +183,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     TLS_SASS_MARK(6);
     if (Ablate & 1) {
     } else if constexpr (DECODE == DecodeBitsRanked) {
-      uint32_t Vb = smemAddr(LaneV), Db = A2Addr, S8 = Sw >> 1;
+      uint32_t Vb = LaneVAddr, Db = A2Addr, S8 = Sw >> 1;
       // Opaque, so the bases stay in registers (as in gatherChain).
       asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
       SharedMem16 Mem;
@@ -196,8 +203,12 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
 #pragma unroll
       for (int T = 0; T < NTiles8; ++T) {
         uint32_t B[4];
-        ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
-                          (Lane >> 3) * 8);
+        if constexpr (Addrs)
+          ldmatrixX4At(B, StageAddr + 2 * ((T * 8 + (Lane & 7)) * XPitch +
+                                           K * 32 + (Lane >> 3) * 8));
+        else
+          ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
+                            (Lane >> 3) * 8);
         mmaSp<BF16>(Acc[0][T], A1, B, Meta[K]);
         mmaSp<BF16>(Acc[Sets - 1][T], A2, B, Layer2Meta);
       }

@@ -99,6 +99,31 @@ endOfItem(const Params &P, float (&Acc)[Sets][NT / 8][4], const Cursor &CC,
   }
 }
 
+/// endOfItem with the accumulators restarted by a mask instead of in the
+/// tile-end branch: the branch then only reads them, so the compiler keeps
+/// them in place instead of copying all of them around the loop every item
+/// (16 moves per item at n-tile 8; bench/spmm/sass-count.py). The bit-sliced
+/// pipeline-3 variants use it.
+template <int NT, int Sets, bool BF16>
+__device__ __forceinline__ void
+endOfItemMasked(const Params &P, float (&Acc)[Sets][NT / 8][4],
+                const Cursor &CC, bool LastItem, bool HasTile, int Tile,
+                int Lane, int &Covered) {
+  ++Covered;
+  const bool End = CC.Half == P.Hpu - 1 || LastItem;
+  if (End && HasTile)
+    finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+  const uint32_t Keep = End ? 0u : ~0u;
+  Covered = End ? 0 : Covered;
+#pragma unroll
+  for (int S = 0; S < Sets; ++S)
+#pragma unroll
+    for (int J = 0; J < NT / 8; ++J)
+#pragma unroll
+      for (int E = 0; E < 4; ++E)
+        Acc[S][J][E] = __uint_as_float(__float_as_uint(Acc[S][J][E]) & Keep);
+}
+
 template <int NT, int Sets>
 __device__ __forceinline__ void zeroAcc(float (&Acc)[Sets][NT / 8][4]) {
 #pragma unroll

@@ -136,6 +136,12 @@ __device__ __forceinline__ void redAdd2(float *P, float A, float B) {
 #endif
 }
 
+__device__ __forceinline__ void ldmatrixX4At(uint32_t (&B)[4], uint32_t A) {
+  asm volatile(
+      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+      : "=r"(B[0]), "=r"(B[1]), "=r"(B[2]), "=r"(B[3])
+      : "r"(A));
+}
 __device__ __forceinline__ void ldmatrixX4(uint32_t (&B)[4], const void *P) {
   asm volatile(
       "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
