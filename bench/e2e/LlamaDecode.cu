@@ -302,11 +302,12 @@ const LtChoice &denseChoice(Context &Cx, const Linear &L, const __half *X,
 }
 
 std::string optionsName(const TlsSpmmOptions &O) {
-  char B[160];
+  char B[176];
   std::snprintf(B, sizeof(B),
-                "pipe=%d,ntile=%d,warps=%d,stages=%d,split=%d,waves=%d,maxn=%d",
+                "pipe=%d,ntile=%d,warps=%d,stages=%d,split=%d,waves=%d,maxn=%d,"
+                "decode=%d",
                 O.Pipeline, O.NTile, O.Warps, O.Stages, O.SplitK,
-                O.WavesTarget, O.MaxNTile);
+                O.WavesTarget, O.MaxNTile, O.Decode);
   return B;
 }
 
