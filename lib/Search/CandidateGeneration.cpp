@@ -304,6 +304,31 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     std::optional<json::Object> Library;
   };
   std::vector<LegalCandidate> Legal;
+  // A pass's plan on the input, and whether its new code would run, are the
+  // same in every pipeline that holds the pass (restrict-const heads
+  // hundreds): worked out once per pass and parameters.
+  struct PassVerdict {
+    std::optional<std::string> Refusal; ///< plan()'s error.
+    bool AliasRefusal = false;          ///< The error is an AliasRefusal.
+    std::optional<std::string> Inert;   ///< inertAt() on the plan.
+  };
+  std::map<std::string, PassVerdict> Verdicts;
+  auto VerdictOn = [&](const PassInvocation &PI) -> const PassVerdict & {
+    auto [It, New] = Verdicts.try_emplace(PI.str());
+    if (!New)
+      return It->second;
+    PassVerdict &V = It->second;
+    Expected<std::unique_ptr<TransformPlan>> Plan =
+        PI.Pass->plan(KernelTarget{Ctx, K}, PI.Params);
+    if (!Plan) {
+      Error E = Plan.takeError();
+      V.AliasRefusal = E.isA<AliasRefusal>();
+      V.Refusal = toString(std::move(E));
+    } else {
+      V.Inert = PI.Pass->inertAt(KernelTarget{Ctx, K}, **Plan, H.IntArgs);
+    }
+    return V;
+  };
   for (const std::string &P : Candidates) {
     Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(P);
     if (!Pipeline) {
@@ -346,23 +371,18 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
           break;
         }
       }
-      Expected<std::unique_ptr<TransformPlan>> Plan =
-          PI.Pass->plan(KernelTarget{Ctx, K}, PI.Params);
-      if (!Plan) {
-        Error E = Plan.takeError();
+      const PassVerdict &V = VerdictOn(PI);
+      if (V.Refusal) {
         // Possible aliasing that restrict-const may remove: the pipeline's
         // own check after the re-parse decides.
-        if (AfterRestrict && E.isA<AliasRefusal>()) {
-          consumeError(std::move(E));
+        if (AfterRestrict && V.AliasRefusal)
           continue;
-        }
-        Why = PI.str() + ": " + toString(std::move(E));
+        Why = PI.str() + ": " + *V.Refusal;
         break;
       }
       AfterRestrict |= PI.Pass->getName() == "restrict-const";
-      if (std::optional<std::string> Inert =
-              PI.Pass->inertAt(KernelTarget{Ctx, K}, **Plan, H.IntArgs)) {
-        Why = PI.str() + ": " + *Inert;
+      if (V.Inert) {
+        Why = PI.str() + ": " + *V.Inert;
         InertHere = true;
         break;
       }
