@@ -204,20 +204,25 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     // Opaque, so computed once here instead of in every item.
     asm volatile(""
                  : "+r"(LI.Bit.Sr), "+r"(LI.Bit.Sl), "+r"(LI.Bit.SelA),
-                   "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi));
+                   "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi), "+r"(LI.VOff[0]),
+                   "+r"(LI.VOff[1]), "+r"(LI.VOff[2]), "+r"(LI.VOff[3]),
+                   "+r"(LI.BitsOff), "+r"(LI.LdmOff));
   constexpr int A2Lane = a2LaneBytes(DECODE);
   unsigned char *LaneA2 =
       Stages + STAGES * StageB + Warp * 32 * A2Lane + Lane * A2Lane;
-  const uint32_t A2Addr = smemAddr(LaneA2);
+  uint32_t A2Addr = smemAddr(LaneA2);
   float Acc[Sets][NT / 8][4];
   zeroAcc<NT, Sets>(Acc);
 
   // The bit-sliced variants address the stages in shared memory directly.
-  uint32_t StagesAddr = 0, WarpOff = 0;
+  uint32_t StagesAddr = 0, WarpOff = 0, StageBytes = 0;
   if constexpr (DECODE != DecodeTables) {
     StagesAddr = smemAddr(Stages);
     WarpOff = XB + Warp * WRegion;
-    asm volatile("" : "+r"(StagesAddr), "+r"(WarpOff));
+    StageBytes = StageB;
+    asm volatile(""
+                 : "+r"(StagesAddr), "+r"(WarpOff), "+r"(StageBytes),
+                   "+r"(A2Addr));
   }
   Cursor CC(P, Begin);
   int Covered = 0;
@@ -231,7 +236,7 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     if (HasTile) {
       unsigned char *Stage = Stages + S * StageB;
       const uint32_t StageAddr =
-          DECODE != DecodeTables ? StagesAddr + S * StageB : 0u;
+          DECODE != DecodeTables ? StagesAddr + S * StageBytes : 0u;
       decodeAndMultiply<NT, Sets, BF16, DECODE>(
           Acc, Tab, Stage + XB + Warp * WRegion,
           reinterpret_cast<const uint16_t *>(Stage), LaneA2, A2Addr,

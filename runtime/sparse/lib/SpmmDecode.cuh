@@ -108,12 +108,22 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
   // The layer-2 buffer starts at zero (only needed positions get values).
 #pragma unroll
   for (int K = 0; K < 4; ++K)
-    *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ A2Sw)) =
-        make_uint4(0, 0, 0, 0);
+    if constexpr (DECODE == DecodeBitsRanked)
+      sts128Zero(A2Addr + 16 * K);
+    else
+      *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ A2Sw)) =
+          make_uint4(0, 0, 0, 0);
 
   TLS_SASS_MARK(4);
   // Bitmap words of rows G and G + 8.
-  const uint4 BG = Bits4[G], BG8 = Bits4[G + 8];
+  uint4 BG, BG8;
+  if constexpr (Addrs) {
+    BG = lds128(WrAddr + LI.BitsOff);
+    BG8 = lds128(WrAddr + LI.BitsOff + 8 * 16);
+  } else {
+    BG = Bits4[G];
+    BG8 = Bits4[G + 8];
+  }
   const uint32_t WG[4] = {BG.x, BG.y, BG.z, BG.w};
   const uint32_t WG8[4] = {BG8.x, BG8.y, BG8.z, BG8.w};
   uint32_t E = 0, Nd = 0;
@@ -170,13 +180,25 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     int Incl = R;
 #pragma unroll
     for (int O = 1; O < 32; O <<= 1) {
-      const int V = __shfl_up_sync(0xffffffffu, Incl, O);
-      if (Lane >= O)
-        Incl += V;
+      if constexpr (DECODE != DecodeTables) {
+        Incl = scanStepUp(Incl, O);
+      } else {
+        const int V = __shfl_up_sync(0xffffffffu, Incl, O);
+        if (Lane >= O)
+          Incl += V;
+      }
     }
     const int Total = __shfl_sync(0xffffffffu, Incl, 31);
     const int Excl = Incl - R;
-    const uint32_t Start = Hdr[0], Stop = Hdr[1];
+    uint32_t Start, Stop;
+    if constexpr (Addrs) {
+      const uint2 H = lds64(WrAddr);
+      Start = H.x;
+      Stop = H.y;
+    } else {
+      Start = Hdr[0];
+      Stop = Hdr[1];
+    }
     int Q = int(Start & 7u) + Excl;
     if (Chain)
       Q += int(Stop - Start) - Total;
@@ -197,15 +219,21 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
   if (!(Ablate & 4))
 #pragma unroll
     for (int K = 0; K < 4; ++K) {
-      uint4 A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
-      uint4 A2 =
-          *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ A2Sw));
+      uint4 A1, A2;
+      if constexpr (Addrs)
+        A1 = lds128(WrAddr + LI.VOff[K]);
+      else
+        A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
+      if constexpr (DECODE == DecodeBitsRanked)
+        A2 = lds128(A2Addr + 16 * K);
+      else
+        A2 = *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ A2Sw));
 #pragma unroll
       for (int T = 0; T < NTiles8; ++T) {
         uint32_t B[4];
         if constexpr (Addrs)
-          ldmatrixX4At(B, StageAddr + 2 * ((T * 8 + (Lane & 7)) * XPitch +
-                                           K * 32 + (Lane >> 3) * 8));
+          ldmatrixX4At(B, StageAddr + LI.LdmOff +
+                              2 * (T * 8 * XPitch + K * 32));
         else
           ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
                             (Lane >> 3) * 8);

@@ -149,6 +149,28 @@ __device__ __forceinline__ void ldmatrixX4(uint32_t (&B)[4], const void *P) {
       : "r"(smemAddr(P)));
 }
 
+/// 16-byte shared-memory load and store at a shared-memory address.
+__device__ __forceinline__ uint4 lds128(uint32_t A) {
+  uint4 V;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(V.x), "=r"(V.y), "=r"(V.z), "=r"(V.w)
+               : "r"(A)
+               : "memory");
+  return V;
+}
+__device__ __forceinline__ uint2 lds64(uint32_t A) {
+  uint2 V;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];\n"
+               : "=r"(V.x), "=r"(V.y)
+               : "r"(A)
+               : "memory");
+  return V;
+}
+__device__ __forceinline__ void sts128Zero(uint32_t A) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};\n" ::"r"(A), "r"(0)
+               : "memory");
+}
+
 /// 16-bit shared-memory load into (and store from) a 32-bit register: no
 /// 16-bit register moves in the gather loop.
 __device__ __forceinline__ uint32_t lds16(uint32_t A) {
@@ -165,6 +187,20 @@ __device__ __forceinline__ void sts16If(uint32_t A, uint32_t V, uint32_t P) {
 }
 __device__ __forceinline__ void sts16(uint32_t A, uint32_t V) {
   asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(A), "r"(V) : "memory");
+}
+
+/// V plus the value of V in lane - O when that lane exists (one step of an
+/// inclusive warp scan): the shuffle's own in-range predicate guards the
+/// add, so a step is one SHFL and one predicated IADD.
+__device__ __forceinline__ int scanStepUp(int V, int O) {
+  int R;
+  asm("{\n .reg .pred p;\n .reg .b32 t;\n"
+      " shfl.sync.up.b32 t|p, %1, %2, 0, -1;\n"
+      " mov.b32 %0, %1;\n"
+      " @p add.s32 %0, %1, t;\n}\n"
+      : "=r"(R)
+      : "r"(V), "r"(O));
+  return R;
 }
 
 /// 1 << S for S in 0..31, 0 for S >= 32 (PTX clamps the shift amount; the
