@@ -6,6 +6,8 @@
 #include "cuda-opt/Analysis/HostRegions.h"
 
 #include "StmtPatterns.h"
+#include "cuda-opt/Analysis/HistogramKernel.h"
+#include "cuda-opt/Analysis/SegmentedReduction.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -186,6 +188,7 @@ private:
     bool WholeBody = true;
     auto Flush = [&](const std::string &EndNote) {
       if (R.launches() >= 2 || R.calls() >= 1 || R.sorts() >= 1 ||
+          R.routed() >= 1 ||
           (R.launches() >= 1 && Loop && WholeBody && EndNote.empty())) {
         if (!Before.empty())
           R.Notes.push_back(Before);
@@ -292,6 +295,7 @@ private:
       Step.Kernel = It->second;
       if (!argumentVariables(KC, "the launch at " + at(S), Why, Vars))
         return std::nullopt;
+      routeOf(KC, Step);
       return Step;
     }
     // std::swap(a, b) of two pointer variables.
@@ -564,6 +568,42 @@ private:
     return It->second ? &*It->second : nullptr;
   }
 
+  /// What a library computes for the launch \p KC (into Step.Routes and
+  /// Step.Computes), when its kernel is a histogram or a segmented
+  /// reduction.
+  void routeOf(const CUDAKernelCallExpr *KC, RegionStep &Step) {
+    const KernelInfo &K = Kernels[Step.Kernel];
+    auto Arg = [&](const ParmVarDecl *P) {
+      unsigned I = P->getFunctionScopeIndex();
+      return I < KC->getNumArgs()
+                 ? sourceText(Ctx, KC->getArg(I)->getSourceRange())
+                 : std::string("?");
+    };
+    if (Expected<HistogramKernel> H = matchHistogramKernel(Ctx, K)) {
+      Step.Routes = "cub-histogram";
+      Step.Computes =
+          "histogram of " +
+          (H->CountParam ? Arg(H->CountParam) : std::to_string(H->BoundValue)) +
+          " elements added to " + Arg(H->Binned.Array) + "[0, " +
+          (H->Binned.BinsParam ? Arg(H->Binned.BinsParam)
+                               : std::to_string(H->Binned.Bins)) +
+          ")";
+      return;
+    } else {
+      consumeError(H.takeError());
+    }
+    if (Expected<SegmentedReduction> R = matchSegmentedReduction(Ctx, K)) {
+      Step.Routes = "cub-segmented-reduce";
+      Step.Computes =
+          std::string(R->Kind == RecurrenceKind::Sum   ? "sum"
+                      : R->Kind == RecurrenceKind::Max ? "maximum"
+                                                       : "minimum") +
+          " of each segment of " + Arg(R->In) + " into " + Arg(R->Out);
+    } else {
+      consumeError(R.takeError());
+    }
+  }
+
   /// The sort \p S is when it is a bitonic sorting nest, else null.
   const BitonicSort *sortOf(const Stmt *S) {
     const auto *FS = dyn_cast_or_null<ForStmt>(S);
@@ -605,6 +645,13 @@ unsigned HostRegion::sorts() const {
   return N;
 }
 
+unsigned HostRegion::routed() const {
+  unsigned N = 0;
+  for (const RegionStep &S : Steps)
+    N += S.Kind == RegionStep::Launch && !S.Routes.empty();
+  return N;
+}
+
 unsigned HostRegion::launches() const {
   unsigned N = 0;
   for (const RegionStep &S : Steps)
@@ -640,6 +687,10 @@ json::Value hostRegionToJSON(ASTContext &Ctx,
                    {"location", describeLocation(SM, S.S->getBeginLoc())}};
     if (S.Kind == RegionStep::Launch || S.Kind == RegionStep::Sort)
       O["kernel"] = Kernels[S.Kernel].name();
+    if (S.Kind == RegionStep::Launch && !S.Routes.empty()) {
+      O["computes"] = S.Computes;
+      O["routes"] = S.Routes;
+    }
     if (S.Kind == RegionStep::Sort && S.SortNest)
       O["computes"] = std::string(S.SortNest->Descending ? "descending"
                                                      : "ascending") +

@@ -267,12 +267,26 @@ std::optional<LibraryStep> libraryStepOf(const RegionStep &St,
         "the bitonic network of " + Kernels[St.Kernel].name() +
             " routed to CUB (cub::DeviceRadixSort::SortKeys" +
             (St.SortNest->Descending ? "Descending" : "") + ")"};
+  if (St.Kind == RegionStep::Launch && St.Routes == "cub-histogram")
+    return LibraryStep{"cub-histogram", St.Kernel,
+                       "cub-histogram counts in another order",
+                       "the launch of " + Kernels[St.Kernel].name() +
+                           " routed to CUB "
+                           "(cub::DeviceHistogram::HistogramEven)"};
+  if (St.Kind == RegionStep::Launch && St.Routes == "cub-segmented-reduce")
+    return LibraryStep{"cub-segmented-reduce", St.Kernel,
+                       "cub-segmented-reduce combines the elements of each "
+                       "segment of " +
+                           Kernels[St.Kernel].name() + " in another order",
+                       "the launch of " + Kernels[St.Kernel].name() +
+                           " routed to CUB (cub::DeviceSegmentedReduce)"};
   return std::nullopt;
 }
 
-/// cub-scan on each call of a scan function and cub-sort on each sorting
-/// nest of the region (one rewrite per step); \p Refusal gets the first
-/// reason when none applies.
+/// cub-scan on each call of a scan function, cub-sort on each sorting nest,
+/// cub-histogram and cub-segmented-reduce on each launch of a histogram or
+/// a segmented reduction of the region (one rewrite per step); \p Refusal
+/// gets the first reason when none applies.
 std::vector<RegionRewrite> libraryRegion(clang::ASTContext &Ctx,
                                          ArrayRef<KernelInfo> Kernels,
                                          StringRef Text, const HostRegion &R,
@@ -434,6 +448,9 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       if (R->sorts())
         Record("v4", "cub-sort", "illegal",
                LibraryRefusal.empty() ? "no nest applies" : LibraryRefusal);
+      if (R->routed())
+        Record("v5", "cub-histogram, cub-segmented-reduce", "illegal",
+               LibraryRefusal.empty() ? "no launch applies" : LibraryRefusal);
       continue;
     }
     for (const RegionRewrite &W : Rewrites)
@@ -568,8 +585,8 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
         "live outputs compared with the original region's (" +
         (Shown.Check.empty() ? std::string("not verified") : Shown.Check) +
         "); dead intermediates not compared";
-    // fuse-launches and temporal-block keep every bit; cub-scan on floats
-    // reassociates.
+    // fuse-launches, temporal-block and cub-histogram keep every bit;
+    // cub-scan and cub-segmented-reduce on floats reassociate.
     KO.ChosenNeeds = Chosen ? Built[Best - 1]->Needs : FpModel::Strict;
     Result.Kernels.push_back(KO);
     if (Chosen) {

@@ -62,6 +62,10 @@ struct RegionStep {
   std::optional<ScanRoutine> Routine;
   /// Sort: the nest (its kernel is Kernel).
   std::optional<BitonicSort> SortNest;
+  /// Launch: the pass that routes the kernel's computation to a library
+  /// (cub-histogram: Analysis/HistogramKernel.h, cub-segmented-reduce:
+  /// Analysis/SegmentedReduction.h) and what it computes; empty when none.
+  std::string Routes, Computes;
   /// Per argument of a launch or a call (or the pointer operands of a
   /// memory step):
   /// index into HostRegion::Buffers, or -1 for a scalar.
@@ -101,13 +105,15 @@ struct HostRegion {
   unsigned calls() const;
   /// Sort steps.
   unsigned sorts() const;
+  /// Launch steps a library can compute (RegionStep::Routes).
+  unsigned routed() const;
   /// Why the statements around it ended the region.
   std::vector<std::string> Notes;
 };
 
 /// The regions of the main file's host functions that have at least two
 /// launches, a call of a function with a known effect, a sorting loop nest,
-/// or one launch in a counted loop. \p Kernels is findKernels'.
+/// a launch a library can compute, or one launch in a counted loop. \p Kernels is findKernels'.
 std::vector<HostRegion> findHostRegions(clang::ASTContext &Ctx,
                                         const std::vector<KernelInfo> &Kernels);
 
