@@ -204,7 +204,8 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     // Opaque, so computed once here instead of in every item.
     asm volatile(""
                  : "+r"(LI.Bit.Sr), "+r"(LI.Bit.Sl), "+r"(LI.Bit.SelA),
-                   "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi), "+r"(LI.VOff[0]),
+                   "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi), "+r"(LI.VBase),
+                   "+r"(LI.VOff[0]),
                    "+r"(LI.VOff[1]), "+r"(LI.VOff[2]), "+r"(LI.VOff[3]),
                    "+r"(LI.BitsOff), "+r"(LI.LdmOff));
   constexpr int A2Lane = a2LaneBytes(DECODE);

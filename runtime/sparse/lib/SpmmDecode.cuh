@@ -100,7 +100,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
   const uint32_t RsAddr =
       Addrs ? WrAddr + WHeadBytes + WValBytes + WBitsBytes
             : smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
-  const uint32_t LaneVAddr = WrAddr + WHeadBytes + Lane * 64; // if Addrs
+  const uint32_t LaneVAddr = WrAddr + LI.VBase; // if Addrs
   // The layer-2 buffer's swizzle (a2LaneBytes: none with the ranked gather).
   const uint32_t A2Sw = DECODE == DecodeBitsRanked ? 0u : Sw;
 

@@ -161,10 +161,11 @@ struct LaneInfo {
   uint32_t Sw;
   // The bit-sliced decode's lane constants (unused by the table decode).
   BitDecodeLane Bit;
-  // The bit-sliced variants' address offsets: fragment K of the lane's
-  // values and its row G bitmap words from its warp's W region (header,
-  // values, bitmap), and the lane's ldmatrix row in the X half-tile.
-  uint32_t VOff[4], BitsOff, LdmOff;
+  // The bit-sliced variants' address offsets: the lane's values, their
+  // fragment K and its row G bitmap words from its warp's W region
+  // (header, values, bitmap), and the lane's ldmatrix row in the X
+  // half-tile.
+  uint32_t VBase, VOff[4], BitsOff, LdmOff;
   __device__ __forceinline__ explicit LaneInfo(int L) {
     const int Tig = L & 3;
     Lane = L;
@@ -175,8 +176,9 @@ struct LaneInfo {
     SelHi = SelLo + 1;
     Sw = uint32_t((L >> 1) & 3) << 4;
     Bit = bitDecodeLane(Tig);
+    VBase = uint32_t(WHeadBytes + L * 64);
     for (int K = 0; K < 4; ++K)
-      VOff[K] = uint32_t(WHeadBytes + L * 64) + ((uint32_t(K) << 4) ^ Sw);
+      VOff[K] = VBase + ((uint32_t(K) << 4) ^ Sw);
     BitsOff = uint32_t(WHeadBytes + WValBytes + G * 16);
     LdmOff = uint32_t(2 * ((L & 7) * XPitch + (L >> 3) * 8));
   }
