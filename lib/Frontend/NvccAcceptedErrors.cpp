@@ -139,6 +139,54 @@ std::string describe(const VarDecl *VD, unsigned DiagID) {
          "or edit launch sites apply";
 }
 
+/// For each of \p Held, the declaration it is about when the AST shows the
+/// code to be the form nvcc 13 accepts, else null.
+std::vector<const VarDecl *> nvccAcceptedDecls(ASTContext &Ctx,
+                                               ArrayRef<HeldParseError> Held) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  std::vector<const VarDecl *> Decls(Held.size(), nullptr);
+  HeldDeclFinder Finder(SM, Held);
+  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
+    if (!SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      Finder.TraverseDecl(D);
+  for (unsigned I = 0; I < Held.size(); ++I) {
+    // Only in the user's code: an error inside a system header (CUDA's, the
+    // C++ library's) fails the parse, and those headers are not walked here
+    // or by the transforms' damage check (Analysis/DamagedCode.cpp).
+    if (SM.isInSystemHeader(SM.getExpansionLoc(Held[I].Loc)))
+      continue;
+    auto It = Finder.Found.find(I);
+    if (It == Finder.Found.end())
+      continue;
+    // A template's pattern and its instantiations (clang may drop an
+    // invalid instantiation's body, leaving only the pattern): all must be
+    // the form nvcc accepts.
+    const bool NvccAccepts = llvm::all_of(It->second, [&](const VarDecl *V) {
+      return Held[I].DiagID == diag::err_shared_var_init
+                 ? isDefaultConstructedSharedLocal(V)
+                 : isInitialisedHostVla(V);
+    });
+    if (NvccAccepts)
+      Decls[I] = It->second.front();
+  }
+  return Decls;
+}
+
+/// \p Messages less the text of the held errors about code nvcc accepts
+/// (\p Decls non-null): the errors that make the parse fail.
+std::string withoutAccepted(StringRef Messages, ArrayRef<HeldParseError> Held,
+                            ArrayRef<const VarDecl *> Decls) {
+  std::string Real;
+  uint64_t From = 0;
+  for (unsigned I = 0; I < Held.size(); ++I)
+    if (Decls[I] && Held[I].Begin >= From && Held[I].End <= Messages.size()) {
+      Real += Messages.slice(From, Held[I].Begin);
+      From = Held[I].End;
+    }
+  Real += Messages.substr(From);
+  return Real;
+}
+
 } // namespace
 
 void setNvccAcceptedErrorHandler(
@@ -150,51 +198,33 @@ void setNvccAcceptedErrorHandler(
 Expected<std::vector<NvccAcceptedError>>
 checkParseErrors(ASTUnit *Unit, const ParseErrorCollector &Collector,
                  StringRef Messages) {
-  auto Fail = [&] {
+  auto Fail = [&](StringRef Errors) {
     return createStringError(inconvertibleErrorCode(), "%s",
-                             Messages.empty()
+                             Errors.trim().empty()
                                  ? "clang could not build an AST for this file"
-                                 : Messages.rtrim().str().c_str());
+                                 : Errors.rtrim().str().c_str());
   };
-  if (!Unit || Collector.Errors > 0 ||
-      Unit->getDiagnostics().hasFatalErrorOccurred())
-    return Fail();
+  if (!Unit)
+    return Fail(Messages);
   if (Collector.Held.empty()) {
-    if (Unit->getDiagnostics().hasErrorOccurred())
-      return Fail();
+    if (Collector.Errors > 0 || Unit->getDiagnostics().hasErrorOccurred())
+      return Fail(Messages);
     return std::vector<NvccAcceptedError>();
   }
 
-  ASTContext &Ctx = Unit->getASTContext();
-  const SourceManager &SM = Ctx.getSourceManager();
-  // Only in the user's code: an error inside a system header (CUDA's, the
-  // C++ library's) fails the parse, and those headers are not walked here
-  // or by the transforms' damage check (Analysis/DamagedCode.cpp).
-  for (const HeldParseError &H : Collector.Held)
-    if (SM.isInSystemHeader(SM.getExpansionLoc(H.Loc)))
-      return Fail();
-  HeldDeclFinder Finder(SM, Collector.Held);
-  for (Decl *D : Ctx.getTranslationUnitDecl()->decls())
-    if (!SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
-      Finder.TraverseDecl(D);
+  std::vector<const VarDecl *> Decls =
+      nvccAcceptedDecls(Unit->getASTContext(), Collector.Held);
+  if (Collector.Errors > 0 || Unit->getDiagnostics().hasFatalErrorOccurred() ||
+      llvm::is_contained(Decls, nullptr))
+    // Other errors fail the parse: only they are listed, so that the code
+    // nvcc accepts does not read as one more error to fix.
+    return Fail(withoutAccepted(Messages, Collector.Held, Decls));
+  const SourceManager &SM = Unit->getSourceManager();
   std::vector<NvccAcceptedError> Accepted;
   StringSet<> Seen;
   for (unsigned I = 0; I < Collector.Held.size(); ++I) {
     const unsigned ID = Collector.Held[I].DiagID;
-    auto It = Finder.Found.find(I);
-    if (It == Finder.Found.end())
-      return Fail();
-    // A template's pattern and its instantiations (clang may drop an
-    // invalid instantiation's body, leaving only the pattern): all must be
-    // the form nvcc accepts.
-    for (const VarDecl *V : It->second) {
-      const bool NvccAccepts = ID == diag::err_shared_var_init
-                                   ? isDefaultConstructedSharedLocal(V)
-                                   : isInitialisedHostVla(V);
-      if (!NvccAccepts)
-        return Fail();
-    }
-    const VarDecl *VD = It->second.front();
+    const VarDecl *VD = Decls[I];
     PresumedLoc P = SM.getPresumedLoc(SM.getExpansionLoc(VD->getLocation()));
     NvccAcceptedError E;
     E.Location = P.isValid() ? (Twine(P.getFilename()) + ":" +

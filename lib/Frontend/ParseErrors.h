@@ -25,6 +25,9 @@ namespace cuda_opt {
 struct HeldParseError {
   unsigned DiagID;
   clang::SourceLocation Loc;
+  /// Where its printed text lies in the collector's output, [Begin, End):
+  /// a failed parse leaves it out when the code is the form nvcc accepts.
+  uint64_t Begin = 0, End = 0;
 };
 
 /// Whether \p DiagID is one of the errors that NvccAcceptedErrors.cpp may
@@ -37,8 +40,9 @@ inline bool mayBeNvccAccepted(unsigned DiagID) {
 /// Prints error diagnostics (only) to a stream and counts them; an error
 /// about an API that CUDA 13 removed gets a note naming its replacement, a
 /// header not found notes naming where the project has it. The errors
-/// mayBeNvccAccepted() names are printed too (a parse that fails shows them)
-/// but counted apart, in Held.
+/// mayBeNvccAccepted() names are printed too but counted apart, in Held; a
+/// parse that fails for other errors leaves out those the AST shows to be
+/// code nvcc accepts (docs/nvcc-compatibility.md).
 class ParseErrorCollector : public clang::TextDiagnosticPrinter {
 public:
   /// \p MainFile is the parsed file's path, where the search for a missing
@@ -51,10 +55,11 @@ public:
                         const clang::Diagnostic &Info) override {
     if (Level < clang::DiagnosticsEngine::Error)
       return;
+    const uint64_t Begin = Out.tell();
     clang::TextDiagnosticPrinter::HandleDiagnostic(Level, Info);
     if (Level == clang::DiagnosticsEngine::Error &&
         mayBeNvccAccepted(Info.getID()) && Info.getLocation().isValid()) {
-      Held.push_back({Info.getID(), Info.getLocation()});
+      Held.push_back({Info.getID(), Info.getLocation(), Begin, Out.tell()});
       return;
     }
     ++Errors;
@@ -76,9 +81,10 @@ private:
 
 /// The verdict on a finished parse: \p Unit (null when clang built none),
 /// with the errors \p Collector saw and the text it printed, \p Messages.
-/// Fails with \p Messages unless the only errors are held ones that the AST
-/// shows to be code nvcc 13 accepts; then returns those, described, and
-/// passes each to the handler of setNvccAcceptedErrorHandler.
+/// Fails with \p Messages, less the held errors that the AST shows to be
+/// code nvcc 13 accepts, unless those are the only errors; then returns
+/// them, described, and passes each to the handler of
+/// setNvccAcceptedErrorHandler.
 llvm::Expected<std::vector<NvccAcceptedError>>
 checkParseErrors(clang::ASTUnit *Unit, const ParseErrorCollector &Collector,
                  llvm::StringRef Messages);
