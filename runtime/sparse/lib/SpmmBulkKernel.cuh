@@ -190,7 +190,9 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     }
   // The barriers' initialisation is visible to the async proxy (the bulk
   // copies complete transactions on them) before any copy is issued.
+#if __CUDA_ARCH__ >= 900
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
   __syncthreads();
 
   if (Warp == WARPS) {
