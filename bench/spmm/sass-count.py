@@ -4,9 +4,10 @@
 An item is one half block (16 x 128) of one warp: one trip of the consumer
 warps' item loop in tlsSpmmBulkKernel (pipeline 3, the planner's default up
 to n-tile 32). The script compiles bench/spmm/SassCount.cu (the kernel with
-the table decode and with the bit-sliced decode, 8 consumer warps x 3
-stages, fp16, n-tile --nt) with nvcc for sm_90a (the flags of
-runtime/sparse's build), disassembles it with cuobjdump -sass and counts.
+the table decode, the default, and the bit-sliced variants, TlsSpmmOptions::
+Decode 1 and 2; 8 consumer warps x 3 stages, fp16, n-tile --nt) with nvcc
+for sm_90a (the flags of runtime/sparse's build), disassembles it with
+cuobjdump -sass and counts. Each build takes a few seconds.
 
 Phases come from a second build with TLS_SASS_MARKERS defined: the kernel
 then has a NANOSLEEP with the phase number at each phase boundary
@@ -20,7 +21,8 @@ What is static and what is assumed:
   * every count is of instructions in the binary (static);
   * straight-line phases count once per item (their forward branches are
     the TLS_SPMM_ABLATE tests and the tile check, not taken in a real run);
-  * the mbarrier wait counts one poll (the stage is ready);
+  * the mbarrier wait counts one poll (the stage is ready), the gather's
+    early exit (a lane with no value) is not taken;
   * the end of an output tile (writing Y or the fp32 partial sums) runs once
     per output tile, not per item: the epilogue phase counts the shortest
     path through it (no tile finished), the rest is listed apart;
