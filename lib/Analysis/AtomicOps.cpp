@@ -803,6 +803,21 @@ static std::optional<ValueRange> rangeRec(ASTContext &Ctx, const Expr *E,
         CE->getNumArgs() == 2) {
       std::optional<ValueRange> A = rangeRec(Ctx, CE->getArg(0), Scope, Depth + 1);
       std::optional<ValueRange> B = rangeRec(Ctx, CE->getArg(1), Scope, Depth + 1);
+      // One unbounded operand (a converted float, `max((int)(x * 64), 0)`)
+      // takes its type's whole range: max keeps the other's lower bound,
+      // min its upper one. Unsigned 64-bit values do not fit the range.
+      QualType T = CE->getType().getCanonicalType();
+      if ((A || B) && !(A && B) && T->isIntegerType() &&
+          (Ctx.getTypeSize(T) <= 32 || T->isSignedIntegerType())) {
+        uint64_t Bits = Ctx.getTypeSize(T);
+        ValueRange Whole =
+            Bits == 64 ? ValueRange{INT64_MIN, INT64_MAX}
+            : T->isSignedIntegerType()
+                ? ValueRange{-(int64_t(1) << (Bits - 1)),
+                             (int64_t(1) << (Bits - 1)) - 1}
+                : ValueRange{0, (int64_t(1) << Bits) - 1};
+        (A ? B : A) = Whole;
+      }
       if (N.ends_with("min")) {
         // min(a, b) <= either bound; its lower bound needs both.
         if (A && B)
