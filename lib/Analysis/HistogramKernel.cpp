@@ -7,6 +7,7 @@
 #include "cuda-opt/Analysis/BlockReduction.h"
 #include "cuda-opt/Support/Refusal.h"
 
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -20,42 +21,37 @@ std::string where(const ASTContext &Ctx, SourceLocation Loc) {
   return describeLocation(Ctx.getSourceManager(), Loc);
 }
 
-/// Whether \p Target runs inside a loop of \p S, and the first call of a
-/// warp- or block-level primitive in \p S (which a bin function run by one
-/// thread of CUB's could not call).
-class Walk : public RecursiveASTVisitor<Walk> {
+/// The first call in \p S of a warp- or block-level primitive (which a bin
+/// function run by one thread of CUB's could not call).
+class Collectives : public RecursiveASTVisitor<Collectives> {
 public:
-  explicit Walk(const CallExpr *Target) : Target(Target) {}
-  bool TraverseForStmt(ForStmt *S) { return loop(S); }
-  bool TraverseWhileStmt(WhileStmt *S) { return loop(S); }
-  bool TraverseDoStmt(DoStmt *S) { return loop(S); }
-  bool TraverseCXXForRangeStmt(CXXForRangeStmt *S) { return loop(S); }
   bool VisitCallExpr(CallExpr *CE) {
-    if (CE == Target && Depth > 0)
-      InLoop = true;
     if (const FunctionDecl *FD = CE->getDirectCallee()) {
       StringRef N = FD->getName();
       for (StringRef P : {"__shfl", "__ballot", "__any", "__all", "__activemask",
                           "__reduce_", "__match", "__syncwarp", "__syncthreads",
                           "clock", "__nanosleep"})
-        if (N.starts_with(P) && !Collective)
-          Collective = CE;
+        if (N.starts_with(P) && !First)
+          First = CE;
     }
     return true;
   }
-  const CallExpr *Target;
-  unsigned Depth = 0;
-  bool InLoop = false;
-  const CallExpr *Collective = nullptr;
-
-private:
-  template <typename T> bool loop(T *S) {
-    ++Depth;
-    RecursiveASTVisitor::TraverseStmt(S);
-    --Depth;
-    return true;
-  }
+  const CallExpr *First = nullptr;
 };
+
+/// Whether \p S is inside a loop below \p Top.
+bool inLoop(ASTContext &Ctx, const Stmt *S, const Stmt *Top) {
+  DynTypedNodeList Parents = Ctx.getParents(*S);
+  while (!Parents.empty()) {
+    const Stmt *P = Parents[0].get<Stmt>();
+    if (!P || P == Top)
+      return false;
+    if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
+      return true;
+    Parents = Ctx.getParents(*P);
+  }
+  return false;
+}
 
 /// The statement that is \p Call (or `(void)Call`) in \p Stmts.
 class StatementOf : public RecursiveASTVisitor<StatementOf> {
@@ -80,8 +76,26 @@ Expected<HistogramKernel> matchHistogramKernel(ASTContext &Ctx,
                                                const KernelInfo &K) {
   std::string Name = "kernel '" + K.name() + "'";
   Expected<BinnedAtomics> B = analyzeBinnedAtomics(Ctx, K, int64_t(1) << 30);
-  if (!B)
-    return B.takeError();
+  if (!B) {
+    // The shared analysis speaks of privatize-atomics' copies; say what
+    // matters to a histogram.
+    std::string Why = toString(B.takeError());
+    for (auto [From, To] :
+         {std::pair<StringRef, StringRef>{
+              ", so the array cannot be copied to shared memory",
+              ", so the original may count outside the histogram"},
+          {"; privatize-atomics needs the atomic updates to be the kernel's "
+           "only effect outside the thread",
+           "; a histogram's counts must be the kernel's only effect"},
+          {"; a private copy would return another value",
+           "; CUB's histogram returns none"},
+          {"privatize-atomics", "cub-histogram"}}) {
+      size_t At = Why.find(From.str());
+      if (At != std::string::npos)
+        Why.replace(At, From.size(), To.str());
+    }
+    return refuse(Why);
+  }
   HistogramKernel H;
   H.Binned = std::move(*B);
   const BinnedAtomics &BA = H.Binned;
@@ -145,18 +159,18 @@ Expected<HistogramKernel> matchHistogramKernel(ASTContext &Ctx,
 
   // The bin is a function of the element: no thread or block index, nothing
   // a thread of another grid could not compute, one update per element.
-  Walk Wk(U.Call);
+  Collectives Wk;
   for (const Stmt *S : BA.Mapping.Body)
     Wk.TraverseStmt(const_cast<Stmt *>(S));
   for (const Expr *C : BA.Mapping.Conditions)
     Wk.TraverseStmt(const_cast<Expr *>(C));
-  if (Wk.InLoop)
+  if (inLoop(Ctx, U.Call, K.Decl->getBody()))
     return refuse("the atomic update at " + At + " is inside a loop: an "
                   "element may count into several bins");
-  if (Wk.Collective)
+  if (Wk.First)
     return refuse(Name + " calls '" +
-                  Wk.Collective->getDirectCallee()->getNameAsString() +
-                  "' at " + where(Ctx, Wk.Collective->getBeginLoc()) +
+                  Wk.First->getDirectCallee()->getNameAsString() + "' at " +
+                  where(Ctx, Wk.First->getBeginLoc()) +
                   "; the bin must be a function of the element alone");
   for (const Stmt *S : BA.Mapping.Body)
     if (readsBuiltinIndex(S))
