@@ -214,9 +214,8 @@ void rewriteSharingPrefixes(
     Expected<std::unique_ptr<ParsedSource>> Parse =
         P ? P->parse(TC, In) : parseSource(TC, In, CudaSide::Host);
     if (!Parse) {
-      Nodes[Node].ContinueFailure =
-          toString(uncompilableRewriteError(Nodes[Node].Pass->str(), Kernel,
-                                            toString(Parse.takeError())));
+      Nodes[Node].ContinueFailure = toString(uncompilableRewriteError(
+          Nodes[Node].Pass->str(), Kernel, toString(Parse.takeError())));
       return {};
     }
     return Expand(Node, **Parse);
