@@ -382,6 +382,24 @@ def entries(s):
                  "row, mostly near the diagonal), drawn anew; bytes count "
                  "the actual nnz")
 
+    if "segment_max" in s:
+        segs = s["segment_max"].segments
+        total = segs * 30  # the program's mean length (0 to 60)
+        E["segment_max"] = Entry(
+            "torch.full(..., INT_MIN).scatter_reduce_(0, ids, x, 'amax')",
+            [T("offsets", (segs + 1,), i32,
+               ("custom", lambda th, shape, g: segment_offsets(
+                   th, shape[0] - 1, total, g))),
+             T("x", (total,), i32, RI(-(1 << 30), 1 << 30))],
+            [T("out", (segs,), i32)],
+            lambda t, th, F: th.full(
+                (segs,), -(1 << 31), dtype=th.int32,
+                device="cuda").scatter_reduce_(0, t["ids"], t["x"], "amax"),
+            prepare=segment_ids,
+            note="eager has no int32 segmented max; the segment of each "
+                 "element (repeat_interleave of the lengths) is built "
+                 "before timing")
+
     # Images: pooling, convolution, stencil, transpose.
     if "maxpool" in s:
         z = s["maxpool"]
@@ -539,6 +557,26 @@ def histc_input(t, torch, gen):
         torch.histc(t["data"][:1024], bins=4, min=0, max=4)
     except RuntimeError:
         t["data"] = t["data"].float()
+
+
+def segment_offsets(torch, segs, total, gen):
+    """segment_max: CSR offsets of segments of 0 to 60 elements, the last
+    ones cut at total."""
+    lengths = torch.randint(0, 61, (segs,), generator=gen, device="cuda",
+                            dtype=torch.int32)
+    off = torch.zeros(segs + 1, device="cuda", dtype=torch.int64)
+    off[1:] = torch.cumsum(lengths, 0)
+    return off.clamp_(max=total).to(torch.int32)
+
+
+def segment_ids(t, torch, gen):
+    """segment_max: the segment of each element, for scatter_reduce."""
+    off = t["offsets"].long()
+    lengths = off[1:] - off[:-1]
+    ids = torch.repeat_interleave(
+        torch.arange(lengths.numel(), device="cuda"), lengths)
+    t["x"] = t["x"][:ids.numel()]
+    t["ids"] = ids
 
 
 def channels_last(t, torch, gen):
