@@ -8,6 +8,7 @@
 #include "cuda-opt/Support/Refusal.h"
 
 #include "clang/AST/ParentMapContext.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 
 using namespace clang;
@@ -37,6 +38,32 @@ public:
     return true;
   }
   const CallExpr *First = nullptr;
+};
+
+/// The first reference in a statement to a local variable of the kernel
+/// declared outside \p Inside (none of the kernel's parameters, nor the
+/// index \p Index): the bin function copies the per-element work only.
+class OuterLocals : public RecursiveASTVisitor<OuterLocals> {
+public:
+  OuterLocals(const SourceManager &SM, ArrayRef<const Stmt *> Inside,
+              const VarDecl *Index)
+      : SM(SM), Inside(Inside), Index(Index) {}
+  bool VisitDeclRefExpr(DeclRefExpr *D) {
+    const auto *V = dyn_cast<VarDecl>(D->getDecl());
+    if (First || !V || V == Index || isa<ParmVarDecl>(V) ||
+        !V->isLocalVarDecl())
+      return true;
+    for (const Stmt *S : Inside)
+      if (SM.isPointWithin(V->getLocation(), S->getBeginLoc(),
+                           S->getEndLoc()))
+        return true;
+    First = D;
+    return true;
+  }
+  const SourceManager &SM;
+  ArrayRef<const Stmt *> Inside;
+  const VarDecl *Index;
+  const DeclRefExpr *First = nullptr;
 };
 
 /// Whether \p S is inside a loop below \p Top.
@@ -181,6 +208,19 @@ Expected<HistogramKernel> matchHistogramKernel(ASTContext &Ctx,
     if (readsBuiltinIndex(C))
       return refuse(Name + " reads a thread or block index in its guard; "
                     "the bin must be a function of the element alone");
+  {
+    OuterLocals OL(Ctx.getSourceManager(), BA.Mapping.Body, X.Var);
+    for (const Stmt *S : BA.Mapping.Body)
+      OL.TraverseStmt(const_cast<Stmt *>(S));
+    for (const Expr *C : BA.Mapping.Conditions)
+      OL.TraverseStmt(const_cast<Expr *>(C));
+    if (OL.First)
+      return refuse(Name + " uses '" +
+                    OL.First->getDecl()->getNameAsString() + "' at " +
+                    where(Ctx, OL.First->getBeginLoc()) +
+                    ", a local set before its per-element work; the bin "
+                    "function copies that work only");
+  }
   StatementOf SO(U.Call);
   for (const Stmt *S : BA.Mapping.Body) {
     if (const auto *E = dyn_cast<Expr>(S); E && E->IgnoreParenCasts() == U.Call)

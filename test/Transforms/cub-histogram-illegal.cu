@@ -10,6 +10,7 @@
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_GRID %s 2>&1 | FileCheck %s --check-prefix=GRID
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_STORE %s 2>&1 | FileCheck %s --check-prefix=STORE
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_SHFL %s 2>&1 | FileCheck %s --check-prefix=SHFL
+// RUN: not cuda-opt --passes=cub-histogram --kernel=h_LOCAL %s 2>&1 | FileCheck %s --check-prefix=LOCAL
 
 // cub-histogram's refusals: each kernel below differs from a histogram CUB
 // computes exactly in one way.
@@ -166,4 +167,18 @@ __global__ void h_SHFL(unsigned int *bins, const unsigned char *d, int n) {
 }
 void run_SHFL(unsigned int *b, const unsigned char *d, int n) {
   h_SHFL<<<(n + 255) / 256, 256>>>(b, d, n);
+}
+
+// A local set before the per-element work: the bin function copies only
+// that work (this one could be recomputed; none is).
+// LOCAL: kernel 'h_LOCAL': kernel 'h_LOCAL' uses 'off' at {{.*}}, a local set before its per-element work; the bin function copies that work only
+__global__ void h_LOCAL(unsigned int *bins, const unsigned char *d, int shift,
+                        int n) {
+  const int off = shift * 3;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[(d[i] + off) & 255], 1u);
+}
+void run_LOCAL(unsigned int *b, const unsigned char *d, int s, int n) {
+  h_LOCAL<<<(n + 255) / 256, 256>>>(b, d, s, n);
 }
