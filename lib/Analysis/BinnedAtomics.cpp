@@ -58,6 +58,15 @@ Expected<BinnedAtomics> analyzeBinnedAtomics(ASTContext &Ctx,
                              GuardConditions::Allow);
   if (!M)
     return M.takeError();
+  return analyzeBinnedAtomicsIn(Ctx, K, std::move(*M), MaxBins);
+}
+
+Expected<BinnedAtomics> analyzeBinnedAtomicsIn(ASTContext &Ctx,
+                                               const KernelInfo &K,
+                                               ThreadMapping Mapping,
+                                               int64_t MaxBins) {
+  std::string Name = K.name();
+  std::optional<ThreadMapping> M(std::move(Mapping));
   class Calls : public RecursiveASTVisitor<Calls> {
   public:
     bool VisitCallExpr(CallExpr *CE) {

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/HistogramKernel.h"
 #include "cuda-opt/Analysis/BlockReduction.h"
+#include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Support/Refusal.h"
 
 #include "clang/AST/ParentMapContext.h"
@@ -66,12 +67,16 @@ public:
   const DeclRefExpr *First = nullptr;
 };
 
-/// Whether \p S is inside a loop below \p Top.
-bool inLoop(ASTContext &Ctx, const Stmt *S, const Stmt *Top) {
+/// Whether \p S is inside a loop below \p Top (the kernel's body), other
+/// than the grid-stride loop \p Elements (null for one element per thread).
+bool inLoop(ASTContext &Ctx, const Stmt *S, const Stmt *Top,
+            SourceLocation Elements) {
   DynTypedNodeList Parents = Ctx.getParents(*S);
   while (!Parents.empty()) {
     const Stmt *P = Parents[0].get<Stmt>();
-    if (!P || P == Top)
+    if (!P || P == Top ||
+        (Elements.isValid() && isa<ForStmt>(P) &&
+         P->getBeginLoc() == Elements))
       return false;
     if (isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(P))
       return true;
@@ -97,12 +102,138 @@ public:
   const Expr *Found = nullptr;
 };
 
+/// The mapping of a kernel whose body is one grid-stride loop over its
+/// elements,
+///
+///   int idx = blockIdx.x * blockDim.x + threadIdx.x;  // optional locals
+///   for (int i = idx; i < n; i += blockDim.x * gridDim.x) { work }
+///
+/// launched over 1-D grids and blocks (any size: every i in [0, n) is one
+/// thread's once); Body is the work. Fails with the reason, or with an
+/// empty message when the kernel has no such loop.
+Expected<ThreadMapping> gridStrideMapping(ASTContext &Ctx,
+                                          const KernelInfo &K) {
+  std::string Name = "kernel '" + K.name() + "'";
+  const auto *Top = dyn_cast_or_null<CompoundStmt>(K.Decl->getBody());
+  if (!Top || Top->body_empty())
+    return refuse("");
+  const auto *Loop = dyn_cast<ForStmt>(Top->body_back());
+  if (!Loop)
+    return refuse("");
+  DenseMap<const VarDecl *, const Expr *> Locals;
+  for (const Stmt *S : Top->body()) {
+    if (S == Loop)
+      break;
+    const auto *DS = dyn_cast<DeclStmt>(S);
+    if (!DS)
+      return refuse("");
+    for (const Decl *D : DS->decls()) {
+      const auto *V = dyn_cast<VarDecl>(D);
+      if (!V || !V->getInit() ||
+          !isNeverModifiedAfterInit(V, K.Decl->getBody(), Ctx))
+        return refuse("");
+      Locals[V] = V->getInit();
+    }
+  }
+  auto Resolve = [&](const Expr *E) {
+    for (unsigned I = 0; I < 4 && E; ++I) {
+      const auto *D = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+      auto It = D ? Locals.find(dyn_cast<VarDecl>(D->getDecl()))
+                  : Locals.end();
+      if (It == Locals.end())
+        break;
+      E = It->second;
+    }
+    return E;
+  };
+  const auto *Init = dyn_cast_or_null<DeclStmt>(Loop->getInit());
+  const auto *I = Init && Init->isSingleDecl()
+                      ? dyn_cast<VarDecl>(Init->getSingleDecl())
+                      : nullptr;
+  if (!I || !I->getInit() || !isGlobalIndexX(Resolve(I->getInit())))
+    return refuse("");
+  const auto *Cond =
+      dyn_cast_or_null<BinaryOperator>(Loop->getCond()->IgnoreParenImpCasts());
+  if (!Cond || (Cond->getOpcode() != BO_LT && Cond->getOpcode() != BO_LE) ||
+      !refersTo(Cond->getLHS(), I))
+    return refuse("");
+  const Expr *Step = nullptr;
+  if (const auto *A = dyn_cast_or_null<CompoundAssignOperator>(Loop->getInc());
+      A && A->getOpcode() == BO_AddAssign && refersTo(A->getLHS(), I))
+    Step = A->getRHS();
+  if (!Step || !isGridStrideX(Resolve(Step)))
+    return refuse("");
+  // From here on the kernel is a grid-stride loop: say why it is refused.
+  std::string LoopAt = "the grid-stride loop at " +
+                       where(Ctx, Loop->getBeginLoc());
+  if (!isNeverModifiedAfterInit(I, Loop->getBody(), Ctx))
+    return refuse(LoopAt + " changes its index '" + I->getNameAsString() +
+                  "' in its body");
+  class Exits : public RecursiveASTVisitor<Exits> {
+  public:
+    bool VisitStmt(Stmt *S) {
+      if (!First && isa<ReturnStmt, BreakStmt, ContinueStmt, GotoStmt>(S))
+        First = S;
+      return true;
+    }
+    const Stmt *First = nullptr;
+  } X;
+  X.TraverseStmt(const_cast<Stmt *>(Loop->getBody()));
+  if (X.First)
+    return refuse(LoopAt + " leaves an iteration early at " +
+                  where(Ctx, X.First->getBeginLoc()) +
+                  "; the bin function copies whole iterations");
+  for (const LaunchSite &L : K.Launches)
+    for (const Expr *E : {launchGridExpr(L), launchBlockExpr(L)}) {
+      if (!E)
+        continue;
+      std::optional<Dim3> D = evaluateDim3(E, Ctx);
+      bool OneD = D ? (*D)[1] == 1 && (*D)[2] == 1
+                    : stripLaunchArgImplicit(E)->getType()->isIntegerType();
+      if (!OneD)
+        return refuse(LoopAt + " strides over x, and the launch at " +
+                      where(Ctx, L.Call->getBeginLoc()) +
+                      " may have more blocks or threads along y or z, which "
+                      "would count an element twice");
+    }
+  ThreadMapping M;
+  MappedIndex X0;
+  X0.Var = I;
+  X0.Bound = Cond->getRHS();
+  X0.Inclusive = Cond->getOpcode() == BO_LE;
+  M.Dims.push_back(X0);
+  const Stmt *Body = Loop->getBody();
+  if (const auto *CS = dyn_cast<CompoundStmt>(Body)) {
+    for (const Stmt *S : CS->body())
+      M.Body.push_back(S);
+  } else {
+    M.Body.push_back(Body);
+  }
+  if (M.Body.empty())
+    return refuse(LoopAt + " does nothing");
+  M.Region = Loop->getSourceRange();
+  return M;
+}
+
 } // namespace
 
 Expected<HistogramKernel> matchHistogramKernel(ASTContext &Ctx,
                                                const KernelInfo &K) {
   std::string Name = "kernel '" + K.name() + "'";
-  Expected<BinnedAtomics> B = analyzeBinnedAtomics(Ctx, K, int64_t(1) << 30);
+  bool GridStride = false;
+  Expected<BinnedAtomics> B = [&]() -> Expected<BinnedAtomics> {
+    if (K.Decl->isDependentContext())
+      return analyzeBinnedAtomics(Ctx, K, int64_t(1) << 30);
+    Expected<ThreadMapping> GS = gridStrideMapping(Ctx, K);
+    if (!GS) {
+      std::string Why = toString(GS.takeError());
+      if (!Why.empty())
+        return refuse(Name + ": " + Why);
+      return analyzeBinnedAtomics(Ctx, K, int64_t(1) << 30);
+    }
+    GridStride = true;
+    return analyzeBinnedAtomicsIn(Ctx, K, std::move(*GS), int64_t(1) << 30);
+  }();
   if (!B) {
     // The shared analysis speaks of privatize-atomics' copies; say what
     // matters to a histogram.
@@ -125,6 +256,7 @@ Expected<HistogramKernel> matchHistogramKernel(ASTContext &Ctx,
   }
   HistogramKernel H;
   H.Binned = std::move(*B);
+  H.GridStride = GridStride;
   const BinnedAtomics &BA = H.Binned;
   if (BA.Updates.size() != 1)
     return refuse(Name + " updates '" + BA.Array->getNameAsString() + "' at " +
@@ -191,7 +323,8 @@ Expected<HistogramKernel> matchHistogramKernel(ASTContext &Ctx,
     Wk.TraverseStmt(const_cast<Stmt *>(S));
   for (const Expr *C : BA.Mapping.Conditions)
     Wk.TraverseStmt(const_cast<Expr *>(C));
-  if (inLoop(Ctx, U.Call, K.Decl->getBody()))
+  if (inLoop(Ctx, U.Call, K.Decl->getBody(),
+             GridStride ? BA.Mapping.Region.getBegin() : SourceLocation()))
     return refuse("the atomic update at " + At + " is inside a loop: an "
                   "element may count into several bins");
   if (Wk.First)

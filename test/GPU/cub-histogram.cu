@@ -3,6 +3,7 @@
 // RUN: %gpu_equiv --fp-model=strict --passes=cub-histogram --kernel=hist_guarded %s
 // RUN: %gpu_equiv --fp-model=strict --passes=cub-histogram --kernel=hist_float %s
 // RUN: %gpu_equiv --fp-model=strict --passes=cub-histogram --kernel=hist_weighted %s
+// RUN: %gpu_equiv --fp-model=strict --passes=cub-histogram --kernel=hist_stride %s
 // Planted bugs: CUB's counts written over the histogram instead of added
 // to it, and a sample that reaches no update counted in bin 0.
 // RUN: %gpu_equiv --fp-model=strict --kernel=hist8 --plant='Hist[B] = (Counter)((unsigned long long)Hist[B] +=>Hist[B] = (Counter)(0ULL +' --passes=cub-histogram %s
@@ -11,8 +12,9 @@
 // cub-histogram: the counts must be the original's bit for bit, added to
 // histograms that already hold counts, on counts of zero, one, a block plus
 // one and millions of elements; int data with values outside [0, nbins),
-// float data with NaN, infinities and values past the clamp, and a 64-bit
-// histogram with a weight.
+// float data with NaN, infinities and values past the clamp (also through a
+// grid-stride loop over a grid of 132 blocks), and a 64-bit histogram with a
+// weight.
 
 #include "gpu_check.h"
 #include <cmath>
@@ -77,6 +79,19 @@ static void weigh(unsigned long long *bins, const unsigned int *data,
   hist_weighted<<<(n + 255) / 256, 256>>>(bins, data, w, n);
 }
 
+__global__ void hist_stride(int *bins, const float *x, int nbins, int n) {
+  int stride = blockDim.x * gridDim.x;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    int b = (int)(x[i] * nbins);
+    if (b >= 0 && b < nbins)
+      atomicAdd(&bins[b], 1);
+  }
+}
+
+static void count_stride(int *bins, const float *x, int nbins, int n) {
+  hist_stride<<<132, 256>>>(bins, x, nbins, n);
+}
+
 int main(int argc, char **argv) {
   unsigned Seed = gpu_check::seed(argc, argv);
   const int Counts[] = {0, 1, 257, 100000, (1 << 22) + 3};
@@ -138,6 +153,10 @@ int main(int argc, char **argv) {
     Reset(ubins, 2 * NBins * sizeof(unsigned));
     count_floats(ubins, floats, n);
     Dump("floats_" + N, ubins, 2 * NBins * sizeof(unsigned));
+
+    Reset(ibins, 2 * NBins * sizeof(int));
+    count_stride(ibins, floats, NBins, n);
+    Dump("stride_" + N, ibins, 2 * NBins * sizeof(int));
 
     Reset(lbins, 2 * NBins * sizeof(unsigned long long));
     weigh(lbins, words, 0x100000003ULL, n);

@@ -11,6 +11,8 @@
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_STORE %s 2>&1 | FileCheck %s --check-prefix=STORE
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_SHFL %s 2>&1 | FileCheck %s --check-prefix=SHFL
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_LOCAL %s 2>&1 | FileCheck %s --check-prefix=LOCAL
+// RUN: not cuda-opt --passes=cub-histogram --kernel=h_BREAK %s 2>&1 | FileCheck %s --check-prefix=BREAK
+// RUN: not cuda-opt --passes=cub-histogram --kernel=h_GRID2D %s 2>&1 | FileCheck %s --check-prefix=GRID2D
 
 // cub-histogram's refusals: each kernel below differs from a histogram CUB
 // computes exactly in one way.
@@ -181,4 +183,30 @@ __global__ void h_LOCAL(unsigned int *bins, const unsigned char *d, int shift,
 }
 void run_LOCAL(unsigned int *b, const unsigned char *d, int s, int n) {
   h_LOCAL<<<(n + 255) / 256, 256>>>(b, d, s, n);
+}
+
+// A grid-stride loop that stops at the first negative value: the elements
+// after it are not counted by that thread.
+// BREAK: kernel 'h_BREAK': the grid-stride loop at {{.*}} leaves an iteration early at {{.*}}; the bin function copies whole iterations
+__global__ void h_BREAK(int *bins, const int *x, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x) {
+    if (x[i] < 0)
+      break;
+    atomicAdd(&bins[x[i] & 15], 1);
+  }
+}
+void run_BREAK(int *b, const int *x, int n) { h_BREAK<<<64, 128>>>(b, x, n); }
+
+// A grid-stride loop over x launched with two rows of blocks: each element
+// counted twice.
+// GRID2D: kernel 'h_GRID2D': the grid-stride loop at {{.*}} strides over x, and the launch at {{.*}} may have more blocks or threads along y or z, which would count an element twice
+__global__ void h_GRID2D(unsigned int *bins, const unsigned char *d, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    atomicAdd(&bins[d[i]], 1u);
+}
+void run_GRID2D(unsigned int *b, const unsigned char *d, int n) {
+  dim3 grid(64, 2);
+  h_GRID2D<<<grid, 256>>>(b, d, n);
 }

@@ -8,10 +8,11 @@
 // RUN: FileCheck %s --check-prefix=FLOAT < %t.float.cu
 // RUN: cuda-opt --passes=cub-histogram --kernel=hist_weighted %s -o %t.weighted.cu
 // RUN: FileCheck %s --check-prefix=WEIGHTED < %t.weighted.cu
+// RUN: cuda-opt --fp-model=strict --passes=cub-histogram --kernel=hist_stride %s | FileCheck %s --check-prefix=STRIDE
 // Every kernel at once; nvcc compiles CUB's host side too.
 // RUN: cuda-opt --passes=cub-histogram %s -o %t.all.cu
 // RUN: grep -c '^ *cudaoptAddCounts<<<' %t.all.cu | FileCheck %s --check-prefix=ALL
-// ALL: 4
+// ALL: 5
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -std=c++17 -c %t.all.cu -o %t.all.o %}
 // RUN: cuda-opt --list-regions %s | FileCheck %s --check-prefix=REGIONS
 
@@ -175,6 +176,33 @@ __global__ void hist_weighted(unsigned long long *bins,
 void weigh(unsigned long long *out, const unsigned int *data,
            unsigned long long w, long long m) {
   hist_weighted<<<(m + 255) / 256, 256>>>(out, data, w, m);
+}
+
+// A grid-stride loop over a grid sized to the GPU: any 1-D grid gives each
+// element to one thread once, so only the loop's count matters.
+// STRIDE-LABEL: struct cudaopt_hist_stride_bin {
+// STRIDE: __device__ long long operator()(int i) const {
+// STRIDE-NEXT: {
+// STRIDE-NEXT: int b = (int)(x[i] * nbins);
+// STRIDE-NEXT: if (b >= 0 && b < nbins)
+// STRIDE-NEXT: return (long long)(b);
+// STRIDE-NEXT: }
+// STRIDE-NEXT: return -1;
+// STRIDE-LABEL: void count_stride(
+// STRIDE: cudaopt_hist_bin.n = n;
+// STRIDE: if (n > 0 && nbins > 0) {
+// STRIDE: cudaopt_hist_counts, (int)nbins + 1, 0LL, (long long)nbins, n);
+__global__ void hist_stride(int *bins, const float *x, int nbins, int n) {
+  int stride = blockDim.x * gridDim.x;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+    int b = (int)(x[i] * nbins);
+    if (b >= 0 && b < nbins)
+      atomicAdd(&bins[b], 1);
+  }
+}
+
+void count_stride(int *bins, const float *x, int nbins, int n) {
+  hist_stride<<<132 * 8, 256>>>(bins, x, nbins, n);
 }
 
 // REGIONS: region in count_bytes at {{.*}}: 1 launch

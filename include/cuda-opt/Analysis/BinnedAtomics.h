@@ -44,6 +44,14 @@ llvm::Expected<BinnedAtomics> analyzeBinnedAtomics(clang::ASTContext &Ctx,
                                                    const KernelInfo &K,
                                                    int64_t MaxBins);
 
+/// The same on a mapping the caller recognised (the per-element work of a
+/// grid-stride loop, Mapping.Body): the updates in Mapping.Body and their
+/// bounds; the launches are not looked at.
+llvm::Expected<BinnedAtomics> analyzeBinnedAtomicsIn(clang::ASTContext &Ctx,
+                                                     const KernelInfo &K,
+                                                     ThreadMapping Mapping,
+                                                     int64_t MaxBins);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_ANALYSIS_BINNEDATOMICS_H

@@ -1,7 +1,8 @@
 //===- HistogramKernel.h - Kernels that compute a histogram -----*- C++ -*-===//
 //
-// Part of cuda-opt. Recognises a one-element-per-thread kernel whose only
-// effect is counting each element into one bin of a histogram:
+// Part of cuda-opt. Recognises a one-element-per-thread (or grid-stride)
+// kernel whose only effect is counting each element into one bin of a
+// histogram:
 //
 //   int i = blockIdx.x * blockDim.x + threadIdx.x;
 //   if (i < n) {
@@ -51,6 +52,10 @@ struct HistogramKernel {
   int64_t BoundValue = 0;
   /// `i <= n`: n + 1 elements.
   bool Inclusive = false;
+  /// The elements are those of a grid-stride loop
+  /// (`for (i = global index; i < n; i += blockDim.x * gridDim.x)`, the
+  /// kernel's last statement) rather than one per thread.
+  bool GridStride = false;
 };
 
 /// Recognise the histogram in \p K, or say why it is not one.
