@@ -44,6 +44,8 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
 
 using namespace clang;
@@ -65,10 +67,86 @@ std::string paren(StringRef S) {
   return "(" + S.str() + ")";
 }
 
+/// Whether the statement just before the launch \p Call zeroes at least
+/// \p Bins counters of \p CounterBytes bytes of the histogram \p Hist
+/// (`cudaMemset(bins, 0, bytes)`, in a check macro or not), so that CUB can
+/// write its counts there. \p BinsArg: the launch's argument for the bin
+/// count when a kernel parameter gives it, else \p Bins is the constant.
+bool zeroedJustBefore(ASTContext &Ctx, const CUDAKernelCallExpr *Call,
+                      const VarDecl *Hist, int64_t Bins, const Expr *BinsArg,
+                      uint64_t CounterBytes) {
+  if (!Hist)
+    return false;
+  DynTypedNodeList Parents = Ctx.getParents(*Call);
+  const Stmt *Self = Call;
+  while (Parents.size() == 1 && Parents[0].get<ExprWithCleanups>()) {
+    Self = Parents[0].get<Stmt>();
+    Parents = Ctx.getParents(*Self);
+  }
+  const auto *CS =
+      Parents.size() == 1 ? Parents[0].get<CompoundStmt>() : nullptr;
+  if (!CS)
+    return false;
+  const Stmt *Prev = nullptr;
+  for (const Stmt *S : CS->body()) {
+    if (S == Self)
+      break;
+    Prev = S;
+  }
+  if (!Prev)
+    return false;
+  class Calls : public RecursiveASTVisitor<Calls> {
+  public:
+    bool VisitCallExpr(CallExpr *CE) {
+      const FunctionDecl *FD = CE->getDirectCallee();
+      StringRef N = FD ? FD->getName() : "";
+      if (N == "cudaMemset")
+        Memset.push_back(CE);
+      else if (N != "cudaGetErrorString" && N != "printf" &&
+               N != "fprintf" && N != "exit" && N != "abort")
+        Other = true;
+      return true;
+    }
+    SmallVector<const CallExpr *, 1> Memset;
+    bool Other = false;
+  } C;
+  C.TraverseStmt(const_cast<Stmt *>(Prev));
+  if (C.Other || C.Memset.size() != 1 || C.Memset[0]->getNumArgs() != 3)
+    return false;
+  const CallExpr *M = C.Memset[0];
+  const auto *P = dyn_cast<DeclRefExpr>(M->getArg(0)->IgnoreParenImpCasts());
+  Expr::EvalResult Zero, Size;
+  if (!P || P->getDecl() != Hist || !M->getArg(1)->EvaluateAsInt(Zero, Ctx) ||
+      !Zero.Val.getInt().isZero())
+    return false;
+  const Expr *Bytes = M->getArg(2)->IgnoreParenImpCasts();
+  if (!BinsArg)
+    return Bytes->EvaluateAsInt(Size, Ctx) &&
+           Size.Val.getInt().getLimitedValue() >=
+               uint64_t(Bins) * CounterBytes;
+  // bins * sizeof(T) in either order, bins the launch's own argument.
+  const auto *Mul = dyn_cast<BinaryOperator>(Bytes);
+  const auto *BinsVar = dyn_cast<DeclRefExpr>(BinsArg->IgnoreParenImpCasts());
+  if (!Mul || Mul->getOpcode() != BO_Mul || !BinsVar)
+    return false;
+  for (auto [A, B] : {std::pair{Mul->getLHS(), Mul->getRHS()},
+                      std::pair{Mul->getRHS(), Mul->getLHS()}}) {
+    const auto *V = dyn_cast<DeclRefExpr>(A->IgnoreParenImpCasts());
+    Expr::EvalResult SizeOf;
+    if (V && V->getDecl() == BinsVar->getDecl() &&
+        B->EvaluateAsInt(SizeOf, Ctx) &&
+        SizeOf.Val.getInt().getLimitedValue() >= CounterBytes)
+      return true;
+  }
+  return false;
+}
+
 struct CubHistogramPlan : TransformPlan {
   std::vector<std::pair<CharSourceRange, std::string>> Edits;
   /// The samples are a transformed counting iterator (thrust's iterators).
   bool Functor = false;
+  /// Some launch counts into scratch counters (cudaoptAddCounts adds them).
+  bool Scratch = false;
 };
 
 /// The functor that computes element i's bin (-1: none): the per-element
@@ -243,14 +321,30 @@ public:
       std::string In(Col - 1, ' ');
       std::string In2 = In + "  ";
       std::string Samples, Lower = "0", Upper = Bins;
-      std::string Text = "{\n" + In2 + "// cuda-opt cub-histogram: " +
-                         K.name() + " counted each of the " + N +
-                         " elements into " + Hist + "[0, " + Bins +
-                         ")\n" + In2 +
-                         "// with atomicAdd; CUB's histogram counts them "
-                         "into scratch counters, which are\n" +
-                         In2 + "// then added to " + Hist +
-                         " (integer counts: the same bits).\n";
+      // A histogram zeroed just before (and a weight of one): CUB's counts
+      // are what the original leaves, written in place.
+      const auto *HistRef = dyn_cast<DeclRefExpr>(
+          L.Call->getArg(BA.Array->getFunctionScopeIndex())
+              ->IgnoreParenImpCasts());
+      bool Zeroed =
+          !H->Weight && !H->Negated && HistRef &&
+          zeroedJustBefore(
+              T.Ctx, L.Call, dyn_cast<VarDecl>(HistRef->getDecl()), BA.Bins,
+              BA.BinsParam
+                  ? L.Call->getArg(BA.BinsParam->getFunctionScopeIndex())
+                  : nullptr,
+              T.Ctx.getTypeSize(BA.Type) / 8);
+      std::string Text =
+          "{\n" + In2 + "// cuda-opt cub-histogram: " + K.name() +
+          " counted each of the " + N + " elements into " + Hist + "[0, " +
+          Bins + ")\n" + In2 + "// with atomicAdd; " +
+          (Zeroed ? Hist + " is zeroed just before, so CUB's histogram "
+                           "writes the same counts\n" +
+                        In2 + "// there (integer counts: the same bits).\n"
+                  : "CUB's histogram counts them into scratch counters, "
+                    "which are\n" +
+                        In2 + "// then added to " + Hist +
+                        " (integer counts: the same bits).\n");
       if (P.Functor) {
         Text += In2 + StructName + " cudaopt_hist_bin;\n";
         for (const ParmVarDecl *Param : K.Decl->parameters())
@@ -277,7 +371,26 @@ public:
                ", cudaopt_hist_counts, " + Levels + ", " + Lower +
                ", " + Upper + ", " + N + ")";
       };
-      std::string Checked = [&] {
+      auto DirectCall = [&](StringRef Temp) {
+        return "cub::DeviceHistogram::HistogramEven(" + Temp.str() +
+               ", cudaopt_hist_bytes, " + Samples + ", " + Hist + ", " +
+               Levels + ", " + Lower + ", " + Upper + ", " + N + ")";
+      };
+      P.Scratch |= !Zeroed;
+      std::string Checked = Zeroed ? [&] {
+        std::string S;
+        S += In2 + "size_t cudaopt_hist_bytes = 0;\n";
+        S += In2 + checkedCall(Macro, DirectCall("nullptr")) + "\n";
+        S += In2 + "void *cudaopt_hist_temp = nullptr;\n";
+        S += In2 +
+             checkedCall(Macro, "cudaMallocAsync(&cudaopt_hist_temp, "
+                                "cudaopt_hist_bytes, 0)") +
+             "\n";
+        S += In2 + checkedCall(Macro, DirectCall("cudaopt_hist_temp")) + "\n";
+        S += In2 +
+             checkedCall(Macro, "cudaFreeAsync(cudaopt_hist_temp, 0)") + "\n";
+        return S;
+      }() : [&] {
         std::string S;
         S += In2 + "size_t cudaopt_hist_bytes = 0;\n";
         S += In2 + CountType + " *cudaopt_hist_counts = nullptr;\n";
@@ -353,9 +466,9 @@ public:
                      "#include <thrust/iterator/transform_iterator.h>\n"});
     }
     // A template: declaresFunction would not see it.
-    if (T.Ctx.getTranslationUnitDecl()
-            ->lookup(&T.Ctx.Idents.get("cudaoptAddCounts"))
-            .empty())
+    if (P.Scratch && T.Ctx.getTranslationUnitDecl()
+                         ->lookup(&T.Ctx.Idents.get("cudaoptAddCounts"))
+                         .empty())
       Add.push_back({HostAddition::Function, "cudaoptAddCounts",
                      CubHistogramHelpers.str()});
     return libraryCallReplacements(T.Ctx, P.Edits, Add);

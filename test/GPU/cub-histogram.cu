@@ -10,7 +10,8 @@
 // RUN: %gpu_equiv --fp-model=strict --kernel=hist_guarded --plant='return -1;=>return 0;' --passes=cub-histogram %s
 
 // cub-histogram: the counts must be the original's bit for bit, added to
-// histograms that already hold counts, on counts of zero, one, a block plus
+// histograms that already hold counts (or written into one zeroed just
+// before), on counts of zero, one, a block plus
 // one and millions of elements; int data with values outside [0, nbins),
 // float data with NaN, infinities and values past the clamp (also through a
 // grid-stride loop over a grid of 132 blocks), and a 64-bit histogram with a
@@ -34,6 +35,15 @@ __global__ void hist8(unsigned int *bins, const unsigned char *data, int n) {
 }
 
 static int count_bytes(unsigned int *bins, const unsigned char *data, int n) {
+  hist8<<<(n + 255) / 256, 256>>>(bins, data, n);
+  CK(cudaGetLastError());
+  return 0;
+}
+
+// The histogram zeroed just before: CUB writes its counts there.
+static int count_bytes_fresh(unsigned int *bins, const unsigned char *data,
+                             int n) {
+  CK(cudaMemset(bins, 0, 256 * sizeof(unsigned int)));
   hist8<<<(n + 255) / 256, 256>>>(bins, data, n);
   CK(cudaGetLastError());
   return 0;
@@ -145,6 +155,10 @@ int main(int argc, char **argv) {
     if (count_bytes(ubins, bytes, n))
       return 1;
     Dump("bytes_" + N, ubins, 2 * NBins * sizeof(unsigned));
+    Reset(ubins, 2 * NBins * sizeof(unsigned));
+    if (count_bytes_fresh(ubins, bytes, n))
+      return 1;
+    Dump("bytes_fresh_" + N, ubins, 2 * NBins * sizeof(unsigned));
 
     Reset(ibins, 2 * NBins * sizeof(int));
     count_ints(ibins, ints, NBins, n);
