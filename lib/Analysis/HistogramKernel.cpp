@@ -220,6 +220,10 @@ Expected<ThreadMapping> gridStrideMapping(ASTContext &Ctx,
 Expected<HistogramKernel> matchHistogramKernel(ASTContext &Ctx,
                                                const KernelInfo &K) {
   std::string Name = "kernel '" + K.name() + "'";
+  if (const LaunchSite *L = firstLaunchOnStream(K, Ctx))
+    return refuse("the launch at " + where(Ctx, L->Call->getBeginLoc()) +
+                  " is on a stream; the rewrite counts on the default "
+                  "stream");
   bool GridStride = false;
   Expected<BinnedAtomics> B = [&]() -> Expected<BinnedAtomics> {
     if (K.Decl->isDependentContext())

@@ -176,6 +176,20 @@ const Expr *launchStreamExpr(const LaunchSite &L) {
   return C->getArg(3);
 }
 
+const LaunchSite *firstLaunchOnStream(const KernelInfo &K, ASTContext &Ctx) {
+  for (const LaunchSite &L : K.Launches) {
+    const Expr *Stream = launchStreamExpr(L);
+    if (!Stream)
+      continue;
+    Expr::EvalResult R;
+    if (Stream->EvaluateAsRValue(R, Ctx) &&
+        ((R.Val.isInt() && R.Val.getInt() == 0) || R.Val.isNullPointer()))
+      continue;
+    return &L;
+  }
+  return nullptr;
+}
+
 std::optional<Dim3> evaluateDim3(const Expr *E, ASTContext &Ctx) {
   return evalDim3In(E, Ctx, nullptr);
 }

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/SegmentedReduction.h"
+#include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Support/Refusal.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -103,6 +104,10 @@ Expected<SegmentedReduction> matchSegmentedReduction(ASTContext &Ctx,
   if (K.Decl->isDependentContext())
     return refuse(Name + " is a template; cub-segmented-reduce needs the "
                   "element type");
+  if (const LaunchSite *L = firstLaunchOnStream(K, Ctx))
+    return refuse("the launch at " + where(Ctx, L->Call->getBeginLoc()) +
+                  " is on a stream; the rewrite reduces on the default "
+                  "stream");
   Expected<RowProgram> RP = analyzeRowProgram(Ctx, K);
   if (!RP)
     return RP.takeError();

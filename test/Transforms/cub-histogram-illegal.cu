@@ -13,6 +13,7 @@
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_LOCAL %s 2>&1 | FileCheck %s --check-prefix=LOCAL
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_BREAK %s 2>&1 | FileCheck %s --check-prefix=BREAK
 // RUN: not cuda-opt --passes=cub-histogram --kernel=h_GRID2D %s 2>&1 | FileCheck %s --check-prefix=GRID2D
+// RUN: not cuda-opt --passes=cub-histogram --kernel=h_STREAM %s 2>&1 | FileCheck %s --check-prefix=STREAM
 
 // cub-histogram's refusals: each kernel below differs from a histogram CUB
 // computes exactly in one way.
@@ -209,4 +210,17 @@ __global__ void h_GRID2D(unsigned int *bins, const unsigned char *d, int n) {
 void run_GRID2D(unsigned int *b, const unsigned char *d, int n) {
   dim3 grid(64, 2);
   h_GRID2D<<<grid, 256>>>(b, d, n);
+}
+
+// A launch on a stream: the CUB calls would run on the default stream,
+// unordered with the user's other work on that stream.
+// STREAM: kernel 'h_STREAM': the launch at {{.*}}cub-histogram-illegal.cu:{{[0-9]+}}:3 is on a stream; the rewrite counts on the default stream
+__global__ void h_STREAM(unsigned int *bins, const unsigned char *d, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    atomicAdd(&bins[d[i]], 1u);
+}
+void run_STREAM(unsigned int *b, const unsigned char *d, int n,
+                cudaStream_t s) {
+  h_STREAM<<<(n + 255) / 256, 256, 0, s>>>(b, d, n);
 }

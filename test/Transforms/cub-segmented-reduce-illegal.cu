@@ -11,6 +11,7 @@
 // RUN: not cuda-opt --passes=cub-segmented-reduce --kernel=s_TWO %s 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: not cuda-opt --fp-model=strict --passes=cub-segmented-reduce --kernel=s_DOUBLE %s 2>&1 | FileCheck %s --check-prefix=DOUBLE-STRICT
 // RUN: not cuda-opt --fp-model=strict --passes=cub-segmented-reduce --kernel=s_FMAX %s 2>&1 | FileCheck %s --check-prefix=FMAX-STRICT
+// RUN: not cuda-opt --passes=cub-segmented-reduce --kernel=s_STREAM %s 2>&1 | FileCheck %s --check-prefix=STREAM
 
 // cub-segmented-reduce's refusals: each kernel below differs from a
 // segmented reduction CUB computes the same way in one respect.
@@ -239,4 +240,22 @@ __global__ void s_FMAX(const float *__restrict__ in,
 }
 void run_FMAX(const float *i, const int *o, float *r, int n) {
   s_FMAX<<<(n + 255) / 256, 256>>>(i, o, r, n);
+}
+
+// A launch on a stream: the CUB calls would run on the default stream,
+// unordered with the user's other work on that stream.
+// STREAM: kernel 's_STREAM': the launch at {{.*}}cub-segmented-reduce-illegal.cu:{{[0-9]+}}:3 is on a stream; the rewrite reduces on the default stream
+__global__ void s_STREAM(const int *__restrict__ in,
+                         const int *__restrict__ off, int *__restrict__ out,
+                         int n) {
+  int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < n) {
+    int acc = 0;
+    for (int j = off[s]; j < off[s + 1]; ++j)
+      acc += in[j];
+    out[s] = acc;
+  }
+}
+void run_STREAM(const int *i, const int *o, int *r, int n, cudaStream_t st) {
+  s_STREAM<<<(n + 255) / 256, 256, 0, st>>>(i, o, r, n);
 }

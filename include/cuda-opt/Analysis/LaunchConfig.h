@@ -26,6 +26,12 @@ const clang::Expr *launchBlockExpr(const LaunchSite &L);
 const clang::Expr *launchSharedMemExpr(const LaunchSite &L);
 /// The stream argument, or nullptr when defaulted.
 const clang::Expr *launchStreamExpr(const LaunchSite &L);
+/// The first host launch of \p K whose stream argument is not the default
+/// stream (absent, or a constant 0 or null pointer), or nullptr. Rewrites
+/// that replace a launch by library calls on the default stream refuse such
+/// a launch.
+const LaunchSite *firstLaunchOnStream(const KernelInfo &K,
+                                      clang::ASTContext &Ctx);
 
 /// Threads per block of a launch when known (x*y*z).
 std::optional<int64_t> threadsPerBlock(const LaunchSite &L,
