@@ -268,17 +268,10 @@ public:
       Expected<std::string> F = binFunctor(T.Ctx, K, *H, StructName);
       if (!F)
         return F.takeError();
-      SourceLocation KEnd = K.Decl->getBody()->getEndLoc();
-      if (KEnd.isMacroID())
-        return refuse("the kernel's body ends inside a macro");
-      for (const LaunchSite &L : K.Launches)
-        if (!SM.isBeforeInTranslationUnit(KEnd, L.Call->getBeginLoc()))
-          return refuse("the launch at " +
-                        describeLocation(SM, L.Call->getBeginLoc()) +
-                        " comes before the kernel's definition, where its "
-                        "bin function would go");
-      P.Edits.push_back(
-          {CharSourceRange::getTokenRange(KEnd, KEnd), "}" + *F});
+      auto Edit = textAfterKernel(T.Ctx, K, *F, "bin function");
+      if (!Edit)
+        return Edit.takeError();
+      P.Edits.push_back(std::move(*Edit));
     }
     PrintingPolicy PP(T.Ctx.getLangOpts());
     std::string CountType =

@@ -139,17 +139,10 @@ public:
                  "_row_start {\n  long long len;\n  __host__ __device__ long "
                  "long operator()(long long s) const { return s * len; }\n};";
     if (!Helpers.empty()) {
-      SourceLocation KEnd = K.Decl->getBody()->getEndLoc();
-      if (KEnd.isMacroID())
-        return refuse("the kernel's body ends inside a macro");
-      for (const LaunchSite &L : K.Launches)
-        if (!SM.isBeforeInTranslationUnit(KEnd, L.Call->getBeginLoc()))
-          return refuse("the launch at " +
-                        describeLocation(SM, L.Call->getBeginLoc()) +
-                        " comes before the kernel's definition, where its "
-                        "helpers would go");
-      P.Edits.push_back(
-          {CharSourceRange::getTokenRange(KEnd, KEnd), "}" + Helpers});
+      auto Edit = textAfterKernel(T.Ctx, K, Helpers, "helpers");
+      if (!Edit)
+        return Edit.takeError();
+      P.Edits.push_back(std::move(*Edit));
     }
     std::string Init = sourceText(T.Ctx, S->Init->getSourceRange());
     bool PlainSum =

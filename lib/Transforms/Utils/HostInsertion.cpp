@@ -207,4 +207,21 @@ std::string checkedCall(StringRef Macro, StringRef Call) {
          ";";
 }
 
+Expected<std::pair<CharSourceRange, std::string>>
+textAfterKernel(const ASTContext &Ctx, const KernelInfo &K, StringRef Text,
+                StringRef What) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  SourceLocation End = K.Decl->getBody()->getEndLoc();
+  if (End.isMacroID())
+    return refuse("the kernel's body ends inside a macro");
+  for (const LaunchSite &L : K.Launches)
+    if (!SM.isBeforeInTranslationUnit(End, L.Call->getBeginLoc()))
+      return refuse("the launch at " +
+                    describeLocation(SM, L.Call->getBeginLoc()) +
+                    " comes before the kernel's definition, where its " +
+                    What + " would go");
+  return std::make_pair(CharSourceRange::getTokenRange(End, End),
+                        ("}" + Text).str());
+}
+
 } // namespace cuda_opt

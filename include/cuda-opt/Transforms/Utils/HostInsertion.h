@@ -17,6 +17,8 @@
 
 namespace cuda_opt {
 
+struct KernelInfo;
+
 /// True when the main file has an `#include` line naming \p Header.
 bool mainFileIncludes(const clang::ASTContext &Ctx, llvm::StringRef Header);
 
@@ -67,6 +69,14 @@ llvm::Expected<clang::tooling::Replacements> libraryCallReplacements(
     clang::ASTContext &Ctx,
     llvm::ArrayRef<std::pair<clang::CharSourceRange, std::string>> Edits,
     llvm::ArrayRef<HostAddition> Additions);
+
+/// The edit that puts \p Text (helper structs a rewrite adds, e.g. a
+/// functor CUB calls) right after the body of kernel \p K, or an error when
+/// the body ends inside a macro or a launch of \p K comes before that point
+/// (\p What names the text in the message).
+llvm::Expected<std::pair<clang::CharSourceRange, std::string>>
+textAfterKernel(const clang::ASTContext &Ctx, const KernelInfo &K,
+                llvm::StringRef Text, llvm::StringRef What);
 
 /// The file range of \p E followed by its `;` when \p E is a whole
 /// expression statement outside macros, else an error saying why.
