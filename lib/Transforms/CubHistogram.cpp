@@ -370,20 +370,9 @@ public:
                Levels + ", " + Lower + ", " + Upper + ", " + N + ")";
       };
       P.Scratch |= !Zeroed;
-      std::string Checked = Zeroed ? [&] {
-        std::string S;
-        S += In2 + "size_t cudaopt_hist_bytes = 0;\n";
-        S += In2 + checkedCall(Macro, DirectCall("nullptr")) + "\n";
-        S += In2 + "void *cudaopt_hist_temp = nullptr;\n";
-        S += In2 +
-             checkedCall(Macro, "cudaMallocAsync(&cudaopt_hist_temp, "
-                                "cudaopt_hist_bytes, 0)") +
-             "\n";
-        S += In2 + checkedCall(Macro, DirectCall("cudaopt_hist_temp")) + "\n";
-        S += In2 +
-             checkedCall(Macro, "cudaFreeAsync(cudaopt_hist_temp, 0)") + "\n";
-        return S;
-      }() : [&] {
+      std::string Checked =
+          Zeroed ? cubTempStorageCall(In2, Macro, "cudaopt_hist", DirectCall)
+                 : [&] {
         std::string S;
         S += In2 + "size_t cudaopt_hist_bytes = 0;\n";
         S += In2 + CountType + " *cudaopt_hist_counts = nullptr;\n";

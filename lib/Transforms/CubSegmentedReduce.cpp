@@ -213,18 +213,8 @@ public:
                ", (" + Elem + ")(" + Init + ")";
         return C + ")";
       };
-      std::string Body;
-      Body += Ind2 + "size_t cudaopt_segred_bytes = 0;\n";
-      Body += Ind2 + checkedCall(Macro, Call("nullptr")) + "\n";
-      Body += Ind2 + "void *cudaopt_segred_temp = nullptr;\n";
-      Body += Ind2 +
-              checkedCall(Macro, "cudaMallocAsync(&cudaopt_segred_temp, "
-                                 "cudaopt_segred_bytes, 0)") +
-              "\n";
-      Body += Ind2 + checkedCall(Macro, Call("cudaopt_segred_temp")) + "\n";
-      Body += Ind2 +
-              checkedCall(Macro, "cudaFreeAsync(cudaopt_segred_temp, 0)") +
-              "\n";
+      std::string Body =
+          cubTempStorageCall(Ind2, Macro, "cudaopt_segred", Call);
       if (S->CountParam) {
         // No segment: the original launched an empty grid (an error CUDA
         // reports; nothing written).

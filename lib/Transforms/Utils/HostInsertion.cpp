@@ -207,6 +207,23 @@ std::string checkedCall(StringRef Macro, StringRef Call) {
          ";";
 }
 
+std::string cubTempStorageCall(StringRef Indent, StringRef Macro,
+                               StringRef Stem,
+                               function_ref<std::string(StringRef)> CallWith) {
+  std::string Temp = (Stem + "_temp").str(), Bytes = (Stem + "_bytes").str();
+  std::string S;
+  S += Indent.str() + "size_t " + Bytes + " = 0;\n";
+  S += Indent.str() + checkedCall(Macro, CallWith("nullptr")) + "\n";
+  S += Indent.str() + "void *" + Temp + " = nullptr;\n";
+  S += Indent.str() +
+       checkedCall(Macro, "cudaMallocAsync(&" + Temp + ", " + Bytes + ", 0)") +
+       "\n";
+  S += Indent.str() + checkedCall(Macro, CallWith(Temp)) + "\n";
+  S += Indent.str() + checkedCall(Macro, "cudaFreeAsync(" + Temp + ", 0)") +
+       "\n";
+  return S;
+}
+
 Expected<std::pair<CharSourceRange, std::string>>
 textAfterKernel(const ASTContext &Ctx, const KernelInfo &K, StringRef Text,
                 StringRef What) {

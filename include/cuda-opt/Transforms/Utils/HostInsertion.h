@@ -98,6 +98,15 @@ std::string checkMacroOf(const clang::ASTContext &Ctx,
 /// statement: `CK(call);`.
 std::string checkedCall(llvm::StringRef Macro, llvm::StringRef Call);
 
+/// CUB's two-phase device call, one statement a line at \p Indent: the
+/// scratch size query (\p CallWith("nullptr")), `<Stem>_temp` from the
+/// stream-ordered pool, the call (\p CallWith("<Stem>_temp")) and the free;
+/// each CUDA call wrapped in \p Macro (checkedCall).
+std::string
+cubTempStorageCall(llvm::StringRef Indent, llvm::StringRef Macro,
+                   llvm::StringRef Stem,
+                   llvm::function_ref<std::string(llvm::StringRef)> CallWith);
+
 } // namespace cuda_opt
 
 #endif // CUDA_OPT_TRANSFORMS_UTILS_HOSTINSERTION_H
