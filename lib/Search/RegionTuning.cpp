@@ -3,13 +3,16 @@
 // Part of cuda-opt. The region phase of program-mode tune (docs/tuning.md,
 // "Host regions"): before the kernels are tuned one by one, each host region
 // (Analysis/HostRegions.h) where a region rewrite applies is measured as one
-// unit. Today's rewrite is fuse-launches, repeated until no pair of the
-// region fuses. The original region and the rewritten one are outlined
-// (Capture/RegionCapture.h), the original program is run once to capture
-// the region's inputs, both are built into shared libraries, and the worker
-// verifies the rewrite's live outputs against the original's and times the
-// two in the same rounds. The rewrite is kept when it is faster; the fused
-// kernel is then tuned like any other kernel.
+// unit: fuse-launches (repeated until no pair of the region fuses),
+// temporal-block on a time loop, and library routes (cub-scan, cub-sort,
+// cub-histogram, cub-segmented-reduce), a route of one launch with the
+// kernel's in-place rewrites as its rivals. The original region and the
+// rewritten ones are outlined (Capture/RegionCapture.h), the original
+// program is run once to capture the region's inputs, all are built into
+// shared libraries, and the worker verifies the rewrites' live outputs
+// against the original's and times them in the same rounds. The fastest
+// rewrite is kept when it beats the original (a route also every rival);
+// a fused kernel is then tuned like any other kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "TunerInternal.h"
@@ -25,6 +28,9 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
+
+#include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -133,6 +139,14 @@ struct RegionRewrite {
   bool LibraryOnly = false;
   /// The fp-model the rewrite needs.
   FpModel Needs = FpModel::Strict;
+  /// The kernel whose launch a library call replaces (cub-histogram,
+  /// cub-segmented-reduce): the route is kept only when it beats that
+  /// kernel's in-place rivals, measured in the same run.
+  std::string RoutedKernel;
+  /// An in-place rewrite of this kernel (inPlaceRivals): measured only to
+  /// judge the library routes of the kernel, never kept by the region
+  /// phase (the kernel phase tunes the kernel with its whole budget).
+  std::string RivalOf;
 };
 
 /// The settings of temporal-block the region phase measures: sweeps per
@@ -244,6 +258,9 @@ struct LibraryStep {
   StringRef Pass;
   int Kernel = -1;
   std::string Changes, Detail;
+  /// The call replaces the launch of Kernel (not a host function's calls
+  /// or a sorting nest): the kernel could be rewritten in place instead.
+  bool ReplacesLaunch = false;
 };
 
 std::optional<LibraryStep> libraryStepOf(const RegionStep &St,
@@ -272,14 +289,16 @@ std::optional<LibraryStep> libraryStepOf(const RegionStep &St,
                        "cub-histogram counts in another order",
                        "the launch of " + Kernels[St.Kernel].name() +
                            " routed to CUB "
-                           "(cub::DeviceHistogram::HistogramEven)"};
+                           "(cub::DeviceHistogram::HistogramEven)",
+                       true};
   if (St.Kind == RegionStep::Launch && St.Routes == "cub-segmented-reduce")
     return LibraryStep{"cub-segmented-reduce", St.Kernel,
                        "cub-segmented-reduce combines the elements of each "
                        "segment of " +
                            Kernels[St.Kernel].name() + " in another order",
                        "the launch of " + Kernels[St.Kernel].name() +
-                           " routed to CUB (cub::DeviceSegmentedReduce)"};
+                           " routed to CUB (cub::DeviceSegmentedReduce)",
+                       true};
   return std::nullopt;
 }
 
@@ -318,7 +337,108 @@ std::vector<RegionRewrite> libraryRegion(clang::ASTContext &Ctx,
     W.Detail = L->Detail;
     W.LibraryOnly = true;
     W.Needs = modelRequiredFor(Effect);
+    if (L->ReplacesLaunch)
+      W.RoutedKernel = Kernels[L->Kernel].name();
     Out.push_back(std::move(W));
+  }
+  return Out;
+}
+
+/// How many of a routed kernel's in-place rewrites (the policy's first)
+/// are measured against its library routes in the region phase.
+constexpr unsigned RegionRivals = 4;
+
+/// Comments marking where the region and its outlined function go while
+/// the rivals are rewritten: the passes replace statements and insert
+/// text at them, never the text between, so the marks survive and give
+/// the region's place in every rewrite. (A pass may insert a host helper
+/// at the host function, after FunctionMark: unmarkRegion finds the host
+/// function after it.)
+constexpr StringLiteral FunctionMark = "/*cudaopt:region-function*/\n";
+constexpr StringLiteral BeginMark = "/*cudaopt:region-begin*/";
+constexpr StringLiteral EndMark = "/*cudaopt:region-end*/";
+
+std::string markRegion(StringRef Text, const RegionSignature &Sig) {
+  std::string Out = Text.str();
+  Out.insert(Sig.End, EndMark.data(), EndMark.size());
+  Out.insert(Sig.Begin, BeginMark.data(), BeginMark.size());
+  Out.insert(Sig.FunctionBegin, FunctionMark.data(), FunctionMark.size());
+  return Out;
+}
+
+/// \p Marked without its marks, with the region's offsets where they were;
+/// none when a mark is missing, repeated or out of order. \p HostHead is
+/// the host function's first line in the original: the outlined function
+/// goes before it, after any helper a pass inserted there.
+std::optional<RegionRewrite> unmarkRegion(StringRef Marked,
+                                          StringRef HostHead) {
+  size_t F = Marked.find(FunctionMark), B = Marked.find(BeginMark),
+         E = Marked.find(EndMark);
+  if (F == StringRef::npos || B == StringRef::npos || E == StringRef::npos ||
+      !(F < B && B < E) ||
+      Marked.find(FunctionMark, F + 1) != StringRef::npos ||
+      Marked.find(BeginMark, B + 1) != StringRef::npos ||
+      Marked.find(EndMark, E + 1) != StringRef::npos)
+    return std::nullopt;
+  RegionRewrite W;
+  W.Text = Marked.substr(0, F).str();
+  size_t Head = Marked.slice(F + FunctionMark.size(), B).find(HostHead);
+  W.FunctionBegin =
+      W.Text.size() + (Head == StringRef::npos || HostHead.empty() ? 0 : Head);
+  W.Text += Marked.slice(F + FunctionMark.size(), B);
+  W.Begin = W.Text.size();
+  W.Text += Marked.slice(B + BeginMark.size(), E);
+  W.End = W.Text.size();
+  W.Text += Marked.substr(E + EndMark.size());
+  return W;
+}
+
+/// The policy's first in-place rewrites of \p Kernel (as the kernel phase
+/// would rank them, without the problem's sizes, which are not captured
+/// yet), as rewrites of the region: a library route of the kernel's launch
+/// is kept only if it beats them. Variants that call a library themselves
+/// are left out (the kernel phase measures those).
+Expected<std::vector<RegionRewrite>>
+inPlaceRivals(const Toolchain &TC, const SourceInput &Input, StringRef Text,
+              const RegionSignature &Sig, StringRef Kernel, const Harness &H,
+              const TuneOptions &Opts, TuneResult &Result) {
+  std::vector<RegionRewrite> Out;
+  if (!(Sig.FunctionBegin <= Sig.Begin && Sig.Begin <= Sig.End &&
+        Sig.End <= Text.size()))
+    return Out;
+  StringRef HostHead = Text.slice(Sig.FunctionBegin, Sig.Begin);
+  HostHead = HostHead.take_until([](char C) { return C == '\n'; });
+  SourceInput In = Input;
+  In.Text = markRegion(Text, Sig);
+  Expected<std::unique_ptr<ParsedSource>> P = parseSource(TC, In);
+  if (!P)
+    return P.takeError();
+  std::vector<KernelInfo> Kernels = findKernels((*P)->getASTContext());
+  const KernelInfo *K = lookupKernel(Kernels, Kernel);
+  if (!K)
+    return Out;
+  TuneOptions RO = Opts;
+  RO.Budget = RegionRivals;
+  RO.OnlineRounds = 1;
+  RO.ShowProgress = false;
+  Harness RH = H;
+  RH.ProgramMode = true;
+  TuneResult Scratch; // Its refusals are the kernel phase's to report.
+  CandidateSet Set = generateVariants(TC, In, **P, *K, RH, RO, Scratch);
+  for (const auto &[Phase, Seconds] : Scratch.PhaseSeconds)
+    Result.PhaseSeconds[Phase] += Seconds;
+  for (size_t I = 1; I < Set.Variants.size(); ++I) {
+    const VariantSource &V = Set.Variants[I];
+    if (V.Library)
+      continue;
+    std::optional<RegionRewrite> W = unmarkRegion(V.Text, HostHead);
+    if (!W)
+      continue;
+    W->Pipeline = V.Pipeline;
+    W->RivalOf = Kernel.str();
+    W->Detail = Kernel.str() + " rewritten in place, measured against the "
+                               "library route of its launch";
+    Out.push_back(std::move(*W));
   }
   return Out;
 }
@@ -436,6 +556,25 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
                                           Opts.Model, LibraryRefusal))
       Rewrites.push_back(std::move(W));
     Result.addPhase("rewrite", Start);
+    // A library route of a launch competes with the kernel's in-place
+    // rewrites in the same run: a route that only beats the original would
+    // hide a better rewrite of the kernel (privatised atomics, a warp per
+    // row), which the kernel phase never gets to try once the launch is gone.
+    std::set<std::string> Routed;
+    for (const RegionRewrite &W : Rewrites)
+      if (!W.RoutedKernel.empty())
+        Routed.insert(W.RoutedKernel);
+    for (const std::string &Kernel : Routed) {
+      Expected<std::vector<RegionRewrite>> Rivals =
+          inPlaceRivals(TC, In, Current, *Sig, Kernel, H, Opts, Result);
+      if (!Rivals) {
+        // The marked text did not parse: the route is measured alone.
+        consumeError(Rivals.takeError());
+        continue;
+      }
+      for (RegionRewrite &W : *Rivals)
+        Rewrites.push_back(std::move(W));
+    }
     if (Rewrites.empty()) {
       Record("v1", "fuse-launches", "illegal",
              F->Refusal.empty() ? "no launch of the region fuses" : F->Refusal);
@@ -451,6 +590,30 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       if (R->routed())
         Record("v5", "cub-histogram, cub-segmented-reduce", "illegal",
                LibraryRefusal.empty() ? "no launch applies" : LibraryRefusal);
+      continue;
+    }
+    if (Opts.DryRun) {
+      // What a tune would measure here; nothing is compiled or run.
+      for (size_t I = 0; I < Rewrites.size(); ++I) {
+        Record("v" + std::to_string(I + 1), Rewrites[I].Pipeline, "candidate",
+               Rewrites[I].Detail);
+        // Tests only: the outlined file as tune would build it, so a test
+        // can compile it without a GPU (test/Tune/dry-run-regions.test).
+        if (const char *Dir = std::getenv("CUDA_OPT_DRY_RUN_REGION_DIR")) {
+          RegionSignature WSig = *Sig;
+          WSig.Begin = Rewrites[I].Begin;
+          WSig.End = Rewrites[I].End;
+          WSig.FunctionBegin = Rewrites[I].FunctionBegin;
+          SmallString<256> Path(Dir);
+          sys::path::append(Path, formatv("region-{0}-v{1}.cu", Count, I + 1));
+          std::error_code EC;
+          raw_fd_ostream OS(Path, EC);
+          if (!EC)
+            OS << outlineRegion(Rewrites[I].Text, WSig, WSig.Begin, WSig.End,
+                                false)
+               << regionEntryText(WSig);
+        }
+      }
       continue;
     }
     for (const RegionRewrite &W : Rewrites)
@@ -556,18 +719,43 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     for (size_t I = 0; I < Ms->size(); ++I)
       Rec.record(I == 0 ? "" : StringRef(Vs[I].Pipeline), (*Ms)[I], "", Result);
     const Measurement &O = (*Ms)[0];
-    const size_t Best = chooseVariant(*Ms, [&](size_t I) {
+    auto Usable = [&](size_t I) {
       return (*Ms)[I].Verified && !(*Ms)[I].Skipped;
+    };
+    // The fastest verified in-place rival of each routed kernel.
+    std::map<std::string, size_t> BestRival;
+    for (size_t I = 1; I < Ms->size(); ++I) {
+      const std::string &Of = Built[I - 1]->RivalOf;
+      if (Of.empty() || !Usable(I))
+        continue;
+      auto [It, New] = BestRival.try_emplace(Of, I);
+      if (!New && (*Ms)[I].MedianMs < (*Ms)[It->second].MedianMs)
+        It->second = I;
+    }
+    // A route slower than a rewrite of its kernel in place is not kept.
+    auto BeatenBy = [&](size_t I) -> std::optional<size_t> {
+      auto It = BestRival.find(Built[I - 1]->RoutedKernel);
+      if (It == BestRival.end() ||
+          (*Ms)[I].MedianMs < (*Ms)[It->second].MedianMs)
+        return std::nullopt;
+      return It->second;
+    };
+    const size_t Best = chooseVariant(*Ms, [&](size_t I) {
+      return Usable(I) && Built[I - 1]->RivalOf.empty() && !BeatenBy(I);
     });
     Record("original", "", Best > 0 ? "verified" : "fastest",
            O.ReplayWarning.empty() ? "" : "warning: " + O.ReplayWarning, &O);
     for (size_t I = 1; I < Ms->size(); ++I) {
       const Measurement &V = (*Ms)[I];
+      std::string Detail = V.Verified ? Built[I - 1]->Detail : V.Error;
+      if (std::optional<size_t> By = V.Verified ? BeatenBy(I) : std::nullopt)
+        Detail += "; not kept: slower than " + Built[I - 1]->RoutedKernel +
+                  " rewritten in place (" + Vs[*By].Id + ", " +
+                  Vs[*By].Pipeline + "), which the kernel phase tunes";
       Record(Vs[I].Id, Vs[I].Pipeline,
              !V.Verified ? (V.Skipped ? "skipped" : "rejected")
-                         : (I == Best ? "fastest"
-                                                        : "verified"),
-             V.Verified ? Built[I - 1]->Detail : V.Error, &V);
+                         : (I == Best ? "fastest" : "verified"),
+             Detail, &V);
     }
     Result.Measured = true;
     Result.VariantsMeasured += Ms->size() - 1;

@@ -698,6 +698,15 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
       return S.takeError();
     Spec = std::move(*S);
   }
+  // Program mode: the region phase's rewrites first, as tune measures them.
+  if (!Spec && HasMain && Opts.KernelName.empty() &&
+      !std::getenv("CUDA_OPT_NO_REGIONS")) {
+    Harness RH;
+    RH.ProgramMode = true;
+    Expected<std::string> T = tuneRegions(TC, Input, RH, Opts, Result);
+    if (!T)
+      return T.takeError();
+  }
   // Every kernel's candidates rewrite the same input.
   SharedPreamble Prelude(TC, Input);
   for (const KernelInfo &K : Kernels) {

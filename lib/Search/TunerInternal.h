@@ -270,9 +270,12 @@ size_t chooseVariant(llvm::ArrayRef<Measurement> Ms,
                      llvm::function_ref<bool(size_t)> Usable);
 
 /// The region phase of program mode (RegionTuning.cpp): each host region
-/// where fuse-launches applies is measured as one unit against the
-/// original region; the faster verified one is kept. Returns the text to
-/// continue from; outcomes go to \p Result. CUDA_OPT_NO_REGIONS=1 skips it.
+/// where a region rewrite applies (fuse-launches, temporal-block, a library
+/// route) is measured as one unit against the original region, a route of
+/// a launch also against the kernel's in-place rewrites; the fastest
+/// verified rewrite is kept. Returns the text to continue from; outcomes go
+/// to \p Result. With --dry-run, only lists the rewrites as candidates.
+/// CUDA_OPT_NO_REGIONS=1 skips it.
 llvm::Expected<std::string> tuneRegions(const Toolchain &TC,
                                         const SourceInput &Input,
                                         const Harness &H,

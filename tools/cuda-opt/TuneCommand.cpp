@@ -26,6 +26,8 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <set>
+
 using namespace llvm;
 
 namespace cuda_opt {
@@ -229,10 +231,18 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
   }
   if (cli::DryRun) {
     unsigned Candidates = 0;
-    for (const CandidateRecord &C : R->Candidates)
+    std::set<std::string> Regions; // The region phase's "region #N (...)".
+    for (const CandidateRecord &C : R->Candidates) {
       Candidates += C.Status == "candidate";
+      if (StringRef(C.Kernel).starts_with("region #"))
+        Regions.insert(C.Kernel);
+    }
     WithColor::note(errs(), ToolName)
         << "dry run: " << Candidates << " candidates for " << R->Kernel
+        << (Regions.empty() ? ""
+                            : " and " + std::to_string(Regions.size()) +
+                                  " host region" +
+                                  (Regions.size() > 1 ? "s" : ""))
         << formatv(" ({0} rejected before measuring), rewritten in {1:F1} s",
                    R->Candidates.size() - Candidates, R->Seconds)
         << ReportNote << "\n";
