@@ -25,6 +25,8 @@ void *SassCountKernels[] = {
         tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBits>),
     reinterpret_cast<void *>(
         tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsRanked>),
+    reinterpret_cast<void *>(
+        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsMin>),
 };
 } // namespace sparse
 } // namespace cudaopt

@@ -579,7 +579,7 @@ void runShape(Context &C, const Options &O, const Setup &S, __half *DW,
       for (TlsSpmmOptions V : tlsSpmmVariants())
         for (int Waves : {1, 2}) {
           V.WavesTarget = Waves;
-          // The bit-sliced decodes (Decode 1, 2) are timed with --alt
+          // The bit-sliced decodes (Decode 1-3) are timed with --alt
           // decode=N or --variants until they have passed tls-spmm-check.
           if (V.Decode)
             continue;

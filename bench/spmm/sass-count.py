@@ -67,7 +67,8 @@ PHASES = {
     9: "epilogue (no tile finished)",
     10: "cursor + loop",
 }
-DECODES = {0: "tables", 1: "bit-sliced", 2: "bit-sliced + ranked gather"}
+DECODES = {0: "tables", 1: "bit-sliced", 2: "bit-sliced + ranked gather",
+           3: "Decode 3 (min gather, lean item)"}
 
 
 def find_tool(name, extra_dirs):

@@ -66,7 +66,9 @@ struct TlsSpmmOptions {
   int Decode = 0;      // the decode: 0 masks and layer-1 metadata through
                        // shared-memory tables (every variant; the default);
                        // 1 bit-sliced with LOP3/PRMT, no tables; 2 as 1 and
-                       // the gather as a tighter rank-matching loop (1 and 2:
+                       // the gather as a tighter rank-matching loop; 3 as 2
+                       // with gatherRankedMin (no slot/residual select) and
+                       // a leaner item loop (ignores TLS_SPMM_ABLATE) (1-3:
                        // pipeline 3, n-tiles 8-32 only; not yet run on a GPU)
 };
 

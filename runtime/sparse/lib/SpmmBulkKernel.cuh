@@ -154,10 +154,79 @@ produceStages(const Params &P, long long Begin, int Count,
   }
 }
 
+/// The consumer warps' item loop of Decode 3 (DecodeBitsMin): the bit-sliced
+/// decode and gatherRankedMin as Decode 2, with the item's bookkeeping
+/// moved out of the common path (bench/spmm/sass-count.py counts it):
+/// - the stage index and the barrier parity are induction variables (no
+///   division by STAGES per item);
+/// - the output tile's position (its tile row, whether it exists, the items
+///   left in it) changes only in the tile-end branch, which runs once per
+///   output tile: per item one count-down and one test;
+/// - no TLS_SPMM_ABLATE tests (ablate Decode 2 to time the phases).
+/// Results are those of the other pipeline-3 loops (same items, same
+/// order, same sums).
+template <int NT, int WARPS, int STAGES, bool BF16, int Sets>
+__device__ __forceinline__ void
+consumeLean(const Params &P, long long Begin, int Count,
+            float (&Acc)[Sets][NT / 8][4], const LaneInfo &LI,
+            unsigned char *LaneA2, uint32_t A2Addr, uint32_t StagesAddr,
+            uint32_t WarpOff, uint32_t StageBytes, uint32_t FullBar,
+            uint32_t EmptyBar, int Warp, int Lane) {
+  Cursor CC(P, Begin);
+  int Tile = CC.Mb * WARPS + Warp;
+  bool HasTile = Tile < P.Tiles;
+  // Items of the current output tile still to run in this CTA.
+  int Left = min(P.Hpu - CC.Half, Count);
+  int Covered = 0;
+  int S = 0;
+  uint32_t Parity = 0;
+  for (int J = 0; J < Count; ++J) {
+    TLS_SASS_MARK(1);
+    mbarWait(FullBar + 8 * S, Parity);
+    TLS_SASS_MARK(2);
+    if (HasTile) {
+      const uint32_t StageAddr = StagesAddr + S * StageBytes;
+      decodeAndMultiply<NT, Sets, BF16, DecodeBitsMin>(
+          Acc, nullptr, LaneA2, reinterpret_cast<const uint16_t *>(LaneA2),
+          LaneA2, A2Addr, CC.Half & 1, LI,
+          /*Ablate=*/0, StageAddr, StageAddr + WarpOff);
+      fenceProxyAsync();
+    }
+    __syncwarp();
+    if (Lane == 0)
+      mbarArrive(EmptyBar + 8 * S);
+    TLS_SASS_MARK(9);
+    ++Covered;
+    ++CC.Half;
+    if (--Left == 0) {
+      // The end of the output tile's items in this CTA (its last half
+      // block, or the CTA's last item).
+      if (HasTile)
+        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+      zeroAcc<NT, Sets>(Acc);
+      Covered = 0;
+      CC.Half = 0;
+      if (++CC.Nc == P.NChunks) {
+        CC.Nc = 0;
+        ++CC.Mb;
+      }
+      Tile = CC.Mb * WARPS + Warp;
+      HasTile = Tile < P.Tiles;
+      Left = min(P.Hpu, Count - J - 1);
+    }
+    TLS_SASS_MARK(10);
+    if (++S == STAGES) {
+      S = 0;
+      Parity ^= 1u;
+    }
+  }
+}
+
 /// Pipeline 3: WARPS consumer warps (one 16-row tile each, as pipeline 1)
 /// and one producer warp (the last). DECODE: DecodeTables (the masks and
-/// metadata through shared-memory tables), DecodeBits (bit-sliced) or
-/// DecodeBitsRanked (bit-sliced, gatherRanked).
+/// metadata through shared-memory tables), DecodeBits (bit-sliced),
+/// DecodeBitsRanked (bit-sliced, gatherRanked) or DecodeBitsMin
+/// (bit-sliced, gatherRankedMin, consumeLean's item loop).
 template <int NT, int WARPS, int STAGES, bool BF16, int DECODE = DecodeTables>
 __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     tlsSpmmBulkKernel(const Params P) {
@@ -226,6 +295,12 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     asm volatile(""
                  : "+r"(StagesAddr), "+r"(WarpOff), "+r"(StageBytes),
                    "+r"(A2Addr));
+  }
+  if constexpr (DECODE == DecodeBitsMin) {
+    consumeLean<NT, WARPS, STAGES, BF16, Sets>(
+        P, Begin, Count, Acc, LI, LaneA2, A2Addr, StagesAddr, WarpOff,
+        StageBytes, FullBar, EmptyBar, Warp, Lane);
+    return;
   }
   Cursor CC(P, Begin);
   int Covered = 0;

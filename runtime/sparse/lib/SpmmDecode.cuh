@@ -102,13 +102,13 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
             : smemAddr(Wr + WHeadBytes + WValBytes + WBitsBytes);
   const uint32_t LaneVAddr = WrAddr + LI.VBase; // if Addrs
   // The layer-2 buffer's swizzle (a2LaneBytes: none with the ranked gather).
-  const uint32_t A2Sw = DECODE == DecodeBitsRanked ? 0u : Sw;
+  const uint32_t A2Sw = DECODE >= DecodeBitsRanked ? 0u : Sw;
 
   TLS_SASS_MARK(3);
   // The layer-2 buffer starts at zero (only needed positions get values).
 #pragma unroll
   for (int K = 0; K < 4; ++K)
-    if constexpr (DECODE == DecodeBitsRanked)
+    if constexpr (DECODE >= DecodeBitsRanked)
       sts128Zero(A2Addr + 16 * K);
     else
       *reinterpret_cast<uint4 *>(LaneA2 + ((K << 4) ^ A2Sw)) =
@@ -210,6 +210,11 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
       SharedMem16 Mem;
       gatherRanked(Nd, E, Vb, S8, Db, 0, RsAddr + 2 * Q, Mem);
+    } else if constexpr (DECODE == DecodeBitsMin) {
+      uint32_t Vb = LaneVAddr, Db = A2Addr, S8 = Sw >> 1;
+      asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
+      SharedMem16 Mem;
+      gatherRankedMin(Nd, E, Vb, S8, Db, RsAddr + 2 * Q, Mem);
     } else {
       gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
     }
@@ -224,7 +229,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
         A1 = lds128(WrAddr + LI.VOff[K]);
       else
         A1 = *reinterpret_cast<const uint4 *>(LaneV + ((K << 4) ^ Sw));
-      if constexpr (DECODE == DecodeBitsRanked)
+      if constexpr (DECODE >= DecodeBitsRanked)
         A2 = lds128(A2Addr + 16 * K);
       else
         A2 = *reinterpret_cast<const uint4 *>(LaneA2 + ((K << 4) ^ A2Sw));

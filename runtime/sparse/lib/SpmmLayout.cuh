@@ -35,10 +35,12 @@ constexpr int BarrierBytes = 128; // full and empty mbarriers, STAGES <= 8
 /// How a kernel decodes the masks and the layer-1 metadata: through the
 /// tables below, or bit-sliced (TlsBitDecode.h; pipeline 3 variants with
 /// TlsSpmmOptions::Decode = 1), and in addition the gather as
-/// gatherRanked (Decode = 2) instead of gatherChain.
+/// gatherRanked (Decode = 2) or gatherRankedMin (Decode = 3, with leaner
+/// per-item bookkeeping, see tlsSpmmBulkKernel) instead of gatherChain.
 constexpr int DecodeTables = 0;
 constexpr int DecodeBits = 1;
 constexpr int DecodeBitsRanked = 2;
+constexpr int DecodeBitsMin = 3;
 
 struct Tables {
   uint32_t EN0[256];
@@ -90,12 +92,12 @@ __host__ __device__ constexpr int stageBytes(int NT, int Warps, int RCap) {
   return xBytes(NT) + Warps * wRegionBytes(RCap);
 }
 /// Bytes of a lane's layer-2 buffer: 64, with the lane's fragment swizzle
-/// (as its staged values), or, for the ranked gather (DecodeBitsRanked),
+/// (as its staged values), or, for the ranked gathers (Decode 2 and 3),
 /// 80: unswizzled and padded, so that the fragment loads of a quarter warp
 /// still hit eight bank quads (lane stride 20 banks) and slot X is at
 /// base + 2 X (no XOR per gathered value, no per-item fragment addresses).
 __host__ __device__ constexpr int a2LaneBytes(int Decode) {
-  return Decode == DecodeBitsRanked ? 80 : 64;
+  return Decode >= DecodeBitsRanked ? 80 : 64;
 }
 __host__ __device__ constexpr int totalSharedBytes(int NT, int Warps,
                                                    int Stages, int RCap,

@@ -276,6 +276,62 @@ TLS_HD void gatherRanked(uint32_t Need, uint32_t Empty, uint32_t Vb,
   }
 }
 
+/// The smaller of two unsigned values: one VIMNMX.U32 on the GPU.
+TLS_HD uint32_t minU32(uint32_t A, uint32_t B) {
+#if defined(__CUDA_ARCH__)
+  return umin(A, B);
+#else
+  return A < B ? A : B;
+#endif
+}
+
+/// The layer-2 gather of Decode 3: gatherRanked's rank-matching loop with
+/// the choice between an empty slot and a residual value made by one
+/// unsigned minimum instead of a test and a select. FLO gives -1 for an
+/// exhausted empty mask, so min(Y ^ S8, Z) is the slot Y (swizzled) while
+/// empty slots last and the residual index Z after: Z counts in halves from
+/// the slot base, Z = (Rq - Vb) / 2 - |Empty| + k for value k, so the
+/// source of value k is always Vb + 2 min(Y ^ S8, Z). Per value: three
+/// instructions per mask (FLO, BMSK, LOP3), LOP3 + VIMNMX + IMAD for the
+/// source, one IMAD for the destination, the load and two stores, the
+/// induction step; no predicate but the loop's.
+///
+/// Needs Rq >= Vb + 128 (in the kernel the residuals lie after all 2 KB of
+/// slots and the bitmap, Rq - Vb >= 320), so that Z >= 32 > Y ^ S8 while a
+/// slot is taken. Same memory effects as gatherRanked (and decodeLayer2):
+/// the k-th highest needed position takes the k-th highest empty slot's
+/// value, which is zeroed, then the residual values in order, each zeroed
+/// after it is read; the look-ahead load after the last value is unused.
+template <typename Mem>
+TLS_HD void gatherRankedMin(uint32_t Need, uint32_t Empty, uint32_t Vb,
+                            uint32_t S8, uint32_t Db, uint32_t Rq, Mem &M) {
+  if (!Need)
+    return;
+  uint32_t Z = (Rq - Vb) / 2u - uint32_t(popCount(Empty));
+  int Y = highestBitOrNone(Empty);
+  Empty = belowBit(Empty, Y);
+  uint32_t A = Vb + 2u * minU32(uint32_t(Y) ^ S8, Z);
+  uint32_t V = M.lds16(A);
+  TLS_UNROLL_N(2)
+  for (;;) {
+    const int X = highestBitOrNone(Need);
+    Need = belowBit(Need, X);
+    ++Z;
+    // The next value, loaded before this value's stores (it never reads
+    // what they write).
+    const int Y2 = highestBitOrNone(Empty);
+    Empty = belowBit(Empty, Y2);
+    const uint32_t A2 = Vb + 2u * minU32(uint32_t(Y2) ^ S8, Z);
+    const uint32_t V2 = M.lds16(A2);
+    M.sts16(A, 0);
+    M.sts16(Db + 2u * uint32_t(X), V);
+    if (!Need)
+      break;
+    A = A2;
+    V = V2;
+  }
+}
+
 } // namespace sparse
 } // namespace cudaopt
 

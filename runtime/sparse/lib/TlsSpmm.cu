@@ -79,7 +79,7 @@ struct Variant {
   bool Bf16;
   void (*Kernel)(Params);
   int Decode = 0; // TlsSpmmOptions::Decode: 0 tables, 1 bit-sliced, 2 also
-                  // the ranked gather
+                  // the ranked gather, 3 the min gather and lean item loop
   int threads() const { return (Warps + (Pipeline == 3)) * 32; }
 };
 
@@ -95,7 +95,8 @@ template <int NT, int WARPS, int STAGES, bool BF16> Variant bulkVariant() {
 }
 /// Pipeline 3 with the bit-sliced mask and metadata decode (DECODE =
 /// DecodeBits, TlsSpmmOptions::Decode 1) and also the ranked gather
-/// (DecodeBitsRanked, Decode 2).
+/// (DecodeBitsRanked, Decode 2) or the min gather with the lean item loop
+/// (DecodeBitsMin, Decode 3).
 template <int NT, int WARPS, int STAGES, bool BF16, int DECODE>
 Variant bulkBitsVariant() {
   return {NT,   WARPS,
@@ -150,7 +151,8 @@ Variant bulkBitsVariant() {
 
 // Pipeline 3 with the bit-sliced (LOP3/PRMT) mask and metadata decode
 // (TlsSpmmOptions::Decode = 1), and with the ranked gather as well
-// (Decode = 2; issue 15 item 1): the default's shapes up to n-tile 32 and
+// (Decode = 2), and with gatherRankedMin and the lean item loop (Decode =
+// 3; issue 15 item 1): the default's shapes up to n-tile 32 and
 // their 2-stage fallbacks. Checked on the CPU (tls-bit-decode-test) and by
 // SASS counts (bench/spmm/sass-count.py); not the planner's default until
 // they have run on a GPU.
@@ -165,12 +167,13 @@ const std::vector<Variant> &allVariants() {
       TLS_VARIANTS_32(false),       TLS_VARIANTS_64(false),
       TLS_VARIANTS_128(false),      TLS_RING_VARIANTS(false),
       TLS_BULK_VARIANTS(false),     TLS_BULK_BITS_VARIANTS(false, 1),
-      TLS_BULK_BITS_VARIANTS(false, 2),
+      TLS_BULK_BITS_VARIANTS(false, 2), TLS_BULK_BITS_VARIANTS(false, 3),
       TLS_VARIANTS_SMALL(8, true),
       TLS_VARIANTS_SMALL(16, true), TLS_VARIANTS_32(true),
       TLS_VARIANTS_64(true),        TLS_VARIANTS_128(true),
       TLS_RING_VARIANTS(true),      TLS_BULK_VARIANTS(true),
-      TLS_BULK_BITS_VARIANTS(true, 1), TLS_BULK_BITS_VARIANTS(true, 2)};
+      TLS_BULK_BITS_VARIANTS(true, 1), TLS_BULK_BITS_VARIANTS(true, 2),
+      TLS_BULK_BITS_VARIANTS(true, 3)};
   return All;
 }
 

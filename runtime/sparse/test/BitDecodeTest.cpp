@@ -19,10 +19,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "TlsBitDecode.h"
+#include "TlsFormat.h"
 #include "TlsLayout.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -127,10 +131,13 @@ struct HostMem {
 /// gatherRanked on one chain (masks E, N; swizzles S8 and DS8) against
 /// decodeLayer2: the layer-2 buffer, the donated slots zeroed, the
 /// residual values read zeroed, nothing else touched.
-long long GatherChecked = 0;
+long long GatherChecked = 0, GatherMinChecked = 0;
 void checkGather(uint32_t E, uint32_t N, uint32_t S8, uint32_t DS8,
-                 std::mt19937 &Rng) {
-  constexpr uint32_t Vb = 128, Db = 256, Rq = 512, Size = 1024;
+                 std::mt19937 &Rng, bool Tight = false) {
+  // Tight: the residuals at the least distance gatherRankedMin allows
+  // (Rq = Vb + 128 bytes), the layer-2 buffer after them.
+  const uint32_t Vb = 128, Db = Tight ? 384 : 256, Rq = Tight ? 256 : 512;
+  constexpr uint32_t Size = 1024;
   std::vector<uint8_t> Mem(Size);
   for (auto &B : Mem)
     B = uint8_t(Rng());
@@ -166,15 +173,29 @@ void checkGather(uint32_t E, uint32_t N, uint32_t S8, uint32_t DS8,
       W.sts16(Vb + 2 * (Y ^ S8), 0);
   for (int R = 0; R < Read; ++R)
     W.sts16(Rq + 2 * R, 0);
+  // Decode 2's gather (any layer-2 swizzle), then Decode 3's
+  // (gatherRankedMin: the kernel's unswizzled layer-2 buffer) on a copy of
+  // the same memory.
+  const std::vector<uint8_t> Before = Mem;
   gatherRanked(N, E, Vb, S8, Db, DS8, Rq, M);
   ++GatherChecked;
-  if (Mem != Want && Failures++ < 10) {
+  auto report = [&](const char *What, const std::vector<uint8_t> &Got) {
     uint32_t At = 0;
-    while (Mem[At] == Want[At])
+    while (Got[At] == Want[At])
       ++At;
-    std::printf("FAIL: gather E %08x N %08x S8 %u DS8 %u: byte %u is %02x, "
+    std::printf("FAIL: %s E %08x N %08x S8 %u DS8 %u: byte %u is %02x, "
                 "want %02x\n",
-                E, N, S8, DS8, At, Mem[At], Want[At]);
+                What, E, N, S8, DS8, At, Got[At], Want[At]);
+  };
+  if (Mem != Want && Failures++ < 10)
+    report("gatherRanked", Mem);
+  if (DS8 == 0) {
+    std::vector<uint8_t> Mem3 = Before;
+    HostMem M3{Mem3};
+    gatherRankedMin(N, E, Vb, S8, Db, Rq, M3);
+    ++GatherMinChecked;
+    if (Mem3 != Want && Failures++ < 10)
+      report("gatherRankedMin", Mem3);
   }
 }
 
@@ -219,9 +240,158 @@ void checkInput(const uint32_t (&WG)[4], const uint32_t (&WG8)[4]) {
   }
 }
 
+
+/// Random fp16 matrices from the real encoder's point of view: i.i.d.
+/// zeros, or per-row magnitude pruning of normal values (as
+/// tls-roundtrip's makeMatrix).
+std::vector<uint16_t> prunedMatrix(uint32_t Rows, uint32_t Cols,
+                                   double Sparsity, bool Magnitude,
+                                   uint64_t Seed) {
+  std::mt19937_64 Rng(Seed);
+  std::normal_distribution<float> Normal;
+  std::uniform_real_distribution<double> U(0, 1);
+  std::vector<uint16_t> W(size_t(Rows) * Cols);
+  for (auto &V : W) {
+    const float F = Normal(Rng);
+    // A nonzero half with the magnitude order of |F| (exponent 15 + ...).
+    const uint32_t Mag = std::min(uint32_t(std::fabs(F) * 1024.f), 0x7BFFu);
+    V = uint16_t((F < 0 ? 0x8000u : 0u) | (Mag ? Mag : 1u));
+  }
+  if (!Magnitude) {
+    for (auto &V : W)
+      if (U(Rng) < Sparsity)
+        V = 0;
+    return W;
+  }
+  std::vector<std::pair<uint16_t, uint32_t>> Row(Cols);
+  const uint32_t Drop = uint32_t(std::lround(Sparsity * Cols));
+  for (uint32_t R = 0; R < Rows; ++R) {
+    for (uint32_t C = 0; C < Cols; ++C)
+      Row[C] = {uint16_t(W[size_t(R) * Cols + C] & 0x7FFF), C};
+    std::nth_element(Row.begin(), Row.begin() + Drop, Row.end());
+    for (uint32_t I = 0; I < Drop; ++I)
+      W[size_t(R) * Cols + Row[I].second] = 0;
+  }
+  return W;
+}
+
+/// Calls F(Block, Chain, Empty[32], Need[32]) for every warp-item (half
+/// block) of the encoded matrix: the lanes' masks as the kernel decodes
+/// them (bitChainMasks on the block's bitmap words).
+template <typename Fn> void forEachWarpItem(const TlsMatrix &M, Fn F) {
+  for (uint64_t B = 0; B < M.numBlocks(); ++B)
+    for (int Ch = 0; Ch < 2; ++Ch) {
+      uint32_t E[32], N[32];
+      for (int L = 0; L < 32; ++L) {
+        uint32_t WG[4], WG8[4];
+        for (int K = 0; K < 4; ++K) {
+          WG[K] = M.Bitmap[B * BlockBitmapWords +
+                           bitmapIndex(L >> 2, 4 * Ch + K)];
+          WG8[K] = M.Bitmap[B * BlockBitmapWords +
+                            bitmapIndex((L >> 2) + 8, 4 * Ch + K)];
+        }
+        bitChainMasks(WG, WG8, bitDecodeLane(L & 3), E[L], N[L]);
+      }
+      F(B, Ch, E, N);
+    }
+}
+
+/// --busiest: the values a warp's gather loop runs per warp-item (the
+/// busiest lane's layer-2 + layer-3 count, what sass-count.py multiplies
+/// the loop body by), over every half block of 4096 x 4096 matrices
+/// encoded by the real encoder at 50 % (i.i.d. and per-row magnitude
+/// pruning); and what balancing the gather across lanes could give:
+/// perfect balance over lane pairs, quads or the warp (a bound, free
+/// redistribution), and the two-loop scheme we could build without a
+/// select instruction (loop 1: T1 values of every lane's own chain; loop
+/// 2: a busy lane goes on while a lane with <= T1 values takes up to half
+/// of its rest from the bottom, residual values only; helpers taken from
+/// the partner L ^ 1, or from the whole warp in lane order).
+int busiest() {
+  for (int Mag = 0; Mag < 2; ++Mag) {
+    const uint32_t Rows = 4096, Cols = 4096;
+    const auto W = prunedMatrix(Rows, Cols, 0.5, Mag != 0, 1234 + Mag);
+    const TlsMatrix M = encode(W.data(), Rows, Cols, ElemType::F16);
+    double Items = 0, Mean = 0, Max = 0, Pair = 0, Quad = 0, Warp = 0;
+    double TwoLoopPair[16] = {}, TwoLoopWarp[16] = {};
+    forEachWarpItem(M, [&](uint64_t, int, const uint32_t *E,
+                           const uint32_t *N) {
+      int C[32], R[32], Tot = 0, Mx = 0;
+      for (int L = 0; L < 32; ++L) {
+        C[L] = popCount(N[L]);
+        R[L] = residualCount(E[L], N[L]);
+        Tot += C[L];
+        Mx = std::max(Mx, C[L]);
+      }
+      Items += 1;
+      Mean += Tot / 32.0;
+      Max += Mx;
+      int P2 = 0, P4 = 0;
+      for (int L = 0; L < 32; L += 2)
+        P2 = std::max(P2, (C[L] + C[L + 1] + 1) / 2);
+      for (int L = 0; L < 32; L += 4)
+        P4 = std::max(P4, (C[L] + C[L + 1] + C[L + 2] + C[L + 3] + 3) / 4);
+      Pair += P2;
+      Quad += P4;
+      Warp += (Tot + 31) / 32;
+      for (int T1 = 0; T1 < 16; ++T1) {
+        // Pair partner.
+        int L1 = 0, L2 = 0;
+        for (int L = 0; L < 32; ++L) {
+          auto give = [&](int A, int B) {
+            return C[A] > T1 && C[B] <= T1 ? std::min((C[A] - T1) >> 1, R[A])
+                                           : 0;
+          };
+          const int Own = C[L] - give(L, L ^ 1);
+          L1 = std::max(L1, std::min(Own, T1));
+          L2 = std::max(L2, std::max(Own - T1, give(L ^ 1, L)));
+        }
+        TwoLoopPair[T1] += L1 + L2;
+        // Warp: the i-th busy lane (lane order) gets the i-th free one.
+        int Free = 0;
+        for (int L = 0; L < 32; ++L)
+          Free += C[L] <= T1;
+        L1 = L2 = 0;
+        for (int L = 0; L < 32; ++L) {
+          int Give = 0;
+          if (C[L] > T1 && Free > 0) {
+            --Free;
+            Give = std::min((C[L] - T1) >> 1, R[L]);
+          }
+          const int Own = C[L] - Give;
+          L1 = std::max(L1, std::min(Own, T1));
+          L2 = std::max(L2, std::max(Own - T1, Give));
+        }
+        TwoLoopWarp[T1] += L1 + L2;
+      }
+    });
+    int BestP = 0, BestW = 0;
+    for (int T1 = 0; T1 < 16; ++T1) {
+      if (TwoLoopPair[T1] < TwoLoopPair[BestP])
+        BestP = T1;
+      if (TwoLoopWarp[T1] < TwoLoopWarp[BestW])
+        BestW = T1;
+    }
+    std::printf("%s 50 %%, %.0f warp-items (4096 x 4096): mean lane %.3f, "
+                "busiest lane %.3f values\n",
+                Mag ? "magnitude" : "i.i.d.", Items, Mean / Items,
+                Max / Items);
+    std::printf("  perfectly balanced over pairs %.2f, quads %.2f, the warp "
+                "%.2f\n",
+                Pair / Items, Quad / Items, Warp / Items);
+    std::printf("  two loops, partner L^1: %.2f (T1 = %d); warp, lane "
+                "order: %.2f (T1 = %d)\n",
+                TwoLoopPair[BestP] / Items, BestP, TwoLoopWarp[BestW] / Items,
+                BestW);
+  }
+  return 0;
+}
+
 } // namespace
 
-int main() {
+int main(int Argc, char **Argv) {
+  if (Argc > 1 && std::strcmp(Argv[1], "--busiest") == 0)
+    return busiest();
   std::mt19937 Rng(12345);
   uint32_t WG[4], WG8[4];
   auto randomize = [&] {
@@ -324,6 +494,51 @@ int main() {
         checkGather(E, N, S8, 0, Rng);
       }
   std::printf("ok gather: %lld chains against decodeLayer2\n", GatherChecked);
+
+  // Decode 3's gather (gatherRankedMin) on more inputs: the masks of every
+  // lane and half block of matrices from the real encoder (i.i.d. and
+  // per-row magnitude pruning, 30-70 %), random chains of every density at
+  // the tightest layout it allows, and adversarial ones: every single-bit
+  // pair, full and empty masks, a chain needing all 32 values from the
+  // residual list.
+  const long long Before3 = GatherMinChecked;
+  for (int Mag = 0; Mag < 2; ++Mag)
+    for (int Pct = 30; Pct <= 70; Pct += 10) {
+      const auto W = prunedMatrix(256, 1024, Pct / 100.0, Mag != 0,
+                                  99 + Pct + 1000 * Mag);
+      const TlsMatrix TM = encode(W.data(), 256, 1024, ElemType::F16);
+      forEachWarpItem(TM, [&](uint64_t B, int Ch, const uint32_t *E,
+                              const uint32_t *N) {
+        for (int L = 0; L < 32; ++L)
+          checkGather(E[L], N[L], 8u * uint32_t((L >> 1) & 3), 0, Rng,
+                      (B + Ch + L) & 1);
+      });
+    }
+  const long long Encoded3 = GatherMinChecked - Before3;
+  for (int I = 0; I < (1 << 17); ++I) {
+    uint32_t RE = Rng(), RN = Rng();
+    for (int J = 0; J < (I & 3); ++J)
+      RE &= Rng();
+    for (int J = 0; J < ((I >> 2) & 3); ++J)
+      RN &= Rng();
+    if (I & 16)
+      RN |= Rng() & Rng();
+    checkGather(RE, RN, 8u * uint32_t((I >> 5) & 3), 0, Rng, (I >> 7) & 1);
+  }
+  for (int X = 0; X < 32; ++X)
+    for (int Y = 0; Y < 32; ++Y)
+      for (uint32_t S8 = 0; S8 < 32; S8 += 8) {
+        checkGather(1u << Y, 1u << X, S8, 0, Rng, true);
+        checkGather(~(1u << Y), 1u << X, S8, 0, Rng, false);
+        checkGather(1u << Y, ~(1u << X), S8, 0, Rng, true);
+      }
+  for (uint32_t E : GEdge)
+    for (uint32_t N : GEdge)
+      for (uint32_t S8 = 0; S8 < 32; S8 += 8)
+        checkGather(E, N, S8, 0, Rng, true);
+  std::printf("ok gather min: %lld chains against decodeLayer2 (%lld from "
+              "encoded i.i.d. and magnitude-pruned matrices)\n",
+              GatherMinChecked, Encoded3);
 
   std::printf("%lld lane decodes checked\n", Checked);
   if (Failures) {

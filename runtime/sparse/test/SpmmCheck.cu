@@ -152,7 +152,8 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
                   "ctas %d: err %.2e%s\n",
                   Bf16 ? "bf16" : "f16", M, K, N, Sparsity, Pl.NTile, Pl.Warps,
                   Pl.Stages, Pl.Pipeline,
-                  O.Decode == 2   ? " bit-sliced+ranked"
+                  O.Decode == 3   ? " bit-sliced+min-gather"
+                  : O.Decode == 2 ? " bit-sliced+ranked"
                   : O.Decode == 1 ? " bit-sliced"
                                   : "",
                   Pl.SplitK, Pl.Ctas, Err,
