@@ -192,9 +192,9 @@ consumeLean(const Params &P, long long Begin, int Count,
           /*Ablate=*/0, StageAddr, StageAddr + WarpOff);
       fenceProxyAsync();
     }
-    __syncwarp();
-    if (Lane == 0)
-      mbarArrive(EmptyBar + 8 * S);
+    // Every lane arrives (the barrier counts 32 per consumer warp here):
+    // no __syncwarp, no lane test.
+    mbarArrive(EmptyBar + 8 * S);
     TLS_SASS_MARK(9);
     ++Covered;
     ++CC.Half;
@@ -255,7 +255,8 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   if (Tid == 0)
     for (int S = 0; S < STAGES; ++S) {
       mbarInit(FullBar + 8 * S, 32);
-      mbarInit(EmptyBar + 8 * S, WARPS);
+      mbarInit(EmptyBar + 8 * S,
+               DECODE == DecodeBitsMin ? 32 * WARPS : WARPS);
     }
   // The barriers' initialisation is visible to the async proxy (the bulk
   // copies complete transactions on them) before any copy is issued.
@@ -278,7 +279,7 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
                    "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi), "+r"(LI.VBase),
                    "+r"(LI.VOff[0]),
                    "+r"(LI.VOff[1]), "+r"(LI.VOff[2]), "+r"(LI.VOff[3]),
-                   "+r"(LI.BitsOff), "+r"(LI.LdmOff));
+                   "+r"(LI.BitsOff), "+r"(LI.LdmOff), "+r"(LI.ZOff));
   constexpr int A2Lane = a2LaneBytes(DECODE);
   unsigned char *LaneA2 =
       Stages + STAGES * StageB + Warp * 32 * A2Lane + Lane * A2Lane;

@@ -134,10 +134,17 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     // hand them to lanes 0 and 1 (two shuffles). Not skipped by
     // TLS_SPMM_ABLATE bit 1: the test and the constants of the skipped
     // path cost five instructions per item here.
-    bitChainMasks(WG, WG8, LI.Bit, E, Nd);
-    bitLayer1Meta(WG, WG8, LI.Bit, Meta, [](uint32_t X, int) {
-      return __shfl_down_sync(0xffffffffu, X, 2);
-    });
+    if constexpr (DECODE == DecodeBitsMin) {
+      bitChainMasksPermFirst(WG, WG8, LI.Bit, E, Nd);
+      // shfl.sync in PTX: no divergence check before it.
+      bitLayer1Meta(WG, WG8, LI.Bit, Meta,
+                    [](uint32_t X, int) { return shflDown2(X); });
+    } else {
+      bitChainMasks(WG, WG8, LI.Bit, E, Nd);
+      bitLayer1Meta(WG, WG8, LI.Bit, Meta, [](uint32_t X, int) {
+        return __shfl_down_sync(0xffffffffu, X, 2);
+      });
+    }
   } else if (Ablate & 2) {
     Meta[0] = Meta[1] = Meta[2] = Meta[3] = 0x44444444u;
   } else {
@@ -214,7 +221,10 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       uint32_t Vb = LaneVAddr, Db = A2Addr, S8 = Sw >> 1;
       asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
       SharedMem16 Mem;
-      gatherRankedMin(Nd, E, Vb, S8, Db, RsAddr + 2 * Q, Mem);
+      // Z of value 0: (Rq - Vb) / 2 - |E|, Rq - Vb = RsAddr + 2 Q - Vb and
+      // RsAddr - Vb = 2 ZOff.
+      const uint32_t Z = LI.ZOff + uint32_t(Q) - uint32_t(popCount(E));
+      gatherRankedMinZ(Nd, E, Vb, S8, Db, Z, Mem);
     } else {
       gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
     }

@@ -168,6 +168,9 @@ struct LaneInfo {
   // (header, values, bitmap), and the lane's ldmatrix row in the X
   // half-tile.
   uint32_t VBase, VOff[4], BitsOff, LdmOff;
+  // Decode 3: the residual list's start minus the lane's values, in halves
+  // (gatherRankedMinZ's Z is ZOff + the residual start Q - |Empty|).
+  uint32_t ZOff;
   __device__ __forceinline__ explicit LaneInfo(int L) {
     const int Tig = L & 3;
     Lane = L;
@@ -183,6 +186,7 @@ struct LaneInfo {
       VOff[K] = VBase + ((uint32_t(K) << 4) ^ Sw);
     BitsOff = uint32_t(WHeadBytes + WValBytes + G * 16);
     LdmOff = uint32_t(2 * ((L & 7) * XPitch + (L >> 3) * 8));
+    ZOff = uint32_t(WHeadBytes + WValBytes + WBitsBytes - int(VBase)) / 2u;
   }
 };
 

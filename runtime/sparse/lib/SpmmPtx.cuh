@@ -203,6 +203,13 @@ __device__ __forceinline__ int scanStepUp(int V, int O) {
   return R;
 }
 
+/// X of lane + 2 (lanes 30, 31: their own), all lanes converged.
+__device__ __forceinline__ uint32_t shflDown2(uint32_t X) {
+  uint32_t R;
+  asm("shfl.sync.down.b32 %0, %1, 2, 31, -1;" : "=r"(R) : "r"(X));
+  return R;
+}
+
 /// 1 << S for S in 0..31, 0 for S >= 32 (PTX clamps the shift amount; the
 /// C++ operator would be undefined for the -1 that FLO gives for zero).
 __device__ __forceinline__ uint32_t bitAt(int S) {

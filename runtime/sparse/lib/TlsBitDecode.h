@@ -104,6 +104,9 @@ TLS_HD BitDecodeLane bitDecodeLane(int Tig) {
   return B;
 }
 
+TLS_HD void bitChainMasksAB(uint32_t A, uint32_t B, uint32_t &Empty,
+                            uint32_t &Need);
+
 /// The empty-slot and layer-2-need masks of a lane's chain (chain bit
 /// x = 8 K + 4 h + 2 rh + s, as laneChainMasks in TlsLayout.h).
 ///
@@ -124,6 +127,32 @@ TLS_HD void bitChainMasks(const uint32_t (&W0)[4], const uint32_t (&W1)[4],
     Y[K] = bitSelect(0x0F0F0F0Fu, W0[K] >> Ln.Sr, W1[K] << Ln.Sl);
   const uint32_t A = bytePerm(Y[0], Y[1], Ln.SelA);
   const uint32_t B = bytePerm(Y[2], Y[3], Ln.SelA);
+  bitChainMasksAB(A, B, Empty, Need);
+}
+
+/// bitChainMasks with the byte permutes first (Decode 3): Y_K's byte j
+/// depends only on byte j of W0[K] and of W1[K] (the nibble a shift moves
+/// across a byte boundary is the one the select drops), so the bytes the
+/// PRMT keeps can be picked from the words before the shifts and the
+/// select, which then run once per two k-steps: 2 PRMT + 2 SHF + 1 LOP3 per
+/// pair of k-steps instead of 4 SHF + 2 LOP3 + 1 PRMT.
+TLS_HD void bitChainMasksPermFirst(const uint32_t (&W0)[4],
+                                   const uint32_t (&W1)[4],
+                                   const BitDecodeLane &Ln, uint32_t &Empty,
+                                   uint32_t &Need) {
+  const uint32_t A =
+      bitSelect(0x0F0F0F0Fu, bytePerm(W0[0], W0[1], Ln.SelA) >> Ln.Sr,
+                bytePerm(W1[0], W1[1], Ln.SelA) << Ln.Sl);
+  const uint32_t B =
+      bitSelect(0x0F0F0F0Fu, bytePerm(W0[2], W0[3], Ln.SelA) >> Ln.Sr,
+                bytePerm(W1[2], W1[3], Ln.SelA) << Ln.Sl);
+  bitChainMasksAB(A, B, Empty, Need);
+}
+
+/// The common tail of bitChainMasks: A, B hold the chain's groups q =
+/// 4 K + 2 h + rh at nibble q (mod 8), k-steps 0, 1 in A and 2, 3 in B.
+TLS_HD void bitChainMasksAB(uint32_t A, uint32_t B, uint32_t &Empty,
+                            uint32_t &Need) {
   // Two-bit fields at bits 4 i (low pairs) or 4 i + 2 (high pairs) to bits
   // 2 i of bytes 0 and 2; the PRMT below takes those bytes.
   const uint32_t A2 = A >> 2, B2 = B >> 2;
@@ -276,6 +305,26 @@ TLS_HD void gatherRanked(uint32_t Need, uint32_t Empty, uint32_t Vb,
   }
 }
 
+/// belowBit(M, B), and whether the result is nonzero: on the GPU one BMSK
+/// and one LOP3 writing both (PTX lop3 with a predicate output; left to
+/// itself ptxas computes the test with a second LOP3).
+TLS_HD uint32_t belowBitNonZero(uint32_t M, int B, bool &NonZero) {
+#if defined(__CUDA_ARCH__)
+  uint32_t Mask, D, F;
+  asm("bmsk.clamp.b32 %0, 0, %1;" : "=r"(Mask) : "r"(B));
+  asm("{\n .reg .pred p, q;\n setp.ne.u32 q, 0, 0;\n"
+      " lop3.or.b32 %0|p, %2, %3, 0, 0xC0, q;\n selp.u32 %1, 1, 0, p;\n}"
+      : "=r"(D), "=r"(F)
+      : "r"(M), "r"(Mask));
+  NonZero = F != 0;
+  return D;
+#else
+  const uint32_t D = belowBit(M, B);
+  NonZero = D != 0;
+  return D;
+#endif
+}
+
 /// The smaller of two unsigned values: one VIMNMX.U32 on the GPU.
 TLS_HD uint32_t minU32(uint32_t A, uint32_t B) {
 #if defined(__CUDA_ARCH__)
@@ -302,12 +351,14 @@ TLS_HD uint32_t minU32(uint32_t A, uint32_t B) {
 /// the k-th highest needed position takes the k-th highest empty slot's
 /// value, which is zeroed, then the residual values in order, each zeroed
 /// after it is read; the look-ahead load after the last value is unused.
+///
+/// gatherRankedMinZ takes Z of value 0 directly (the kernel forms it from
+/// lane constants and the residual scan).
 template <typename Mem>
-TLS_HD void gatherRankedMin(uint32_t Need, uint32_t Empty, uint32_t Vb,
-                            uint32_t S8, uint32_t Db, uint32_t Rq, Mem &M) {
+TLS_HD void gatherRankedMinZ(uint32_t Need, uint32_t Empty, uint32_t Vb,
+                             uint32_t S8, uint32_t Db, uint32_t Z, Mem &M) {
   if (!Need)
     return;
-  uint32_t Z = (Rq - Vb) / 2u - uint32_t(popCount(Empty));
   int Y = highestBitOrNone(Empty);
   Empty = belowBit(Empty, Y);
   uint32_t A = Vb + 2u * minU32(uint32_t(Y) ^ S8, Z);
@@ -315,7 +366,8 @@ TLS_HD void gatherRankedMin(uint32_t Need, uint32_t Empty, uint32_t Vb,
   TLS_UNROLL_N(2)
   for (;;) {
     const int X = highestBitOrNone(Need);
-    Need = belowBit(Need, X);
+    bool More;
+    Need = belowBitNonZero(Need, X, More);
     ++Z;
     // The next value, loaded before this value's stores (it never reads
     // what they write).
@@ -325,11 +377,17 @@ TLS_HD void gatherRankedMin(uint32_t Need, uint32_t Empty, uint32_t Vb,
     const uint32_t V2 = M.lds16(A2);
     M.sts16(A, 0);
     M.sts16(Db + 2u * uint32_t(X), V);
-    if (!Need)
+    if (!More)
       break;
     A = A2;
     V = V2;
   }
+}
+template <typename Mem>
+TLS_HD void gatherRankedMin(uint32_t Need, uint32_t Empty, uint32_t Vb,
+                            uint32_t S8, uint32_t Db, uint32_t Rq, Mem &M) {
+  gatherRankedMinZ(Need, Empty, Vb, S8, Db,
+                   (Rq - Vb) / 2u - uint32_t(popCount(Empty)), M);
 }
 
 } // namespace sparse

@@ -208,6 +208,8 @@ void checkInput(const uint32_t (&WG)[4], const uint32_t (&WG8)[4]) {
     const BitDecodeLane Ln = bitDecodeLane(Tig);
     uint32_t E, Nd, TE, TNd, RE, RNd;
     bitChainMasks(WG, WG8, Ln, E, Nd);
+    uint32_t PE, PNd;
+    bitChainMasksPermFirst(WG, WG8, Ln, PE, PNd);
     tableMasks(WG, WG8, Tig, TE, TNd);
     ruleMasks(WG, WG8, Tig, RE, RNd);
     // The quad's shuffle: lane t + 2's pair (lanes 2, 3 read the next
@@ -222,7 +224,8 @@ void checkInput(const uint32_t (&WG)[4], const uint32_t (&WG8)[4]) {
     uint32_t Meta[4];
     bitLayer1Meta(WG, WG8, Ln, Meta,
                   [&](uint32_t, int I) { return Other[I]; });
-    bool Bad = E != TE || Nd != TNd || E != RE || Nd != RNd;
+    bool Bad = E != TE || Nd != TNd || E != RE || Nd != RNd || PE != TE ||
+               PNd != TNd;
     // Lanes t = 2, 3 hold k-steps 2, 3 of lane t - 2 in Meta[0], Meta[1]
     // (what they hand to it); the mma reads lanes 0 and 1.
     for (int K = 0; K < 4; ++K)
