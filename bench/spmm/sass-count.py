@@ -5,7 +5,7 @@ An item is one half block (16 x 128) of one warp: one trip of the consumer
 warps' item loop in tlsSpmmBulkKernel (pipeline 3, the planner's default up
 to n-tile 32). The script compiles bench/spmm/SassCount.cu (the kernel with
 the table decode, the default, and the bit-sliced variants, TlsSpmmOptions::
-Decode 1 and 2; 8 consumer warps x 3 stages, fp16, n-tile --nt) with nvcc
+Decode 1, 2 and 3; 8 consumer warps x 3 stages, fp16, n-tile --nt) with nvcc
 for sm_90a (the flags of runtime/sparse's build), disassembles it with
 cuobjdump -sass and counts. Each build takes a few seconds.
 
@@ -30,10 +30,17 @@ What is static and what is assumed:
     values per loop trip) per value, and a warp runs as many values as its
     busiest lane: V = E[max over 32 lanes of the lane's layer-2 and layer-3
     values per chain], exact for i.i.d. sparsity --sparsity (default 50 %;
-    --values overrides).
+    --values overrides; --pattern magnitude takes the Monte-Carlo value
+    of per-row magnitude pruning at 50 %). No decode balances the gather
+    across lanes (Decode 3 neither: see docs/sparse-format.md), so V is
+    the same for all four. `tls-bit-decode-test --busiest` measures it on
+    the real encoder's output (4096 x 4096 at 50 %, every half block):
+    i.i.d. 11.363 (the formula: 11.36), magnitude-pruned 11.323; mean lane
+    5.995 for both.
 
 Usage: bench/spmm/sass-count.py [--nt 8] [--sparsity 0.5] [--values V]
-                                [--keep DIR] [--list PHASE]
+                                [--pattern iid|magnitude] [--keep DIR]
+                                [--list PHASE]
 Needs nvcc (/usr/local/cuda/bin or $NVCC) and cuobjdump with nvdisasm
 (CUDA's, on PATH or in /usr/local/cuda/bin; without a toolkit that has
 them: pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm).
@@ -67,6 +74,9 @@ PHASES = {
     9: "epilogue (no tile finished)",
     10: "cursor + loop",
 }
+# (mean lane, busiest lane) values per warp-item, per-row magnitude pruning
+# at 50 %: tls-bit-decode-test --busiest (the real encoder, 4096 x 4096).
+MAGNITUDE_50 = (5.995, 11.323)
 DECODES = {0: "tables", 1: "bit-sliced", 2: "bit-sliced + ranked gather",
            3: "Decode 3 (min gather, lean item)"}
 
@@ -306,6 +316,10 @@ def main():
     ap.add_argument("--values", type=float, default=None,
                     help="gathered values per warp-item (default: expected "
                          "busiest lane at --sparsity, i.i.d.)")
+    ap.add_argument("--pattern", choices=["iid", "magnitude"], default="iid",
+                    help="magnitude: V measured by tls-bit-decode-test "
+                         "--busiest on per-row magnitude-pruned weights "
+                         "(50 %% only)")
     ap.add_argument("--keep", default=None, help="keep cubins and SASS here")
     ap.add_argument("--list", type=int, default=None,
                     help="print the marked SASS of phase N (marker number)")
@@ -329,6 +343,10 @@ def main():
     real = parse(compile_and_dump(nvcc, cuobjdump, env, args.nt, False, work))
 
     mean, emax = e_max(args.sparsity)
+    if args.pattern == "magnitude":
+        if abs(args.sparsity - 0.5) > 1e-9:
+            sys.exit("--pattern magnitude: measured at 50 % sparsity only")
+        mean, emax = MAGNITUDE_50
     values = args.values if args.values is not None else emax
 
     if args.list is not None:
@@ -348,8 +366,8 @@ def main():
           f"{subprocess.run([nvcc, '--version'], capture_output=True, text=True).stdout.split()[-1]})")
     print(f"# gather: V = {values:.2f} values per warp-item "
           + ("(--values)" if args.values is not None else
-             f"(busiest of 32 lanes, i.i.d. {args.sparsity:.0%} sparsity; "
-             f"mean lane {mean:.2f})"))
+             f"(busiest of 32 lanes, {'i.i.d.' if args.pattern == 'iid' else 'magnitude-pruned'} "
+             f"{args.sparsity:.0%} sparsity; mean lane {mean:.2f})"))
     ds = sorted(results)
     hdr = "| phase | " + " | ".join(DECODES[d] for d in ds) + " | note |"
     print(hdr)

@@ -175,12 +175,14 @@ consumeLean(const Params &P, long long Begin, int Count,
   Cursor CC(P, Begin);
   int Tile = CC.Mb * WARPS + Warp;
   bool HasTile = Tile < P.Tiles;
-  // Items of the current output tile still to run in this CTA.
+  // Items of the current output tile still to run in this CTA (Left),
+  // all of them (Covered), and the CTA's items after them (Rest).
   int Left = min(P.Hpu - CC.Half, Count);
-  int Covered = 0;
+  int Covered = Left;
+  int Rest = Count - Left;
   int S = 0;
   uint32_t Parity = 0;
-  for (int J = 0; J < Count; ++J) {
+  for (;;) {
     TLS_SASS_MARK(1);
     mbarWait(FullBar + 8 * S, Parity);
     TLS_SASS_MARK(2);
@@ -196,15 +198,15 @@ consumeLean(const Params &P, long long Begin, int Count,
     // no __syncwarp, no lane test.
     mbarArrive(EmptyBar + 8 * S);
     TLS_SASS_MARK(9);
-    ++Covered;
     ++CC.Half;
     if (--Left == 0) {
       // The end of the output tile's items in this CTA (its last half
       // block, or the CTA's last item).
       if (HasTile)
         finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+      if (Rest == 0)
+        break;
       zeroAcc<NT, Sets>(Acc);
-      Covered = 0;
       CC.Half = 0;
       if (++CC.Nc == P.NChunks) {
         CC.Nc = 0;
@@ -212,7 +214,8 @@ consumeLean(const Params &P, long long Begin, int Count,
       }
       Tile = CC.Mb * WARPS + Warp;
       HasTile = Tile < P.Tiles;
-      Left = min(P.Hpu, Count - J - 1);
+      Left = Covered = min(P.Hpu, Rest);
+      Rest -= Left;
     }
     TLS_SASS_MARK(10);
     if (++S == STAGES) {
@@ -279,7 +282,9 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
                    "+r"(LI.Bit.SelM), "+r"(LI.Bit.Hi), "+r"(LI.VBase),
                    "+r"(LI.VOff[0]),
                    "+r"(LI.VOff[1]), "+r"(LI.VOff[2]), "+r"(LI.VOff[3]),
-                   "+r"(LI.BitsOff), "+r"(LI.LdmOff), "+r"(LI.ZOff));
+                   "+r"(LI.BitsOff), "+r"(LI.LdmOff));
+  if constexpr (DECODE == DecodeBitsMin)
+    asm volatile("" : "+r"(LI.ZOff));
   constexpr int A2Lane = a2LaneBytes(DECODE);
   unsigned char *LaneA2 =
       Stages + STAGES * StageB + Warp * 32 * A2Lane + Lane * A2Lane;

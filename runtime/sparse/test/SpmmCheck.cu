@@ -5,9 +5,9 @@
 // bf16, for every kernel variant (both pipelines, n-tiles 8 to 128) and
 // several split settings (one output tile per CTA, three CTAs per tile, one
 // wave of stream-K CTAs, two waves), plus the planner's own choices (default,
-// pipeline 2, n-tile up to 128, the bit-sliced decode), and compares with a
-// double-precision CPU reference. Outputs are poisoned (NaN) before each
-// run and surrounded by guard bands. Prints PASS or the failures.
+// pipeline 2, n-tile up to 128, the bit-sliced decodes 1-3), and compares
+// with a double-precision CPU reference. Outputs are poisoned (NaN) before
+// each run and surrounded by guard bands. Prints PASS or the failures.
 // (The benchmark checks the 31 large shapes; this covers the edges.)
 //
 //===----------------------------------------------------------------------===//
@@ -101,7 +101,7 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
       if (tlsSpmmPlan(D, N, O).Stages)
         Plans.push_back(O);
     }
-  for (int Decode : {1, 2}) {
+  for (int Decode : {1, 2, 3}) {
     TlsSpmmOptions O; // the planner's choice with the bit-sliced decodes
     O.Decode = Decode;
     if (tlsSpmmPlan(D, N, O).Stages)
