@@ -203,10 +203,11 @@ __device__ __forceinline__ int scanStepUp(int V, int O) {
   return R;
 }
 
-/// X of lane + 2 (lanes 30, 31: their own), all lanes converged.
+/// X of lane + 2 (lanes 30, 31: their own), all lanes converged. Volatile,
+/// so that the compiler neither drops nor moves it into a branch.
 __device__ __forceinline__ uint32_t shflDown2(uint32_t X) {
   uint32_t R;
-  asm("shfl.sync.down.b32 %0, %1, 2, 31, -1;" : "=r"(R) : "r"(X));
+  asm volatile("shfl.sync.down.b32 %0, %1, 2, 31, -1;" : "=r"(R) : "r"(X));
   return R;
 }
 
