@@ -180,6 +180,9 @@ consumeLean(const Params &P, long long Begin, int Count,
   int Left = min(P.Hpu - CC.Half, Count);
   int Covered = Left;
   int Rest = Count - Left;
+  // The item's chain as a mask (0: chain 0, ~0: chain 1), flipped per
+  // item: the only use of the cursor's half-block index here.
+  int ChainMask = -(CC.Half & 1);
   int S = 0;
   uint32_t Parity = 0;
   for (;;) {
@@ -190,7 +193,7 @@ consumeLean(const Params &P, long long Begin, int Count,
       const uint32_t StageAddr = StagesAddr + S * StageBytes;
       decodeAndMultiply<NT, Sets, BF16, DecodeBitsMin>(
           Acc, nullptr, LaneA2, reinterpret_cast<const uint16_t *>(LaneA2),
-          LaneA2, A2Addr, CC.Half & 1, LI,
+          LaneA2, A2Addr, ChainMask, LI,
           /*Ablate=*/0, StageAddr, StageAddr + WarpOff);
       fenceProxyAsync();
     }
@@ -198,7 +201,7 @@ consumeLean(const Params &P, long long Begin, int Count,
     // no __syncwarp, no lane test.
     mbarArrive(EmptyBar + 8 * S);
     TLS_SASS_MARK(9);
-    ++CC.Half;
+    ChainMask = ~ChainMask;
     if (--Left == 0) {
       // The end of the output tile's items in this CTA (its last half
       // block, or the CTA's last item).
@@ -207,7 +210,7 @@ consumeLean(const Params &P, long long Begin, int Count,
       if (Rest == 0)
         break;
       zeroAcc<NT, Sets>(Acc);
-      CC.Half = 0;
+      ChainMask = 0; // a tile starts at chain 0 of its first block
       if (++CC.Nc == P.NChunks) {
         CC.Nc = 0;
         ++CC.Mb;

@@ -79,7 +79,8 @@ __device__ __forceinline__ uint32_t laneByte(uint32_t W, int Sh) {
   return ((W >> Sh) & 0xF) | ((W >> (Sh + 12)) & 0xF0);
 }
 
-/// One item of one warp: decodes the staged half block at Wr (chain Chain)
+/// One item of one warp: decodes the staged half block at Wr (chain Chain;
+/// for DecodeBitsMin a mask: 0 for chain 0, ~0 for chain 1)
 /// and multiplies it with the staged X half-tile Xs into Acc.
 template <int NT, int Sets, bool BF16, int DECODE = DecodeTables>
 __device__ __forceinline__ void
@@ -207,7 +208,9 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       Stop = Hdr[1];
     }
     int Q = int(Start & 7u) + Excl;
-    if (Chain)
+    if constexpr (DECODE == DecodeBitsMin)
+      Q += int(uint32_t(int(Stop - Start) - Total) & uint32_t(Chain));
+    else if (Chain)
       Q += int(Stop - Start) - Total;
     TLS_SASS_MARK(6);
     if (Ablate & 1) {
