@@ -175,6 +175,8 @@ def main():
     ap.add_argument("--arch", default="sm_90")
     ap.add_argument("--fp-model", choices=("strict", "reassoc"), default=None)
     ap.add_argument("--plant", default=None)
+    ap.add_argument("--cusparse", action="store_true",
+                    help="link both programs with cuSPARSE (-lcusparse)")
     ap.add_argument("--cudnn", action="store_true",
                     help="link both programs with cuDNN ($CUDNN_ROOT, else "
                          "the CUDA path next to nvcc)")
@@ -199,6 +201,9 @@ def main():
             rest.remove(a)
         elif a == "--cudnn":
             args.cudnn = True
+            rest.remove(a)
+        elif a == "--cusparse":
+            args.cusparse = True
             rest.remove(a)
         elif a.startswith("--orig-runs="):
             args.orig_runs = int(a.split("=", 1)[1])
@@ -233,10 +238,11 @@ def main():
     nvcc = [args.nvcc, "-O2", "-std=c++17", "-arch=" + args.arch, "-I", include]
     if args.cudnn:
         nvcc += cudnn_flags(args.nvcc)
+    libs = ["-lcusparse"] if args.cusparse else []
     exe = {}
     for tag, path in (("orig", src), ("new", rewritten)):
         exe[tag] = os.path.join(args.work, tag + ".exe")
-        run(nvcc + [path, "-o", exe[tag]], "nvcc " + tag)
+        run(nvcc + [path, "-o", exe[tag]] + libs, "nvcc " + tag)
     failures = []
     for seed in range(1, args.seeds + 1):
         dumps = {}

@@ -592,7 +592,11 @@ private:
     } else {
       consumeError(H.takeError());
     }
-    if (Expected<SegmentedReduction> R = matchSegmentedReduction(Ctx, K)) {
+    Expected<SegmentedReduction> R = matchSegmentedReduction(Ctx, K);
+    if (R && R->sparseMatVec()) {
+      // cusparse-spmv routes it in the kernel phase (a launch replaced by a
+      // library call, measured like conv-cudnn), not as a region.
+    } else if (R) {
       Step.Routes = "cub-segmented-reduce";
       Step.Computes =
           std::string(R->Kind == RecurrenceKind::Sum   ? "sum"

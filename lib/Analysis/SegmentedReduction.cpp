@@ -237,7 +237,30 @@ Expected<SegmentedReduction> matchSegmentedReduction(ASTContext &Ctx,
     }
   }
   auto [In, Idx] = element(Term);
-  if (!In || plain(Term->IgnoreParenImpCasts()->getType()) != S.Element)
+  // A CSR matrix-vector product: vals[j] * x[cols[j]], in either order.
+  if (const auto *Mul = dyn_cast_or_null<BinaryOperator>(
+          Term && Rec.Kind == RecurrenceKind::Sum ? Term->IgnoreParenImpCasts()
+                                                  : nullptr);
+      !In && Mul && Mul->getOpcode() == BO_Mul)
+    for (auto [A, B] : {std::pair{Mul->getLHS(), Mul->getRHS()},
+                        std::pair{Mul->getRHS(), Mul->getLHS()}}) {
+      auto [Vals, VIdx] = element(A);
+      auto [X, XIdx] = element(B);
+      auto [Cols, CIdx] = element(XIdx);
+      if (!Vals || !X || !Cols || varOf(VIdx) != L->Var ||
+          varOf(CIdx) != L->Var ||
+          plain(A->IgnoreParenImpCasts()->getType()) != S.Element ||
+          plain(B->IgnoreParenImpCasts()->getType()) != S.Element ||
+          !plain(Cols->getType()->getPointeeType())->isIntegerType())
+        continue;
+      In = Vals;
+      Idx = VIdx;
+      S.Gathered = X;
+      S.Columns = Cols;
+      break;
+    }
+  if (!In || (!S.Gathered &&
+              plain(Term->IgnoreParenImpCasts()->getType()) != S.Element))
     return refuse("the update '" + sourceText(Ctx, Body->getSourceRange()) +
                   "' at " + where(Ctx, Body->getBeginLoc()) + " is not '" +
                   Acc->getNameAsString() +
@@ -248,8 +271,10 @@ Expected<SegmentedReduction> matchSegmentedReduction(ASTContext &Ctx,
                                              ? "fmaxf"
                                              : "fminf") +
                              "(" + Acc->getNameAsString() + ", in[j])'") +
-                  " of an element of the accumulator's type (comparisons "
-                  "written out and other terms are not routed)");
+                  " of an element of the accumulator's type, or '" +
+                  Acc->getNameAsString() +
+                  " += vals[j] * x[cols[j]]' (comparisons written out and "
+                  "other terms are not routed)");
   S.In = In;
 
   // The segment's bounds, through locals set once.
@@ -288,6 +313,12 @@ Expected<SegmentedReduction> matchSegmentedReduction(ASTContext &Ctx,
     S.Begin = BeginP;
     S.End = EndP;
     S.EndShift = *E0;
+  } else if (S.Gathered) {
+    return refuse(LoopAt + " runs from '" +
+                  sourceText(Ctx, L->Init->getSourceRange()) + "' to '" +
+                  sourceText(Ctx, L->Bound->getSourceRange()) +
+                  "'; a sparse matrix-vector product is routed over CSR "
+                  "offsets 'row_ptr[s] .. row_ptr[s + 1]' only");
   } else {
     // Fixed-length rows: j from 0 to len, in[s * len + j].
     Expr::EvalResult Zero;
@@ -341,8 +372,8 @@ Expected<SegmentedReduction> matchSegmentedReduction(ASTContext &Ctx,
                   Row->getNameAsString() + "] = " + Acc->getNameAsString() +
                   "' of the accumulator's type");
   S.Out = Out;
-  for (const ParmVarDecl *P : {S.In, S.Begin, S.End})
-    if (P == Out)
+  for (const ParmVarDecl *P : {S.In, S.Begin, S.End, S.Gathered, S.Columns})
+    if (P && P == Out)
       return refuse(Name + " reads and writes '" + Out->getNameAsString() +
                     "'");
   {

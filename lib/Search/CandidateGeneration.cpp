@@ -15,6 +15,7 @@
 #include "cuda-opt/Search/Ranker.h"
 #include "cuda-opt/Search/TuningPolicy.h"
 #include "cuda-opt/Transforms/ConvCudnnEntry.h"
+#include "cuda-opt/Transforms/CusparseSpmvEntry.h"
 #include "cuda-opt/Measure/Measure.h"
 #include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Support/GpuLock.h"
@@ -98,6 +99,31 @@ Expected<json::Object> convLibraryCall(const Toolchain &TC,
                       {worker::library::Entry, convCudnnEntryName(Algo)}};
 }
 
+/// cusparse-spmv: the captured launch run through cuSPARSE, built into a
+/// library the worker calls like a region (CusparseSpmvEntry.h), one entry
+/// per algorithm sharing one build.
+Expected<json::Object> spmvLibraryCall(const Toolchain &TC,
+                                       clang::ASTContext &Ctx,
+                                       const KernelInfo &K, int64_t Alg,
+                                       const TuneOptions &Opts) {
+  Expected<std::string> Text = cusparseSpmvEntryText(Ctx, K);
+  if (!Text)
+    return Text.takeError();
+  CompileOptions Comp;
+  Comp.Arch = TC.GpuArch;
+  Comp.Flags = {"-lcusparse"};
+  SmallString<256> Dir(Opts.WorkDir);
+  sys::path::append(Dir, "cusparse-spmv");
+  std::vector<std::string> Errors;
+  std::vector<std::string> Libs =
+      compileRegionLibraries(TC, {*Text}, Comp, Dir, Errors);
+  if (Libs[0].empty())
+    return createStringError(inconvertibleErrorCode(), Errors[0]);
+  return json::Object{{worker::library::Kind, worker::library::KindRegion},
+                      {worker::library::Path, Libs[0]},
+                      {worker::library::Entry, cusparseSpmvEntryName(Alg)}};
+}
+
 /// The measurement of a pass that replaces the kernel's launch with a
 /// library call (LibraryVariant.h), or why it cannot be measured.
 Expected<json::Object> libraryCallFor(const Toolchain &TC,
@@ -117,10 +143,35 @@ Expected<json::Object> libraryCallFor(const Toolchain &TC,
                                "convolution's sizes from");
     return convLibraryCall(TC, Ctx, K, PI.Params.get("algo"), H, Opts);
   }
+  if (PI.Pass->getName() == "cusparse-spmv") {
+    if (Opts.DryRun) {
+      // Tests only: the library's source as tune would build it, so a test
+      // can compile it without a GPU (test/Tune/dry-run-library-entry.test).
+      if (const char *Dir = std::getenv("CUDA_OPT_DRY_RUN_LIBRARY_DIR"))
+        if (Expected<std::string> Text = cusparseSpmvEntryText(Ctx, K)) {
+          SmallString<256> Path(Dir);
+          sys::path::append(Path, "cusparse-spmv-" + K.name() + ".cu");
+          std::error_code EC;
+          raw_fd_ostream OS(Path, EC);
+          if (!EC)
+            OS << *Text;
+        } else {
+          consumeError(Text.takeError());
+        }
+      return createStringError(inconvertibleErrorCode(),
+                               "measured by running cuSPARSE on the captured "
+                               "launch (not in a dry run)");
+    }
+    if (!H.ProgramMode)
+      return createStringError(inconvertibleErrorCode(),
+                               "spec mode has no captured launch whose "
+                               "matrix cuSPARSE could read");
+    return spmvLibraryCall(TC, Ctx, K, PI.Params.get("alg"), Opts);
+  }
   if (PI.Pass->getName() != "gemm-specialize")
     return createStringError(inconvertibleErrorCode(),
-                             "the worker calls only cudaoptGemm and cuDNN "
-                             "so far");
+                             "the worker calls only cudaoptGemm, cuDNN and "
+                             "cuSPARSE so far");
   if (Opts.DryRun)
     return createStringError(inconvertibleErrorCode(),
                              "measured by calling cudaoptGemm on the captured "

@@ -62,6 +62,12 @@ Expected<SegmentedReduction> matchOf(const KernelTarget &T) {
     Rest.consume_front("kernel '" + T.Kernel.name() + "': ");
     return refuse(Rest);
   }
+  if (S->sparseMatVec())
+    return refuse("it is a sparse matrix-vector product (a sum of '" +
+                  S->In->getNameAsString() + "[j] * " +
+                  S->Gathered->getNameAsString() + "[" +
+                  S->Columns->getNameAsString() +
+                  "[j]]' per row); cusparse-spmv routes it to cuSPARSE");
   return S;
 }
 

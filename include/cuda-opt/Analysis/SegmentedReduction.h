@@ -18,6 +18,11 @@
 // cub-segmented-reduce hands to cub::DeviceSegmentedReduce: for each
 // segment, the initial value combined with its elements.
 //
+// A sum over offsets may also add products of the element and a vector
+// entry it selects, `acc += vals[j] * x[cols[j]]` (either order): a CSR
+// sparse matrix-vector product, y = A x, which cusparse-spmv routes to
+// cuSPARSE (Gathered and Columns set; cub-segmented-reduce refuses it).
+//
 //===----------------------------------------------------------------------===//
 #ifndef CUDA_OPT_ANALYSIS_SEGMENTEDREDUCTION_H
 #define CUDA_OPT_ANALYSIS_SEGMENTEDREDUCTION_H
@@ -52,7 +57,12 @@ struct SegmentedReduction {
   int64_t CountValue = 0;
   bool Inclusive = false;
 
+  /// A CSR sparse matrix-vector product: the term is `In[j] *
+  /// Gathered[Columns[j]]` (In the values, Gathered the vector x).
+  const clang::ParmVarDecl *Gathered = nullptr, *Columns = nullptr;
+
   bool fixedLength() const { return Begin == nullptr; }
+  bool sparseMatVec() const { return Gathered != nullptr; }
   /// Integer elements: any order gives the same bits.
   bool exact() const { return Element->isIntegerType(); }
 };

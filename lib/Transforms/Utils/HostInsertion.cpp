@@ -37,7 +37,7 @@ bool mainFileIncludes(const ASTContext &Ctx, StringRef Header) {
 bool declaresFunction(ASTContext &Ctx, StringRef Name) {
   for (const NamedDecl *D :
        Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name)))
-    if (isa<FunctionDecl>(D))
+    if (isa<FunctionDecl, FunctionTemplateDecl>(D))
       return true;
   return false;
 }
