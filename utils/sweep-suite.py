@@ -13,7 +13,9 @@ its folder (the folder and its parents up to the suite root, their
 inc/include/common folders, plus --include DIRs), and counted apart.
 
 For each swept file: `--list-kernels`, `--analyze` and `tune --dry-run`
-(each under a time limit). Each step ends as one of
+(each under a time limit); `--steps` also takes `regions`, `fuse`,
+`temporal` and `region-build` (the region phase's outlined files, as tune
+builds them for the measurement worker, compiled by --nvcc). Each step ends as one of
   ok         exit 0
   no-kernel  the file defines no __global__ kernel (host code, headers)
   diagnosed  a non-zero exit with an error message
@@ -61,6 +63,11 @@ STEPS = {
     # when a time loop was blocked, else the first kernel's reason.
     "temporal": ["--passes=temporal-block"],
     "dry-run": ["tune", "--dry-run", "--budget=4", "-o"],
+    # tune --dry-run writing the region phase's outlined files (every
+    # rewrite and in-place rival of every host region, as tune builds them
+    # for the measurement worker), each then compiled by --nvcc with the
+    # unit's flags: ok when all compile ("no region" when there is none).
+    "region-build": ["tune", "--dry-run", "--budget=4", "-o"],
 }
 
 
@@ -146,6 +153,41 @@ def run_region_pass(cuda_opt, step, path, flags, timeout):
             return classify(p.returncode, out), re.sub(
                 r"/\S+:\d+:\d+", "FILE", line.strip())[:200]
     return classify(p.returncode, out), first_error(out)
+
+
+def run_region_build(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
+    if not nvcc:
+        return "diagnosed", "region-build needs --nvcc"
+    out_dir = tempfile.mkdtemp(prefix="regions-", dir=SCRATCH)
+    env = dict(os.environ, CUDA_OPT_DRY_RUN_REGION_DIR=out_dir)
+    p = subprocess.run(["timeout", str(timeout), cuda_opt] +
+                       STEPS["region-build"] +
+                       [os.path.join(out_dir, "out.cu"), path, "--"] + flags,
+                       capture_output=True, text=True, errors="replace",
+                       env=env)
+    out = p.stdout + p.stderr
+    outcome = classify(p.returncode, out)
+    if outcome != "ok":
+        return outcome, first_error(out)
+    files = sorted(f for f in os.listdir(out_dir)
+                   if re.fullmatch(r"region-\d+-v\d+\.cu", f))
+    if not files:
+        return "ok", "no region"
+    # The outlined file sits in another folder: the unit's own folder is
+    # searched for its quoted includes.
+    inc = ["-I" + os.path.dirname(os.path.abspath(path))]
+    for f in files:
+        q = subprocess.run(["timeout", str(3 * timeout), nvcc, "-arch=sm_90",
+                            "-c", os.path.join(out_dir, f), "-o",
+                            os.path.join(out_dir, f + ".o")] + inc +
+                           nvcc_flags,
+                           capture_output=True, text=True, errors="replace")
+        if q.returncode != 0:
+            err = next((line for line in (q.stdout + q.stderr).splitlines()
+                        if re.search(r"\berror\b", line)), "nvcc failed")
+            return "diagnosed", "%s: %s" % (f, re.sub(
+                r"^\S*?(\(\d+\)|:\d+:\d+):\s*", "", err).strip()[:160])
+    return "ok", "%d region file(s) built" % len(files)
 
 
 def run_step(cuda_opt, step, path, flags, timeout):
@@ -265,8 +307,12 @@ def main():
         if kind == "included" or (kind == "unbuilt" and not args.unbuilt):
             return job, res
         for step in steps:
-            res[step] = run_step(args.cuda_opt, step, path, flags,
-                                 args.timeout)
+            if step == "region-build":
+                res[step] = run_region_build(args.cuda_opt, args.nvcc, path,
+                                             flags, nvcc_flags, args.timeout)
+            else:
+                res[step] = run_step(args.cuda_opt, step, path, flags,
+                                     args.timeout)
             if res[step][0] in ("no-kernel", "diagnosed"):
                 break  # the later steps parse the same way
         if args.nvcc:
