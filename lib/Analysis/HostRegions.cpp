@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cuda-opt/Analysis/HostRegions.h"
+#include "cuda-opt/Analysis/LaunchConfig.h"
 
 #include "StmtPatterns.h"
 #include "cuda-opt/Analysis/HistogramKernel.h"
@@ -596,6 +597,8 @@ private:
     if (R && R->sparseMatVec()) {
       // cusparse-spmv routes it in the kernel phase (a launch replaced by a
       // library call, measured like conv-cudnn), not as a region.
+    } else if (R && firstLaunchOnStream(K, Ctx)) {
+      // cub-segmented-reduce runs CUB on the default stream only.
     } else if (R) {
       Step.Routes = "cub-segmented-reduce";
       Step.Computes =

@@ -104,10 +104,6 @@ Expected<SegmentedReduction> matchSegmentedReduction(ASTContext &Ctx,
   if (K.Decl->isDependentContext())
     return refuse(Name + " is a template; cub-segmented-reduce needs the "
                   "element type");
-  if (const LaunchSite *L = firstLaunchOnStream(K, Ctx))
-    return refuse("the launch at " + where(Ctx, L->Call->getBeginLoc()) +
-                  " is on a stream; the rewrite reduces on the default "
-                  "stream");
   Expected<RowProgram> RP = analyzeRowProgram(Ctx, K);
   if (!RP)
     return RP.takeError();

@@ -25,6 +25,7 @@
 // zeros (-0.0, +0.0) in another order: --fp-model=reassoc for floats.
 //
 //===----------------------------------------------------------------------===//
+#include "cuda-opt/Analysis/LaunchConfig.h"
 #include "cuda-opt/Analysis/SegmentedReduction.h"
 #include "cuda-opt/Pass/Transform.h"
 #include "cuda-opt/Support/Refusal.h"
@@ -62,6 +63,12 @@ Expected<SegmentedReduction> matchOf(const KernelTarget &T) {
     Rest.consume_front("kernel '" + T.Kernel.name() + "': ");
     return refuse(Rest);
   }
+  if (const LaunchSite *L = firstLaunchOnStream(T.Kernel, T.Ctx))
+    return refuse("the launch at " +
+                  describeLocation(T.getSourceManager(),
+                                   L->Call->getBeginLoc()) +
+                  " is on a stream; the rewrite reduces on the default "
+                  "stream");
   if (S->sparseMatVec())
     return refuse("it is a sparse matrix-vector product (a sum of '" +
                   S->In->getNameAsString() + "[j] * " +

@@ -114,7 +114,9 @@ int main(int argc, char **argv) {
     cudaFree(DXAll);
     cudaFree(DY);
   }
-  // Doubles with 64-bit indices.
+  // Doubles with 64-bit indices, launched on a stream.
+  cudaStream_t St;
+  cudaStreamCreate(&St);
   for (int Rows : {777, 20000}) {
     std::vector<long long> Ptr, Col;
     csr(Rows, Rows, 0, 30, true, Seed + N, Ptr, Col);
@@ -124,7 +126,8 @@ int main(int argc, char **argv) {
     long long *DPtr = device(Ptr), *DCol = device(Col);
     double *DVal = device(Val), *DX = device(X), *DY = device(Y);
     long long n = Rows;
-    spmv_f64<<<(n + 127) / 128, 128>>>(DY, DPtr, DCol, DVal, DX, n);
+    spmv_f64<<<(n + 127) / 128, 128, 0, St>>>(DY, DPtr, DCol, DVal, DX, n);
+    cudaStreamSynchronize(St);
     gpu_check::check_launch("spmv_f64");
     cudaMemcpy(Y.data(), DY, Y.size() * sizeof(double), cudaMemcpyDeviceToHost);
     std::string Name = "f64_" + std::to_string(N++);

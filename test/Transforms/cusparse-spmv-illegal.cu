@@ -5,7 +5,6 @@
 // RUN: not cuda-opt --passes=cusparse-spmv --kernel=v_UNSIGNED %s 2>&1 | FileCheck %s --check-prefix=UNSIGNED
 // RUN: not cuda-opt --passes=cusparse-spmv --kernel=v_MIXED %s 2>&1 | FileCheck %s --check-prefix=MIXED
 // RUN: not cuda-opt --passes=cusparse-spmv --kernel=v_ALIAS %s 2>&1 | FileCheck %s --check-prefix=ALIAS
-// RUN: not cuda-opt --passes=cusparse-spmv --kernel=v_STREAM %s 2>&1 | FileCheck %s --check-prefix=STREAM
 // RUN: not cuda-opt --passes=cusparse-spmv --kernel=v_ELL %s 2>&1 | FileCheck %s --check-prefix=ELL
 // RUN: not cuda-opt --passes=cusparse-spmv --kernel=v_SCALED %s 2>&1 | FileCheck %s --check-prefix=SCALED
 // RUN: not cuda-opt --passes=cusparse-spmv --kernel=v_GRID %s 2>&1 | FileCheck %s --check-prefix=GRID
@@ -107,19 +106,6 @@ __global__ void v_ALIAS(float *y, const int *ptr, const int *cols,
   }
 }
 
-// Launched on a stream.
-// STREAM: kernel 'v_STREAM': the launch at {{.*}} is on a stream
-__global__ void v_STREAM(float *y, const int *ptr, const int *cols,
-                         const float *vals, const float *x, int n) {
-  int r = blockIdx.x * blockDim.x + threadIdx.x;
-  if (r < n) {
-    float s = 0.0f;
-    for (int j = ptr[r]; j < ptr[r + 1]; ++j)
-      s += vals[j] * x[cols[j]];
-    y[r] = s;
-  }
-}
-
 // ELLPACK: fixed-length rows with a gathered vector.
 // ELL: kernel 'v_ELL': the update 's += vals[r * k + j] * x[cols[r * k + j]]' at {{.*}} is not 's += in[j]' of an element of the accumulator's type, or 's += vals[j] * x[cols[j]]'
 __global__ void v_ELL(float *y, const int *cols, const float *vals,
@@ -159,7 +145,7 @@ __global__ void v_GRID(float *y, const int *ptr, const int *cols,
   }
 }
 
-void run(int n, int k, cudaStream_t st) {
+void run(int n, int k) {
   float *a, *b, *vals;
   int *ptr, *cols, *iy, *ivals, *ix;
   unsigned *uptr, *ucols;
@@ -182,7 +168,6 @@ void run(int n, int k, cudaStream_t st) {
   v_UNSIGNED<<<(n + 255) / 256, 256>>>(a, uptr, ucols, vals, b, n);
   v_MIXED<<<(n + 255) / 256, 256>>>(a, ptr, lcols, vals, b, n);
   v_ALIAS<<<(n + 255) / 256, 256>>>(a, ptr, cols, vals, a, n);
-  v_STREAM<<<(n + 255) / 256, 256, 0, st>>>(a, ptr, cols, vals, b, n);
   v_ELL<<<(n + 255) / 256, 256>>>(a, cols, vals, b, n, k);
   v_SCALED<<<(n + 255) / 256, 256>>>(a, ptr, cols, vals, b, n);
   v_GRID<<<n / 256, 256>>>(a, ptr, cols, vals, b, n);

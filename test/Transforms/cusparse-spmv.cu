@@ -4,11 +4,12 @@
 // RUN: cuda-opt --passes='cusparse-spmv{alg=2}' --kernel=spmv_csr %s | FileCheck %s --check-prefix=ALG2
 // RUN: cuda-opt --passes=cusparse-spmv --kernel=spmv_swapped_long %s | FileCheck %s --check-prefix=LONG
 // RUN: cuda-opt --passes=cusparse-spmv --kernel=spmv_double_return %s | FileCheck %s --check-prefix=DOUBLE
+// RUN: cuda-opt --passes=cusparse-spmv --kernel=spmv_stream %s | FileCheck %s --check-prefix=STREAM
 // RUN: not cuda-opt --fp-model=strict --passes=cusparse-spmv --kernel=spmv_csr %s 2>&1 | FileCheck %s --check-prefix=STRICT
 // Every kernel at once; nvcc compiles and links cuSPARSE's host side too.
 // RUN: cuda-opt --passes=cusparse-spmv %s -o %t.all.cu
 // RUN: grep -c '^ *if (cudaoptCsrSpmv<' %t.all.cu | FileCheck %s --check-prefix=ALL
-// ALL: 4
+// ALL: 5
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -std=c++17 %t.all.cu -o %t.all.exe -lcusparse %}
 // The product is no segmented reduction for CUB, and no region.
 // RUN: not cuda-opt --passes=cub-segmented-reduce --kernel=spmv_csr %s 2>&1 | FileCheck %s --check-prefix=CUB
@@ -71,6 +72,18 @@ __global__ void spmv_double_return(double *y, const int *rp, const int *ci,
   y[i] = s;
 }
 
+// Launched on a stream: cuSPARSE runs on it, the fallback too.
+__global__ void spmv_stream(float *y, const int *row_ptr, const int *col_idx,
+                            const float *vals, const float *x, int rows) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < rows) {
+    float sum = 0.0f;
+    for (int j = row_ptr[row]; j < row_ptr[row + 1]; ++j)
+      sum += vals[j] * x[col_idx[j]];
+    y[row] = sum;
+  }
+}
+
 // Launched inside an if with an else: the rewrite keeps the else's owner.
 __global__ void spmv_else(float *y, const int *row_ptr, const int *col_idx,
                           const float *vals, const float *x, int rows) {
@@ -117,6 +130,12 @@ int main() {
   // DOUBLE-NEXT: dval, dx, dy, 1) != cudaSuccess)
   spmv_double_return<<<(rows + 255) / 256, 256>>>(dy, iptr, icol, dval, dx,
                                                   rows);
+  cudaStream_t st;
+  CK(cudaStreamCreate(&st));
+  // STREAM: if (cudaoptCsrSpmv<int, float>(st, static_cast<long long>(rows), ptr, col,
+  // STREAM-NEXT: val, x, y, 1) != cudaSuccess)
+  // STREAM-NEXT: spmv_stream<<<(rows + 255) / 256, 256, 0, st>>>(y, ptr, col, val, x,
+  spmv_stream<<<(rows + 255) / 256, 256, 0, st>>>(y, ptr, col, val, x, rows);
   if (rows > 10)
     spmv_else<<<(rows + 255) / 256, 256>>>(y, ptr, col, val, x, rows);
   else

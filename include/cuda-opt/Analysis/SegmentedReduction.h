@@ -14,7 +14,8 @@
 //
 // The segment is `[begin[s], end[s + k])` of offset arrays (k = 0 or 1; the
 // same array for CSR offsets), or a fixed-length row `in[s * len + j]` for
-// `0 <= j < len`. Every launch must cover [0, segments). This is what
+// `0 <= j < len`. Every launch must cover [0, segments) (launches on a
+// stream are matched; cub-segmented-reduce refuses them). This is what
 // cub-segmented-reduce hands to cub::DeviceSegmentedReduce: for each
 // segment, the initial value combined with its elements.
 //
