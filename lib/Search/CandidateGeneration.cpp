@@ -57,6 +57,26 @@ findCudnn(const Toolchain &TC, const TuneOptions &Opts) {
           "site-packages/nvidia/cudnn)");
 }
 
+/// A library call the worker makes like a region's: \p Text (a library
+/// call's helper and its extern "C" entries) built with \p Comp into a
+/// shared library under WorkDir/\p Folder (cached by content), called at
+/// \p Entry with the captured launch's arguments.
+Expected<json::Object> entryLibraryCall(const Toolchain &TC, StringRef Text,
+                                        const CompileOptions &Comp,
+                                        const TuneOptions &Opts,
+                                        StringRef Folder, StringRef Entry) {
+  SmallString<256> Dir(Opts.WorkDir);
+  sys::path::append(Dir, Folder);
+  std::vector<std::string> Errors;
+  std::vector<std::string> Libs =
+      compileRegionLibraries(TC, {Text.str()}, Comp, Dir, Errors);
+  if (Libs[0].empty())
+    return createStringError(inconvertibleErrorCode(), Errors[0]);
+  return json::Object{{worker::library::Kind, worker::library::KindRegion},
+                      {worker::library::Path, Libs[0]},
+                      {worker::library::Entry, Entry.str()}};
+}
+
 /// conv-cudnn: the captured launch run through cuDNN, built into a library
 /// the worker calls like a region (ConvCudnnEntry.h). The text is the same
 /// for every algorithm, so the build is cached after the first.
@@ -87,16 +107,8 @@ Expected<json::Object> convLibraryCall(const Toolchain &TC,
   Comp.Flags = {"-I",       std::string(Include), "-Xlinker", "--no-as-needed",
                 "-Xlinker", Cudnn->second,         "-Xlinker",
                 "-rpath," + std::string(LibDir)};
-  SmallString<256> Dir(Opts.WorkDir);
-  sys::path::append(Dir, "conv-cudnn");
-  std::vector<std::string> Errors;
-  std::vector<std::string> Libs =
-      compileRegionLibraries(TC, {*Text}, Comp, Dir, Errors);
-  if (Libs[0].empty())
-    return createStringError(inconvertibleErrorCode(), Errors[0]);
-  return json::Object{{worker::library::Kind, worker::library::KindRegion},
-                      {worker::library::Path, Libs[0]},
-                      {worker::library::Entry, convCudnnEntryName(Algo)}};
+  return entryLibraryCall(TC, *Text, Comp, Opts, "conv-cudnn",
+                          convCudnnEntryName(Algo));
 }
 
 /// cusparse-spmv: the captured launch run through cuSPARSE, built into a
@@ -112,16 +124,8 @@ Expected<json::Object> spmvLibraryCall(const Toolchain &TC,
   CompileOptions Comp;
   Comp.Arch = TC.GpuArch;
   Comp.Flags = {"-lcusparse"};
-  SmallString<256> Dir(Opts.WorkDir);
-  sys::path::append(Dir, "cusparse-spmv");
-  std::vector<std::string> Errors;
-  std::vector<std::string> Libs =
-      compileRegionLibraries(TC, {*Text}, Comp, Dir, Errors);
-  if (Libs[0].empty())
-    return createStringError(inconvertibleErrorCode(), Errors[0]);
-  return json::Object{{worker::library::Kind, worker::library::KindRegion},
-                      {worker::library::Path, Libs[0]},
-                      {worker::library::Entry, cusparseSpmvEntryName(Alg)}};
+  return entryLibraryCall(TC, *Text, Comp, Opts, "cusparse-spmv",
+                          cusparseSpmvEntryName(Alg));
 }
 
 /// The measurement of a pass that replaces the kernel's launch with a

@@ -27,8 +27,6 @@
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
 #include "cuda-opt/Support/Refusal.h"
 
-#include "clang/AST/Attr.h"
-
 using namespace clang;
 using namespace llvm;
 
@@ -71,16 +69,6 @@ std::string launchArgs(const ConvKernelMatch &M, int64_t Algo,
     S += ", " + Int(*E);
   S += M.Nhwc ? ", 1, " : ", 0, ";
   return S + std::to_string(Algo);
-}
-
-/// \p E can be evaluated twice: no effects, possible or certain, beyond
-/// the construction of a dim3 (a launch's grid `n` is `dim3(n)`).
-bool repeatable(ASTContext &Ctx, const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
-    return all_of(CE->arguments(),
-                  [&](const Expr *A) { return repeatable(Ctx, A); });
-  return !E->HasSideEffects(Ctx);
 }
 
 /// The range of the algo parameter: -1 (cuDNN's heuristic choice) and the
@@ -132,22 +120,12 @@ public:
     const SourceManager &SM = T.getSourceManager();
     for (const LaunchSite &L : K.Launches) {
       std::string Where = describeLocation(SM, L.Call->getBeginLoc());
-      if (L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
-                       L.Caller->hasAttr<CUDADeviceAttr>()))
-        return refuse("the launch of '" + K.name() + "' at " + Where +
-                      " is in device code");
-      if (L.Call->getNumArgs() != K.Decl->getNumParams())
-        return refuse("the launch at " + Where +
-                      " does not pass every argument");
       // The fallback repeats the launch: nothing in it may have effects.
-      for (const Expr *A : L.Call->arguments())
-        if (!repeatable(T.Ctx, A))
-          return refuse("argument '" + sourceText(T.Ctx, A->getSourceRange()) +
-                        "' of the launch at " + Where +
-                        " has side effects; the rewrite evaluates it twice");
+      if (Error E = checkFallbackLaunch(T.Ctx, K, L))
+        return std::move(E);
       const Expr *Grid = launchGridExpr(L), *Block = launchBlockExpr(L);
       for (const Expr *E : {Grid, Block, launchStreamExpr(L)})
-        if (E && !repeatable(T.Ctx, E))
+        if (E && !isRepeatableExpr(T.Ctx, E))
           return refuse("the launch configuration at " + Where +
                         " has side effects; the rewrite evaluates it twice");
       if (!Grid || !Block)
@@ -227,12 +205,7 @@ Expected<std::string> convCudnnEntryText(
   }
   // args[i] points at argument i, of the kernel parameter's type.
   auto Arg = [&](unsigned I) {
-    QualType T = K.Decl->getParamDecl(I)->getType().getCanonicalType();
-    T = T.getUnqualifiedType();
-    if (T->isPointerType())
-      T = Ctx.getPointerType(T->getPointeeType().getUnqualifiedType());
-    std::string Type = T.getAsString(Ctx.getPrintingPolicy());
-    return "*static_cast<" + Type + " *>(Args[" + std::to_string(I) + "])";
+    return libraryEntryArgument(Ctx, K.Decl->getParamDecl(I));
   };
   // One entry per algorithm: every setting tune measures shares one build.
   std::string Text = "#include <cuda_runtime.h>\n#include <cudnn.h>\n"

@@ -41,6 +41,7 @@
 #include "cuda-opt/Support/Refusal.h"
 #include "cuda-opt/Transforms/Passes.h"
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
@@ -59,13 +60,6 @@ constexpr llvm::StringLiteral CubHistogramHelpers = "\n"
     ;
 
 namespace {
-
-/// \p S in parentheses unless it is a name or a number.
-std::string paren(StringRef S) {
-  if (!S.empty() && all_of(S, [](char C) { return isAlnum(C) || C == '_'; }))
-    return S.str();
-  return "(" + S.str() + ")";
-}
 
 /// Whether the statement just before the launch \p Call zeroes at least
 /// \p Bins counters of \p CounterBytes bytes of the histogram \p Hist
@@ -293,11 +287,12 @@ public:
       std::string N = H->CountParam ? Arg(H->CountParam)
                                     : std::to_string(H->BoundValue);
       if (H->Inclusive)
-        N = paren(N) + " + 1";
+        N = parenthesizedUnlessName(N) + " + 1";
       std::string Bins = BA.BinsParam ? Arg(BA.BinsParam)
                                       : std::to_string(BA.Bins);
-      std::string Levels = BA.BinsParam ? "(int)" + paren(Bins) + " + 1"
-                                        : std::to_string(BA.Bins + 1);
+      std::string Levels =
+          BA.BinsParam ? "(int)" + parenthesizedUnlessName(Bins) + " + 1"
+                       : std::to_string(BA.Bins + 1);
       std::string Hist = Arg(BA.Array);
       std::string Weight =
           H->Weight ? (H->Weight->isEvaluatable(T.Ctx)
@@ -354,7 +349,7 @@ public:
                 ">(0), cudaopt_hist_bin);\n";
         Samples = "cudaopt_hist_samples";
         Lower = "0LL";
-        Upper = "(long long)" + paren(Bins);
+        Upper = "(long long)" + parenthesizedUnlessName(Bins);
       } else {
         Samples = Arg(H->Samples);
       }
@@ -385,14 +380,14 @@ public:
         S += In2 +
              checkedCall(Macro, "cudaMallocAsync(&cudaopt_hist_counts, "
                                 "(size_t)" +
-                                    paren(Bins) + " * sizeof(" + CountType +
-                                    "), 0)") +
+                                    parenthesizedUnlessName(Bins) +
+                                    " * sizeof(" + CountType + "), 0)") +
              "\n";
         S += In2 + checkedCall(Macro, Call("cudaopt_hist_temp")) + "\n";
-        S += In2 + "cudaoptAddCounts<<<(unsigned)(((long long)" + paren(Bins) +
-             " + 255) / 256), 256>>>(\n" + In2 + "    " + Hist +
-             ", cudaopt_hist_counts, (long long)" + paren(Bins) + ", " +
-             Weight + ");\n";
+        S += In2 + "cudaoptAddCounts<<<(unsigned)(((long long)" +
+             parenthesizedUnlessName(Bins) + " + 255) / 256), 256>>>(\n" + In2 +
+             "    " + Hist + ", cudaopt_hist_counts, (long long)" +
+             parenthesizedUnlessName(Bins) + ", " + Weight + ");\n";
         S += In2 + checkedCall(Macro, "cudaGetLastError()") + "\n";
         S += In2 +
              checkedCall(Macro, "cudaFreeAsync(cudaopt_hist_temp, 0)") + "\n";
@@ -405,9 +400,9 @@ public:
       // CUDA reports, no count changed); CUB would be called with no bins.
       std::vector<std::string> Conds;
       if (H->CountParam)
-        Conds.push_back(paren(N) + " > 0");
+        Conds.push_back(parenthesizedUnlessName(N) + " > 0");
       if (BA.BinsParam)
-        Conds.push_back(paren(Bins) + " > 0");
+        Conds.push_back(parenthesizedUnlessName(Bins) + " > 0");
       if (!Conds.empty()) {
         std::string C = Conds[0];
         for (size_t I = 1; I < Conds.size(); ++I)

@@ -31,6 +31,7 @@
 #include "cuda-opt/Support/Refusal.h"
 #include "cuda-opt/Transforms/Passes.h"
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/SourceManager.h"
@@ -46,13 +47,6 @@ struct CubSegmentedReducePlan : TransformPlan {
   /// Fixed-length rows: thrust's iterators give the offsets.
   bool Iterators = false;
 };
-
-/// \p S in parentheses unless it is a name or a number.
-std::string paren(StringRef S) {
-  if (!S.empty() && all_of(S, [](char C) { return isAlnum(C) || C == '_'; }))
-    return S.str();
-  return "(" + S.str() + ")";
-}
 
 /// The match, with the pipeline's "kernel 'k': " taken off the reason.
 Expected<SegmentedReduction> matchOf(const KernelTarget &T) {
@@ -76,18 +70,6 @@ Expected<SegmentedReduction> matchOf(const KernelTarget &T) {
                   S->Columns->getNameAsString() +
                   "[j]]' per row); cusparse-spmv routes it to cuSPARSE");
   return S;
-}
-
-/// Whether \p E is zero (+0.0 for floating point).
-bool isPositiveZero(const ASTContext &Ctx, const Expr *E) {
-  Expr::EvalResult R;
-  if (!E->EvaluateAsRValue(R, Ctx))
-    return false;
-  if (R.Val.isInt())
-    return R.Val.getInt().isZero();
-  if (R.Val.isFloat())
-    return R.Val.getFloat().isPosZero();
-  return false;
 }
 
 class CubSegmentedReduce : public TransformWithPlan<CubSegmentedReducePlan> {
@@ -158,8 +140,8 @@ public:
       P.Edits.push_back(std::move(*Edit));
     }
     std::string Init = sourceText(T.Ctx, S->Init->getSourceRange());
-    bool PlainSum =
-        S->Kind == RecurrenceKind::Sum && isPositiveZero(T.Ctx, S->Init);
+    bool PlainSum = S->Kind == RecurrenceKind::Sum &&
+                    isPositiveZeroConstant(T.Ctx, S->Init);
     std::string What = S->Kind == RecurrenceKind::Sum   ? "sum"
                        : S->Kind == RecurrenceKind::Max ? "maximum"
                                                         : "minimum";
@@ -186,7 +168,7 @@ public:
       std::string N = S->CountParam ? Arg(S->CountParam)
                                     : std::to_string(S->CountValue);
       if (S->Inclusive)
-        N = paren(N) + " + 1";
+        N = parenthesizedUnlessName(N) + " + 1";
       std::string In = Arg(S->In), Out = Arg(S->Out);
       std::string Begin, End, Segments;
       std::string Macro = checkMacroOf(T.Ctx, L.Caller);
@@ -209,8 +191,10 @@ public:
         Segments = In + "[s * " + Len + ", (s + 1) * " + Len + ")";
       } else {
         Begin = Arg(S->Begin);
-        End = paren(Arg(S->End)) + (S->EndShift ? " + 1" : "");
-        Segments = In + "[" + Begin + "[s], " + paren(Arg(S->End)) + "[s" +
+        End =
+            parenthesizedUnlessName(Arg(S->End)) + (S->EndShift ? " + 1" : "");
+        Segments = In + "[" + Begin + "[s], " +
+                   parenthesizedUnlessName(Arg(S->End)) + "[s" +
                    (S->EndShift ? " + 1" : "") + "])";
       }
       auto Call = [&](StringRef Temp) {
@@ -238,7 +222,8 @@ public:
           Deeper += "  " + Line.str() + "\n";
           Rest = Tail;
         }
-        Body = Ind2 + "if (" + paren(N) + " > 0) {\n" + Deeper + Ind2 + "}\n";
+        Body = Ind2 + "if (" + parenthesizedUnlessName(N) + " > 0) {\n" +
+               Deeper + Ind2 + "}\n";
       }
       std::string Text =
           "{\n" + Ind2 + "// cuda-opt cub-segmented-reduce: " + K.name() +

@@ -32,9 +32,9 @@
 #include "cuda-opt/Support/Refusal.h"
 #include "cuda-opt/Transforms/Passes.h"
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
+#include "cuda-opt/Transforms/Utils/SourceEdits.h"
 
 #include "clang/AST/ASTContext.h"
-#include "clang/AST/Attr.h"
 #include "clang/Basic/SourceManager.h"
 
 using namespace clang;
@@ -55,25 +55,6 @@ struct CsrSpmv {
   SegmentedReduction S;
   std::string Index, Value;
 };
-
-/// \p S in parentheses unless it is a name or a number.
-std::string paren(StringRef S) {
-  if (!S.empty() && all_of(S, [](char C) { return isAlnum(C) || C == '_'; }))
-    return S.str();
-  return "(" + S.str() + ")";
-}
-
-/// Whether \p E is +0 (0 or 0.0f, not -0.0).
-bool isPositiveZero(const ASTContext &Ctx, const Expr *E) {
-  Expr::EvalResult R;
-  if (!E->EvaluateAsRValue(R, Ctx))
-    return false;
-  if (R.Val.isInt())
-    return R.Val.getInt().isZero();
-  if (R.Val.isFloat())
-    return R.Val.getFloat().isPosZero();
-  return false;
-}
 
 /// The product kernel \p T computes, or why cuSPARSE cannot compute it.
 Expected<CsrSpmv> matchSpmv(const ASTContext &Ctx, const KernelInfo &K) {
@@ -100,7 +81,7 @@ Expected<CsrSpmv> matchSpmv(const ASTContext &Ctx, const KernelInfo &K) {
     return refuse("it sums '" + S->Element.getAsString() +
                   "' products; cuSPARSE's SpMV is routed for float and "
                   "double");
-  if (!isPositiveZero(Ctx, S->Init))
+  if (!isPositiveZeroConstant(Ctx, S->Init))
     return refuse("its sum starts at '" +
                   sourceText(Ctx, S->Init->getSourceRange()) +
                   "'; cuSPARSE computes y = A x from 0");
@@ -128,7 +109,7 @@ std::string rowsText(const CsrSpmv &M,
   std::string N = M.S.CountParam ? Arg(M.S.CountParam)
                                  : std::to_string(M.S.CountValue);
   if (M.S.Inclusive)
-    N = paren(N) + " + 1";
+    N = parenthesizedUnlessName(N) + " + 1";
   return "static_cast<long long>(" + N + ")";
 }
 
@@ -191,18 +172,9 @@ public:
     const SourceManager &SM = T.getSourceManager();
     for (const LaunchSite &L : K.Launches) {
       std::string At = describeLocation(SM, L.Call->getBeginLoc());
-      if (L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
-                       L.Caller->hasAttr<CUDADeviceAttr>()))
-        return refuse("the launch at " + At + " is in device code");
-      if (L.Call->getNumArgs() != K.Decl->getNumParams())
-        return refuse("the launch at " + At + " does not pass every argument");
       // The fallback repeats the launch's arguments.
-      for (const Expr *A : L.Call->arguments())
-        if (A->HasSideEffects(T.Ctx))
-          return refuse("argument '" +
-                        sourceText(T.Ctx, A->getSourceRange()) +
-                        "' of the launch at " + At +
-                        " has side effects; the rewrite evaluates it twice");
+      if (Error E = checkFallbackLaunch(T.Ctx, K, L))
+        return std::move(E);
       Expected<CharSourceRange> Range = statementRange(T.Ctx, L.Call);
       if (!Range)
         return Range.takeError();
@@ -264,14 +236,7 @@ Expected<std::string> cusparseSpmvEntryText(ASTContext &Ctx,
   if (!M)
     return M.takeError();
   // args[i] points at argument i, of the kernel parameter's type.
-  auto Arg = [&](const ParmVarDecl *P) {
-    QualType T = P->getType().getCanonicalType().getUnqualifiedType();
-    if (T->isPointerType())
-      T = Ctx.getPointerType(T->getPointeeType().getUnqualifiedType());
-    std::string Type = T.getAsString(Ctx.getPrintingPolicy());
-    return "*static_cast<" + Type + " *>(Args[" +
-           std::to_string(P->getFunctionScopeIndex()) + "])";
-  };
+  auto Arg = [&](const ParmVarDecl *P) { return libraryEntryArgument(Ctx, P); };
   std::string Text = "#include <cuda_runtime.h>\n#include <cusparse.h>\n"
                      "#include <mutex>\n#include <vector>\n" +
                      SpmvHelper.str();

@@ -6,7 +6,9 @@
 #include "cuda-opt/Transforms/Utils/HostInsertion.h"
 #include "cuda-opt/Analysis/KernelFinder.h"
 #include "cuda-opt/Pass/Transform.h"
+#include "cuda-opt/Support/Refusal.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Lex/Lexer.h"
@@ -239,6 +241,41 @@ textAfterKernel(const ASTContext &Ctx, const KernelInfo &K, StringRef Text,
                     What + " would go");
   return std::make_pair(CharSourceRange::getTokenRange(End, End),
                         ("}" + Text).str());
+}
+
+bool isRepeatableExpr(ASTContext &Ctx, const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E))
+    return all_of(CE->arguments(),
+                  [&](const Expr *A) { return isRepeatableExpr(Ctx, A); });
+  return !E->HasSideEffects(Ctx);
+}
+
+Error checkFallbackLaunch(ASTContext &Ctx, const KernelInfo &K,
+                          const LaunchSite &L) {
+  std::string Where =
+      describeLocation(Ctx.getSourceManager(), L.Call->getBeginLoc());
+  if (L.Caller && (L.Caller->hasAttr<CUDAGlobalAttr>() ||
+                   L.Caller->hasAttr<CUDADeviceAttr>()))
+    return refuse("the launch of '" + K.name() + "' at " + Where +
+                  " is in device code");
+  if (L.Call->getNumArgs() != K.Decl->getNumParams())
+    return refuse("the launch at " + Where + " does not pass every argument");
+  for (const Expr *A : L.Call->arguments())
+    if (!isRepeatableExpr(Ctx, A))
+      return refuse("argument '" + sourceText(Ctx, A->getSourceRange()) +
+                    "' of the launch at " + Where +
+                    " has side effects; the rewrite evaluates it twice");
+  return Error::success();
+}
+
+std::string libraryEntryArgument(const ASTContext &Ctx, const ParmVarDecl *P) {
+  QualType T = P->getType().getCanonicalType().getUnqualifiedType();
+  if (T->isPointerType())
+    T = Ctx.getPointerType(T->getPointeeType().getUnqualifiedType());
+  std::string Type = T.getAsString(Ctx.getPrintingPolicy());
+  return "*static_cast<" + Type + " *>(Args[" +
+         std::to_string(P->getFunctionScopeIndex()) + "])";
 }
 
 } // namespace cuda_opt

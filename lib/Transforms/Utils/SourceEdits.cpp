@@ -35,6 +35,23 @@ std::string parenthesizedText(const ASTContext &Ctx, const Expr *E) {
   return "(" + T + ")";
 }
 
+std::string parenthesizedUnlessName(StringRef S) {
+  if (!S.empty() && all_of(S, [](char C) { return isAlnum(C) || C == '_'; }))
+    return S.str();
+  return "(" + S.str() + ")";
+}
+
+bool isPositiveZeroConstant(const ASTContext &Ctx, const Expr *E) {
+  Expr::EvalResult R;
+  if (!E->EvaluateAsRValue(R, Ctx))
+    return false;
+  if (R.Val.isInt())
+    return R.Val.getInt().isZero();
+  if (R.Val.isFloat())
+    return R.Val.getFloat().isPosZero();
+  return false;
+}
+
 std::string ceilDivText(StringRef G, int64_t F) {
   // `(n + 255) / 256` becomes `((n + 255) / 256 + 3) / 4`. Operands that bind
   // less tightly than `+` (shifts, comparisons, ?:) need parentheses.

@@ -18,6 +18,7 @@
 namespace cuda_opt {
 
 struct KernelInfo;
+struct LaunchSite;
 
 /// True when the main file has an `#include` line naming \p Header.
 bool mainFileIncludes(const clang::ASTContext &Ctx, llvm::StringRef Header);
@@ -69,6 +70,22 @@ llvm::Expected<clang::tooling::Replacements> libraryCallReplacements(
     clang::ASTContext &Ctx,
     llvm::ArrayRef<std::pair<clang::CharSourceRange, std::string>> Edits,
     llvm::ArrayRef<HostAddition> Additions);
+
+/// Whether \p E can be evaluated twice: no effects, possible or certain,
+/// beyond the construction of a dim3 (a launch's grid `n` is `dim3(n)`).
+bool isRepeatableExpr(clang::ASTContext &Ctx, const clang::Expr *E);
+
+/// Why launch \p L of kernel \p K cannot become `if (library call fails)
+/// launch;`, or success: it is in host code, passes every argument, and
+/// its arguments can be evaluated twice (in the call and in the fallback).
+llvm::Error checkFallbackLaunch(clang::ASTContext &Ctx, const KernelInfo &K,
+                                const LaunchSite &L);
+
+/// The value of kernel parameter \p P in a library entry
+/// `int entry(void **Args, void *Stream)` the measurement worker calls with
+/// the captured launch's arguments: `*static_cast<T *>(Args[i])`.
+std::string libraryEntryArgument(const clang::ASTContext &Ctx,
+                                 const clang::ParmVarDecl *P);
 
 /// The edit that puts \p Text (helper structs a rewrite adds, e.g. a
 /// functor CUB calls) right after the body of kernel \p K, or an error when

@@ -29,6 +29,14 @@ llvm::Error rewriteGridY(const clang::ASTContext &Ctx, const LaunchSite &L,
                          llvm::function_ref<std::string(llvm::StringRef)> Wrap,
                          clang::tooling::Replacements &Out);
 
+/// \p S in parentheses unless it is a name or a number (text of launch
+/// arguments spliced into a larger expression).
+std::string parenthesizedUnlessName(llvm::StringRef S);
+
+/// Whether \p E is a constant +0 (0, 0.0f; not -0.0): the start of a sum a
+/// library computes from zero.
+bool isPositiveZeroConstant(const clang::ASTContext &Ctx, const clang::Expr *E);
+
 /// `(G + F - 1) / F`, parenthesising \p G when needed.
 std::string ceilDivText(llvm::StringRef G, int64_t F);
 
