@@ -418,7 +418,9 @@ inPlaceRivals(const Toolchain &TC, const SourceInput &Input, StringRef Text,
   if (!K)
     return Out;
   TuneOptions RO = Opts;
-  RO.Budget = RegionRivals;
+  // Twice the rivals: a pipeline and the same after restrict-const are
+  // one rival (nearly always the same speed), the first kept.
+  RO.Budget = 2 * RegionRivals;
   RO.OnlineRounds = 1;
   RO.ShowProgress = false;
   Harness RH = H;
@@ -427,9 +429,13 @@ inPlaceRivals(const Toolchain &TC, const SourceInput &Input, StringRef Text,
   CandidateSet Set = generateVariants(TC, In, **P, *K, RH, RO, Scratch);
   for (const auto &[Phase, Seconds] : Scratch.PhaseSeconds)
     Result.PhaseSeconds[Phase] += Seconds;
-  for (size_t I = 1; I < Set.Variants.size(); ++I) {
+  StringSet<> Seen;
+  for (size_t I = 1; I < Set.Variants.size() && Out.size() < RegionRivals;
+       ++I) {
     const VariantSource &V = Set.Variants[I];
-    if (V.Library)
+    StringRef Core(V.Pipeline);
+    Core.consume_front("restrict-const,");
+    if (V.Library || !Seen.insert(Core).second)
       continue;
     std::optional<RegionRewrite> W = unmarkRegion(V.Text, HostHead);
     if (!W)
