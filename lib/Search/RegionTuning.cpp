@@ -449,6 +449,19 @@ inPlaceRivals(const Toolchain &TC, const SourceInput &Input, StringRef Text,
   return Out;
 }
 
+/// The file tune builds for rewrite \p W of the region of \p Sig: W's text
+/// with the region outlined (the original's parameters) and the worker's
+/// entry appended.
+std::string outlinedRewriteFile(const RegionSignature &Sig,
+                                const RegionRewrite &W) {
+  RegionSignature WSig = Sig;
+  WSig.Begin = W.Begin;
+  WSig.End = W.End;
+  WSig.FunctionBegin = W.FunctionBegin;
+  return outlineRegion(W.Text, WSig, W.Begin, W.End, false) +
+         regionEntryText(WSig);
+}
+
 json::Object regionLibrary(StringRef Path) {
   namespace L = worker::library;
   return json::Object{{L::Kind, L::KindRegion},
@@ -478,13 +491,16 @@ int64_t liveBytes(const json::Array &Args, const CapturedLaunch &L) {
 
 Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
                                   const Harness &H, const TuneOptions &Opts,
-                                  TuneResult &Result) {
+                                  TuneResult &Result,
+                                  ParsedSource *InitialParse) {
   std::string Current = Input.Text;
   StringSet<> Done;
   unsigned Count = 0;
-  // Re-parsed only when a kept rewrite changed the text.
-  std::unique_ptr<ParsedSource> P;
-  std::string ParsedText;
+  // Re-parsed only when a kept rewrite changed the text; the caller's
+  // parse of the input serves until then.
+  std::unique_ptr<ParsedSource> Owned;
+  ParsedSource *P = InitialParse;
+  std::string ParsedText = InitialParse ? Input.Text : "";
   for (unsigned Iteration = 0; Iteration < 32; ++Iteration) {
     SourceInput In = Input;
     In.Text = Current;
@@ -492,7 +508,8 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
       Expected<std::unique_ptr<ParsedSource>> Parsed = parseSource(TC, In);
       if (!Parsed)
         return Parsed.takeError();
-      P = std::move(*Parsed);
+      Owned = std::move(*Parsed);
+      P = Owned.get();
       ParsedText = Current;
     }
     clang::ASTContext &Ctx = P->getASTContext();
@@ -606,18 +623,12 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
         // Tests only: the outlined file as tune would build it, so a test
         // can compile it without a GPU (test/Tune/dry-run-regions.test).
         if (const char *Dir = std::getenv("CUDA_OPT_DRY_RUN_REGION_DIR")) {
-          RegionSignature WSig = *Sig;
-          WSig.Begin = Rewrites[I].Begin;
-          WSig.End = Rewrites[I].End;
-          WSig.FunctionBegin = Rewrites[I].FunctionBegin;
           SmallString<256> Path(Dir);
           sys::path::append(Path, formatv("region-{0}-v{1}.cu", Count, I + 1));
           std::error_code EC;
           raw_fd_ostream OS(Path, EC);
           if (!EC)
-            OS << outlineRegion(Rewrites[I].Text, WSig, WSig.Begin, WSig.End,
-                                false)
-               << regionEntryText(WSig);
+            OS << outlinedRewriteFile(*Sig, Rewrites[I]);
         }
       }
       continue;
@@ -653,14 +664,8 @@ Expected<std::string> tuneRegions(const Toolchain &TC, const SourceInput &Input,
     std::vector<std::string> Texts = {
         outlineRegion(Current, *Sig, Sig->Begin, Sig->End, false) +
         regionEntryText(*Sig)};
-    for (const RegionRewrite &W : Rewrites) {
-      RegionSignature WSig = *Sig;
-      WSig.Begin = W.Begin;
-      WSig.End = W.End;
-      WSig.FunctionBegin = W.FunctionBegin;
-      Texts.push_back(outlineRegion(W.Text, WSig, W.Begin, W.End, false) +
-                      regionEntryText(WSig));
-    }
+    for (const RegionRewrite &W : Rewrites)
+      Texts.push_back(outlinedRewriteFile(*Sig, W));
     CompileOptions Comp;
     Comp.SourcePath = Input.Path;
     Comp.Flags = Input.Flags;

@@ -703,7 +703,8 @@ Expected<TuneResult> dryRun(const Toolchain &TC, const SourceInput &Input,
       !std::getenv("CUDA_OPT_NO_REGIONS")) {
     Harness RH;
     RH.ProgramMode = true;
-    Expected<std::string> T = tuneRegions(TC, Input, RH, Opts, Result);
+    Expected<std::string> T =
+        tuneRegions(TC, Input, RH, Opts, Result, &Parsed);
     if (!T)
       return T.takeError();
   }

@@ -275,12 +275,14 @@ size_t chooseVariant(llvm::ArrayRef<Measurement> Ms,
 /// a launch also against the kernel's in-place rewrites; the fastest
 /// verified rewrite is kept. Returns the text to continue from; outcomes go
 /// to \p Result. With --dry-run, only lists the rewrites as candidates.
-/// CUDA_OPT_NO_REGIONS=1 skips it.
+/// \p InitialParse, when given, is a parse of \p Input's text (borrowed, read
+/// only), used instead of parsing it again. CUDA_OPT_NO_REGIONS=1 skips it.
 llvm::Expected<std::string> tuneRegions(const Toolchain &TC,
                                         const SourceInput &Input,
                                         const Harness &H,
                                         const TuneOptions &Opts,
-                                        TuneResult &Result);
+                                        TuneResult &Result,
+                                        ParsedSource *InitialParse = nullptr);
 
 } // namespace tuner
 } // namespace cuda_opt
