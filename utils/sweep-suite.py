@@ -155,6 +155,17 @@ def run_region_pass(cuda_opt, step, path, flags, timeout):
     return classify(p.returncode, out), first_error(out)
 
 
+def first_nvcc_error(out):
+    """nvcc's first error line without the path and position (nvcc's
+    `f.cu(12): error: ...`, the host compiler's `f.cu:3:10: fatal error:
+    ...`), or ""."""
+    for line in out.splitlines():
+        if re.search(r"\berror\b", line):
+            return re.sub(r"^\S*?(\(\d+\)|:\d+:\d+):\s*", "",
+                          line).strip()[:160]
+    return ""
+
+
 def run_region_build(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
     if not nvcc:
         return "diagnosed", "region-build needs --nvcc"
@@ -183,10 +194,8 @@ def run_region_build(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
                            nvcc_flags,
                            capture_output=True, text=True, errors="replace")
         if q.returncode != 0:
-            err = next((line for line in (q.stdout + q.stderr).splitlines()
-                        if re.search(r"\berror\b", line)), "nvcc failed")
-            return "diagnosed", "%s: %s" % (f, re.sub(
-                r"^\S*?(\(\d+\)|:\d+:\d+):\s*", "", err).strip()[:160])
+            return "diagnosed", "%s: %s" % (
+                f, first_nvcc_error(q.stdout + q.stderr) or "nvcc failed")
     return "ok", "%d region file(s) built" % len(files)
 
 
@@ -221,14 +230,7 @@ def nvcc_compiles(nvcc, path, flags, timeout):
     p = subprocess.run(["timeout", str(timeout), nvcc, "-arch=sm_90", "-c",
                         path, "-o", obj] + flags,
                        capture_output=True, text=True, errors="replace")
-    err = ""
-    for line in (p.stdout + p.stderr).splitlines():
-        if re.search(r"\berror\b", line):
-            # Without the path and position: nvcc's `f.cu(12): error: ...`,
-            # the host compiler's `f.cu:3:10: fatal error: ...`.
-            err = re.sub(r"^\S*?(\(\d+\)|:\d+:\d+):\s*", "", line).strip()
-            err = err[:160]
-            break
+    err = first_nvcc_error(p.stdout + p.stderr)
     if p.returncode == 124:
         err = "timeout"
     NVCC_CACHE[key] = (p.returncode == 0, err)

@@ -57,9 +57,8 @@ struct CsrSpmv {
 };
 
 /// The product kernel \p T computes, or why cuSPARSE cannot compute it.
-Expected<CsrSpmv> matchSpmv(const ASTContext &Ctx, const KernelInfo &K) {
-  Expected<SegmentedReduction> S =
-      matchSegmentedReduction(const_cast<ASTContext &>(Ctx), K);
+Expected<CsrSpmv> matchSpmv(ASTContext &Ctx, const KernelInfo &K) {
+  Expected<SegmentedReduction> S = matchSegmentedReduction(Ctx, K);
   if (!S) {
     std::string Why = toString(S.takeError());
     StringRef Rest(Why);

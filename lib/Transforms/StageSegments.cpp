@@ -279,12 +279,8 @@ StageSegments::makePlan(const KernelTarget &T, const ParamValues &P) const {
 
   // The sum starts at 0 where it is declared, and nothing before the loop
   // changes it: the staged sum starts at 0 too.
-  Expr::EvalResult Res;
   const Expr *Init = Acc->getInit();
-  bool Zero = Init && Init->EvaluateAsRValue(Res, Ctx) &&
-              ((Res.Val.isInt() && Res.Val.getInt() == 0) ||
-               (Res.Val.isFloat() && Res.Val.getFloat().isPosZero()));
-  if (!Zero)
+  if (!Init || !isPositiveZeroConstant(Ctx, Init))
     return refuse("'" + Acc->getNameAsString() +
                   "' does not start at 0 where it is declared, so the "
                   "staged sum would not add in the original's order");
