@@ -1,9 +1,10 @@
 //===- SassCount.cu - The kernels bench/spmm/sass-count.py counts ---------===//
 //
 // Instantiates the pipeline-3 kernel (tlsSpmmBulkKernel) with the table
-// decode, the bit-sliced one, and the bit-sliced one with gatherRanked
-// (DECODE 0, 1, 2) for one n-tile (TLS_NT, default 8), 8 consumer warps
-// x 3 stages (the planner's default up to n-tile 32), fp16. Compiled alone
+// decode, the bit-sliced one, the bit-sliced one with gatherRanked, with
+// gatherRankedMin and with that unrolled (DECODE 0-4) for one n-tile
+// (TLS_NT, default 8), 8 consumer warps x 3 stages (the planner's default
+// up to n-tile 32), fp16. Compiled alone
 // to a cubin (device code only) by the script, with TLS_SASS_MARKERS
 // defined for the phase markers or without for the real code.
 //
@@ -27,6 +28,8 @@ void *SassCountKernels[] = {
         tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsRanked>),
     reinterpret_cast<void *>(
         tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsMin>),
+    reinterpret_cast<void *>(
+        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsMin4>),
 };
 } // namespace sparse
 } // namespace cudaopt

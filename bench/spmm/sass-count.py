@@ -5,7 +5,7 @@ An item is one half block (16 x 128) of one warp: one trip of the consumer
 warps' item loop in tlsSpmmBulkKernel (pipeline 3, the planner's default up
 to n-tile 32). The script compiles bench/spmm/SassCount.cu (the kernel with
 the table decode, the default, and the bit-sliced variants, TlsSpmmOptions::
-Decode 1, 2 and 3; 8 consumer warps x 3 stages, fp16, n-tile --nt) with nvcc
+Decode 1-4; 8 consumer warps x 3 stages, fp16, n-tile --nt) with nvcc
 for sm_90a (the flags of runtime/sparse's build), disassembles it with
 cuobjdump -sass and counts. Each build takes a few seconds.
 
@@ -32,8 +32,8 @@ What is static and what is assumed:
     values per chain], exact for i.i.d. sparsity --sparsity (default 50 %;
     --values overrides; --pattern magnitude takes the Monte-Carlo value
     of per-row magnitude pruning at 50 %). No decode balances the gather
-    across lanes (Decode 3 neither: see docs/sparse-format.md), so V is
-    the same for all four. `tls-bit-decode-test --busiest` measures it on
+    across lanes (Decode 3 and 4 neither: see docs/sparse-format.md), so V is
+    the same for all five. `tls-bit-decode-test --busiest` measures it on
     the real encoder's output (4096 x 4096 at 50 %, every half block):
     i.i.d. 11.363 (the formula: 11.36), magnitude-pruned 11.323; mean lane
     5.995 for both.
@@ -78,7 +78,8 @@ PHASES = {
 # at 50 %: tls-bit-decode-test --busiest (the real encoder, 4096 x 4096).
 MAGNITUDE_50 = (5.995, 11.323)
 DECODES = {0: "tables", 1: "bit-sliced", 2: "bit-sliced + ranked gather",
-           3: "Decode 3 (min gather, lean item)"}
+           3: "Decode 3 (min gather, lean item)",
+           4: "Decode 4 (unrolled gather and item loop)"}
 
 
 def find_tool(name, extra_dirs):
@@ -244,58 +245,91 @@ def e_max(sparsity, lanes=32, groups=16):
 
 
 def analyse_marked(ins, values):
-    pos = {}
-    for i, (_, t) in enumerate(ins):
-        if opcode(t) == "NANOSLEEP":
-            n = int(t.split()[-1], 16)
-            pos.setdefault(n, i)
-    missing = [n for n in PHASES if n not in pos]
-    if missing:
-        sys.exit(f"markers {missing} not found in the marked build")
+    """Per-item counts by phase. The item loop may hold several copies of
+    the item (Decode 4 unrolls it by the stages): each copy's phases are
+    counted between its own markers and the counts averaged over the
+    copies; the loop's head and back edge are shared by them."""
     loop = item_loop(ins)
     head, tail = loop
-    rows = {}
-    order = sorted(PHASES)
-    for k, n in enumerate(order):
-        lo = pos[n] + 1
-        hi = pos[order[k + 1]] if k + 1 < len(order) else tail + 1
-        region = [t for _, t in ins[lo:hi] if counted(t)]
-        static = len(region)
-        row = {"static": static, "per_item": float(static), "note": ""}
-        if n == 10:
-            # The loop's head (before marker 1) belongs here too.
-            extra = sum(1 for _, t in ins[head:pos[1]] if counted(t))
-            row["static"] += extra
-            row["per_item"] += extra
+    marks = [(i, int(t.split()[-1], 16)) for i, (_, t) in enumerate(ins)
+             if head <= i <= tail and opcode(t) == "NANOSLEEP"]
+    copies = []
+    for i, n in marks:
         if n == 1:
-            inner = loops_in(ins, lo, hi)
-            row["note"] = ("one try_wait, its retry loop out of line" if not inner
-                           else f"{len(inner)} poll loop(s), one trip counted")
-        if n == 6:
-            inner = [l for l in loops_in(ins, lo, hi)
-                     if any(opcode(t) == "STS.U16" for _, t in ins[l[0]:l[1] + 1])]
-            if len(inner) != 1:
-                sys.exit(f"gather: expected one loop, found {len(inner)}")
-            h, t = inner[0]
-            body = sum(1 for _, x in ins[h:t + 1] if counted(x))
-            # One store of a value (not of RZ, the zeroing) per value.
-            vpi = sum(1 for _, x in ins[h:t + 1]
-                      if opcode(x) == "STS.U16" and not x.startswith("@")
-                      and not re.search(r",\s*RZ\s*$", x))
-            fixed = static - body
-            row["static"] = fixed
-            row["per_item"] = float(fixed)
-            row["gather_body"] = body
-            row["values_per_trip"] = vpi
-            row["per_value"] = body / vpi
-            row["note"] = f"loop body {body} for {vpi} values"
-        if n == 9:
-            sp = shortest_path(ins, lo, hi)
-            row["per_item"] = float(sp)
-            row["note"] = f"static {static}, {static - sp} only when a tile ends"
-        rows[n] = row
+            copies.append({})
+        if copies:
+            copies[-1].setdefault(n, i)
+    if not copies:
+        sys.exit("marker 1 not found in the item loop")
+    for c in copies:
+        missing = [n for n in PHASES if n not in c]
+        if missing:
+            sys.exit(f"markers {missing} not found in the marked build")
+    order = sorted(PHASES)
+    rows = {n: {"static": 0.0, "per_item": 0.0, "note": ""} for n in order}
+    for k_copy, pos in enumerate(copies):
+        for k, n in enumerate(order):
+            lo = pos[n] + 1
+            if k + 1 < len(order):
+                hi = pos[order[k + 1]]
+            elif k_copy + 1 < len(copies):
+                hi = copies[k_copy + 1][1]
+            else:
+                hi = tail + 1
+            region = [t for _, t in ins[lo:hi] if counted(t)]
+            static = len(region)
+            row = {"static": static, "per_item": float(static), "note": ""}
+            if n == 10 and k_copy == 0:
+                # The loop's head (before the first marker 1) belongs here
+                # too, shared by the copies.
+                extra = sum(1 for _, t in ins[head:pos[1]] if counted(t))
+                row["static"] += extra
+                row["per_item"] += extra
+            if n == 1:
+                inner = loops_in(ins, lo, hi)
+                row["note"] = ("one try_wait, its retry loop out of line"
+                               if not inner else
+                               f"{len(inner)} poll loop(s), one trip counted")
+            if n == 6:
+                inner = [l for l in loops_in(ins, lo, hi)
+                         if any(opcode(t) == "STS.U16"
+                                for _, t in ins[l[0]:l[1] + 1])]
+                if len(inner) != 1:
+                    sys.exit(f"gather: expected one loop, found {len(inner)}")
+                h, t = inner[0]
+                body = sum(1 for _, x in ins[h:t + 1] if counted(x))
+                # One store of a value (not of RZ, the zeroing) per value.
+                vpi = sum(1 for _, x in ins[h:t + 1]
+                          if opcode(x) == "STS.U16" and not x.startswith("@")
+                          and not re.search(r",\s*RZ\s*$", x))
+                fixed = static - body
+                row["static"] = fixed
+                row["per_item"] = float(fixed)
+                row["gather_body"] = body
+                row["values_per_trip"] = vpi
+                row["per_value"] = body / vpi
+                row["note"] = f"loop body {body} for {vpi} values"
+            if n == 9:
+                sp = shortest_path(ins, lo, hi)
+                row["per_item"] = float(sp)
+                row["note"] = (f"static {static}, {static - sp} only when "
+                               "a tile ends")
+            acc = rows[n]
+            acc["static"] += row["static"] / len(copies)
+            acc["per_item"] += row["per_item"] / len(copies)
+            for key in ("gather_body", "values_per_trip"):
+                if key in row:
+                    acc[key] = acc.get(key, 0) + row[key] / len(copies)
+            acc["note"] = row["note"]
+    if "gather_body" in rows[6]:
+        rows[6]["per_value"] = rows[6]["gather_body"] / rows[6]["values_per_trip"]
+        rows[6]["note"] = (f"loop body {rows[6]['gather_body']:.0f} for "
+                           f"{rows[6]['values_per_trip']:.0f} values")
+    if len(copies) > 1:
+        rows[10]["note"] = (f"item loop unrolled x{len(copies)}: phases "
+                            "averaged over the copies")
     total_static = sum(1 for _, t in ins[head:tail + 1] if counted(t))
-    return rows, total_static
+    return rows, total_static / len(copies), len(copies)
 
 
 def list_phase(ins, n):
@@ -359,7 +393,9 @@ def main():
     real_loops = {}
     for d, ins in real.items():
         head, tail = item_loop(ins)
-        real_loops[d] = sum(1 for _, t in ins[head:tail + 1] if counted(t))
+        # Per item: the loop of an unrolled build holds results[d][2] items.
+        real_loops[d] = (sum(1 for _, t in ins[head:tail + 1] if counted(t))
+                         / results[d][2])
 
     print(f"# SASS per warp-item, tlsSpmmBulkKernel<{args.nt}, 8 warps, 3 "
           f"stages, fp16>, sm_90a ({os.path.basename(nvcc)}: "
@@ -393,11 +429,11 @@ def main():
     print("| **total per warp-item** | " +
           " | ".join(f"**{totals[d]:.0f}**" for d in ds) + " | |")
     print()
-    print("| item loop, static (all paths, one gather trip) | marked build "
-          "(markers not counted) | real build |")
+    print("| item loop per item, static (all paths, one gather trip) | "
+          "marked build (markers not counted) | real build |")
     print("|---|---|---|")
     for d in ds:
-        print(f"| {DECODES[d]} | {results[d][1]} | {real_loops[d]} |")
+        print(f"| {DECODES[d]} | {results[d][1]:.0f} | {real_loops[d]:.0f} |")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -68,8 +68,10 @@ struct TlsSpmmOptions {
                        // 1 bit-sliced with LOP3/PRMT, no tables; 2 as 1 and
                        // the gather as a tighter rank-matching loop; 3 as 2
                        // with gatherRankedMin (no slot/residual select) and
-                       // a leaner item loop (ignores TLS_SPMM_ABLATE) (1-3:
-                       // pipeline 3, n-tiles 8-32 only; not yet run on a GPU)
+                       // a leaner item loop (ignores TLS_SPMM_ABLATE); 4 as 3
+                       // with the gather unrolled by four and the item loop
+                       // by the stages (1-4: pipeline 3, n-tiles 8-32 only;
+                       // not yet run on a GPU)
 };
 
 /// Every kernel variant built (NTile, Warps, Stages, Pipeline, Decode set), for tests

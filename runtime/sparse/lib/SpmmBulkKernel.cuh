@@ -228,11 +228,102 @@ consumeLean(const Params &P, long long Begin, int Count,
   }
 }
 
+/// Items of a warp whose tile is past the matrix (the last M block's
+/// trailing warps): only the barrier protocol, from stage S with parity
+/// Parity on, for Count items. Such a warp has no item with a tile after
+/// them (M blocks are the items' outer order), so it returns after them.
+template <int STAGES>
+__device__ __noinline__ void idleItems(uint32_t FullBar, uint32_t EmptyBar,
+                                       int S, uint32_t Parity, int Count) {
+  for (; Count > 0; --Count) {
+    mbarWait(FullBar + 8 * S, Parity);
+    mbarArrive(EmptyBar + 8 * S);
+    if (++S == STAGES) {
+      S = 0;
+      Parity ^= 1u;
+    }
+  }
+}
+
+/// The consumer warps' item loop of Decode 4 (DecodeBitsMin4): consumeLean
+/// unrolled by the stages, so that the stage index, its barrier offsets
+/// and its shared-memory addresses are constants of each copy of the body
+/// (the addresses in registers, set once) and the parity flips once per
+/// round; and the test whether the warp's tile exists moved to the tile
+/// end (a warp without one goes to idleItems for the rest). Per item: the
+/// wait, the decode and multiply, the release, one count-down and test.
+/// Results are those of the other pipeline-3 loops.
+template <int NT, int WARPS, int STAGES, bool BF16, int Sets>
+__device__ __forceinline__ void
+consumeStaged(const Params &P, long long Begin, int Count,
+              float (&Acc)[Sets][NT / 8][4], const LaneInfo &LI,
+              unsigned char *LaneA2, uint32_t A2Addr, uint32_t StagesAddr,
+              uint32_t WarpOff, uint32_t StageBytes, uint32_t FullBar,
+              uint32_t EmptyBar, int Warp, int Lane) {
+  Cursor CC(P, Begin);
+  int Tile = CC.Mb * WARPS + Warp;
+  if (Tile >= P.Tiles) {
+    idleItems<STAGES>(FullBar, EmptyBar, 0, 0u, Count);
+    return;
+  }
+  int Left = min(P.Hpu - CC.Half, Count);
+  int Covered = Left;
+  int Rest = Count - Left;
+  int ChainMask = -(CC.Half & 1);
+  uint32_t StageAddr[STAGES];
+#pragma unroll
+  for (int S = 0; S < STAGES; ++S) {
+    StageAddr[S] = StagesAddr + S * StageBytes;
+    // Opaque: kept in registers, not recomputed per item.
+    asm volatile("" : "+r"(StageAddr[S]));
+  }
+  uint32_t Parity = 0;
+  for (;;) {
+#pragma unroll
+    for (int S = 0; S < STAGES; ++S) {
+      TLS_SASS_MARK(1);
+      mbarWait(FullBar + 8 * S, Parity);
+      TLS_SASS_MARK(2);
+      decodeAndMultiply<NT, Sets, BF16, DecodeBitsMin4>(
+          Acc, nullptr, LaneA2, reinterpret_cast<const uint16_t *>(LaneA2),
+          LaneA2, A2Addr, ChainMask, LI,
+          /*Ablate=*/0, StageAddr[S], StageAddr[S] + WarpOff);
+      fenceProxyAsync();
+      // Every lane arrives (32 per consumer warp, as consumeLean).
+      mbarArrive(EmptyBar + 8 * S);
+      TLS_SASS_MARK(9);
+      ChainMask = ~ChainMask;
+      if (--Left == 0) {
+        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
+        if (Rest == 0)
+          return;
+        zeroAcc<NT, Sets>(Acc);
+        ChainMask = 0; // a tile starts at chain 0 of its first block
+        if (++CC.Nc == P.NChunks) {
+          CC.Nc = 0;
+          ++CC.Mb;
+        }
+        Tile = CC.Mb * WARPS + Warp;
+        if (Tile >= P.Tiles) {
+          idleItems<STAGES>(FullBar, EmptyBar, (S + 1) % STAGES,
+                            Parity ^ uint32_t(S + 1 == STAGES), Rest);
+          return;
+        }
+        Left = Covered = min(P.Hpu, Rest);
+        Rest -= Left;
+      }
+      TLS_SASS_MARK(10);
+    }
+    Parity ^= 1u;
+  }
+}
+
 /// Pipeline 3: WARPS consumer warps (one 16-row tile each, as pipeline 1)
 /// and one producer warp (the last). DECODE: DecodeTables (the masks and
 /// metadata through shared-memory tables), DecodeBits (bit-sliced),
-/// DecodeBitsRanked (bit-sliced, gatherRanked) or DecodeBitsMin
-/// (bit-sliced, gatherRankedMin, consumeLean's item loop).
+/// DecodeBitsRanked (bit-sliced, gatherRanked), DecodeBitsMin
+/// (bit-sliced, gatherRankedMin, consumeLean's item loop) or DecodeBitsMin4
+/// (gatherRankedMin4Z, picked metadata words, consumeStaged's item loop).
 template <int NT, int WARPS, int STAGES, bool BF16, int DECODE = DecodeTables>
 __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     tlsSpmmBulkKernel(const Params P) {
@@ -261,8 +352,7 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   if (Tid == 0)
     for (int S = 0; S < STAGES; ++S) {
       mbarInit(FullBar + 8 * S, 32);
-      mbarInit(EmptyBar + 8 * S,
-               DECODE == DecodeBitsMin ? 32 * WARPS : WARPS);
+      mbarInit(EmptyBar + 8 * S, isMinDecode(DECODE) ? 32 * WARPS : WARPS);
     }
   // The barriers' initialisation is visible to the async proxy (the bulk
   // copies complete transactions on them) before any copy is issued.
@@ -286,8 +376,10 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
                    "+r"(LI.VOff[0]),
                    "+r"(LI.VOff[1]), "+r"(LI.VOff[2]), "+r"(LI.VOff[3]),
                    "+r"(LI.BitsOff), "+r"(LI.LdmOff));
-  if constexpr (DECODE == DecodeBitsMin)
+  if constexpr (isMinDecode(DECODE))
     asm volatile("" : "+r"(LI.ZOff));
+  if constexpr (DECODE == DecodeBitsMin4)
+    asm volatile("" : "+r"(LI.MetaOff), "+r"(LI.L2Meta));
   constexpr int A2Lane = a2LaneBytes(DECODE);
   unsigned char *LaneA2 =
       Stages + STAGES * StageB + Warp * 32 * A2Lane + Lane * A2Lane;
@@ -304,6 +396,12 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     asm volatile(""
                  : "+r"(StagesAddr), "+r"(WarpOff), "+r"(StageBytes),
                    "+r"(A2Addr));
+  }
+  if constexpr (DECODE == DecodeBitsMin4) {
+    consumeStaged<NT, WARPS, STAGES, BF16, Sets>(
+        P, Begin, Count, Acc, LI, LaneA2, A2Addr, StagesAddr, WarpOff,
+        StageBytes, FullBar, EmptyBar, Warp, Lane);
+    return;
   }
   if constexpr (DECODE == DecodeBitsMin) {
     consumeLean<NT, WARPS, STAGES, BF16, Sets>(

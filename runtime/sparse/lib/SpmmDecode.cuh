@@ -2,7 +2,8 @@
 //
 // Per item a warp decodes its staged chain on chip (empty/need masks and
 // layer-1 metadata through tables, or bit-sliced with DECODE = DecodeBits,
-// the layer-2 gather; DecodeBitsRanked: bit-sliced and gatherRanked) and multiplies it
+// the layer-2 gather; DecodeBitsRanked: bit-sliced and gatherRanked;
+// DecodeBitsMin(4): gatherRankedMin(4Z)) and multiplies it
 // with the staged X half-tile by mma.sp (docs/sparse-format.md). Part of
 // TlsSpmm.cu's single translation unit (see there).
 //
@@ -80,7 +81,8 @@ __device__ __forceinline__ uint32_t laneByte(uint32_t W, int Sh) {
 }
 
 /// One item of one warp: decodes the staged half block at Wr (chain Chain;
-/// for DecodeBitsMin a mask: 0 for chain 0, ~0 for chain 1)
+/// for DecodeBitsMin and DecodeBitsMin4 a mask: 0 for chain 0, ~0 for
+/// chain 1)
 /// and multiplies it with the staged X half-tile Xs into Acc.
 template <int NT, int Sets, bool BF16, int DECODE = DecodeTables>
 __device__ __forceinline__ void
@@ -135,7 +137,14 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     // hand them to lanes 0 and 1 (two shuffles). Not skipped by
     // TLS_SPMM_ABLATE bit 1: the test and the constants of the skipped
     // path cost five instructions per item here.
-    if constexpr (DECODE == DecodeBitsMin) {
+    if constexpr (DECODE == DecodeBitsMin4) {
+      bitChainMasksPermFirst(WG, WG8, LI.Bit, E, Nd);
+      // The metadata words ready-picked: two 8-byte loads, no SELs.
+      const uint2 MG = lds64(WrAddr + LI.MetaOff);
+      const uint2 MG8 = lds64(WrAddr + LI.MetaOff + 8 * 16);
+      bitLayer1MetaPicked(MG.x, MG8.x, MG.y, MG8.y, LI.Bit, Meta,
+                          [](uint32_t X, int) { return shflDown2(X); });
+    } else if constexpr (DECODE == DecodeBitsMin) {
       bitChainMasksPermFirst(WG, WG8, LI.Bit, E, Nd);
       // shfl.sync in PTX: no divergence check before it.
       bitLayer1Meta(WG, WG8, LI.Bit, Meta,
@@ -208,7 +217,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       Stop = Hdr[1];
     }
     int Q = int(Start & 7u) + Excl;
-    if constexpr (DECODE == DecodeBitsMin)
+    if constexpr (isMinDecode(DECODE))
       Q += int(uint32_t(int(Stop - Start) - Total) & uint32_t(Chain));
     else if (Chain)
       Q += int(Stop - Start) - Total;
@@ -220,14 +229,17 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
       SharedMem16 Mem;
       gatherRanked(Nd, E, Vb, S8, Db, 0, RsAddr + 2 * Q, Mem);
-    } else if constexpr (DECODE == DecodeBitsMin) {
+    } else if constexpr (isMinDecode(DECODE)) {
       uint32_t Vb = LaneVAddr, Db = A2Addr, S8 = Sw >> 1;
       asm("" : "+r"(Db), "+r"(Vb), "+r"(S8));
       SharedMem16 Mem;
       // Z of value 0: (Rq - Vb) / 2 - |E|, Rq - Vb = RsAddr + 2 Q - Vb and
       // RsAddr - Vb = 2 ZOff.
       const uint32_t Z = LI.ZOff + uint32_t(Q) - uint32_t(popCount(E));
-      gatherRankedMinZ(Nd, E, Vb, S8, Db, Z, Mem);
+      if constexpr (DECODE == DecodeBitsMin4)
+        gatherRankedMin4Z(Nd, E, Vb, S8, Db, Z, Mem);
+      else
+        gatherRankedMinZ(Nd, E, Vb, S8, Db, Z, Mem);
     } else {
       gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
     }
@@ -256,7 +268,8 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
           ldmatrixX4(B, Xs + (T * 8 + (Lane & 7)) * XPitch + K * 32 +
                             (Lane >> 3) * 8);
         mmaSp<BF16>(Acc[0][T], A1, B, Meta[K]);
-        mmaSp<BF16>(Acc[Sets - 1][T], A2, B, Layer2Meta);
+        mmaSp<BF16>(Acc[Sets - 1][T], A2, B,
+                    DECODE == DecodeBitsMin4 ? LI.L2Meta : Layer2Meta);
       }
     }
   TLS_SASS_MARK(8);

@@ -36,11 +36,20 @@ constexpr int BarrierBytes = 128; // full and empty mbarriers, STAGES <= 8
 /// tables below, or bit-sliced (TlsBitDecode.h; pipeline 3 variants with
 /// TlsSpmmOptions::Decode = 1), and in addition the gather as
 /// gatherRanked (Decode = 2) or gatherRankedMin (Decode = 3, with leaner
-/// per-item bookkeeping, see tlsSpmmBulkKernel) instead of gatherChain.
+/// per-item bookkeeping, see tlsSpmmBulkKernel) instead of gatherChain;
+/// Decode = 4: Decode 3 with the gather unrolled by four, the metadata
+/// words loaded ready-picked and the item loop unrolled by the stages
+/// (consumeStaged).
 constexpr int DecodeTables = 0;
 constexpr int DecodeBits = 1;
 constexpr int DecodeBitsRanked = 2;
 constexpr int DecodeBitsMin = 3;
+constexpr int DecodeBitsMin4 = 4;
+/// Decode 3 and 4 share the min gather's layout and the lean item loop's
+/// barrier protocol (every consumer lane arrives on *empty*).
+__host__ __device__ constexpr bool isMinDecode(int Decode) {
+  return Decode >= DecodeBitsMin;
+}
 
 struct Tables {
   uint32_t EN0[256];
@@ -171,6 +180,10 @@ struct LaneInfo {
   // Decode 3: the residual list's start minus the lane's values, in halves
   // (gatherRankedMinZ's Z is ZOff + the residual start Q - |Empty|).
   uint32_t ZOff;
+  // Decode 4: the lane's metadata words (k-steps 2 Hi, 2 Hi + 1 of row G)
+  // from its warp's W region, and the layer-2 metadata constant, held in a
+  // register (left alone, ptxas moves it into one every item).
+  uint32_t MetaOff, L2Meta;
   __device__ __forceinline__ explicit LaneInfo(int L) {
     const int Tig = L & 3;
     Lane = L;
@@ -187,6 +200,8 @@ struct LaneInfo {
     BitsOff = uint32_t(WHeadBytes + WValBytes + G * 16);
     LdmOff = uint32_t(2 * ((L & 7) * XPitch + (L >> 3) * 8));
     ZOff = uint32_t(WHeadBytes + WValBytes + WBitsBytes - int(VBase)) / 2u;
+    MetaOff = BitsOff + 8u * Bit.Hi;
+    L2Meta = Layer2Meta;
   }
 };
 

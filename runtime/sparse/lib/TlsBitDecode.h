@@ -225,6 +225,22 @@ TLS_HD void bitLayer1Meta(const uint32_t (&W0)[4], const uint32_t (&W1)[4],
   Meta[3] = ShflDown2(Mb, 1);
 }
 
+/// bitLayer1Meta with the lane's words already picked (Decode 4): W0a, W1a,
+/// W0b, W1b are rows g and g + 8 of k-steps 2 Hi and 2 Hi + 1, which the
+/// kernel loads with two 8-byte loads at the lane's offset instead of
+/// selecting them from all four k-steps (four SELs per item).
+template <typename ShflFn>
+TLS_HD void bitLayer1MetaPicked(uint32_t W0a, uint32_t W1a, uint32_t W0b,
+                                uint32_t W1b, const BitDecodeLane &Ln,
+                                uint32_t (&Meta)[4], ShflFn ShflDown2) {
+  uint32_t Ma, Mb;
+  bitMetaPair(W0a, W1a, W0b, W1b, Ln.SelM, Ma, Mb);
+  Meta[0] = Ma;
+  Meta[1] = Mb;
+  Meta[2] = ShflDown2(Ma, 0);
+  Meta[3] = ShflDown2(Mb, 1);
+}
+
 /// FLO: the highest set bit, -1 for zero (one instruction on the GPU).
 TLS_HD int highestBitOrNone(uint32_t V) {
 #if defined(__CUDA_ARCH__)
@@ -383,6 +399,47 @@ TLS_HD void gatherRankedMinZ(uint32_t Need, uint32_t Empty, uint32_t Vb,
     V = V2;
   }
 }
+/// gatherRankedMinZ unrolled by four (Decode 4): the same values, loads
+/// and stores in the same order; Z advances once per four values (one
+/// VIADD instead of two) and ptxas folds Z + 1..3 into the VIADDMNMX of
+/// each value. The loop still exits after any value (a predicated LOP3 and
+/// a branch per value): letting a lane run on to a multiple of two or four
+/// values would cost the busiest lane's rounding (half a value on average
+/// per multiple of two), which is what the branch saves.
+template <typename Mem>
+TLS_HD void gatherRankedMin4Z(uint32_t Need, uint32_t Empty, uint32_t Vb,
+                              uint32_t S8, uint32_t Db, uint32_t Z, Mem &M) {
+  if (!Need)
+    return;
+  int Y = highestBitOrNone(Empty);
+  Empty = belowBit(Empty, Y);
+  uint32_t A = Vb + 2u * minU32(uint32_t(Y) ^ S8, Z);
+  uint32_t V = M.lds16(A);
+  TLS_UNROLL_N(4)
+  for (;;) {
+    const int X = highestBitOrNone(Need);
+    bool More;
+    Need = belowBitNonZero(Need, X, More);
+    ++Z;
+    const int Y2 = highestBitOrNone(Empty);
+    Empty = belowBit(Empty, Y2);
+    const uint32_t A2 = Vb + 2u * minU32(uint32_t(Y2) ^ S8, Z);
+    const uint32_t V2 = M.lds16(A2);
+    M.sts16(A, 0);
+    M.sts16(Db + 2u * uint32_t(X), V);
+    if (!More)
+      break;
+    A = A2;
+    V = V2;
+  }
+}
+template <typename Mem>
+TLS_HD void gatherRankedMin4(uint32_t Need, uint32_t Empty, uint32_t Vb,
+                             uint32_t S8, uint32_t Db, uint32_t Rq, Mem &M) {
+  gatherRankedMin4Z(Need, Empty, Vb, S8, Db,
+                    (Rq - Vb) / 2u - uint32_t(popCount(Empty)), M);
+}
+
 template <typename Mem>
 TLS_HD void gatherRankedMin(uint32_t Need, uint32_t Empty, uint32_t Vb,
                             uint32_t S8, uint32_t Db, uint32_t Rq, Mem &M) {

@@ -79,7 +79,8 @@ struct Variant {
   bool Bf16;
   void (*Kernel)(Params);
   int Decode = 0; // TlsSpmmOptions::Decode: 0 tables, 1 bit-sliced, 2 also
-                  // the ranked gather, 3 the min gather and lean item loop
+                  // the ranked gather, 3 the min gather and lean item loop,
+                  // 4 that unrolled (gather by four, item loop by stages)
   int threads() const { return (Warps + (Pipeline == 3)) * 32; }
 };
 
@@ -96,7 +97,7 @@ template <int NT, int WARPS, int STAGES, bool BF16> Variant bulkVariant() {
 /// Pipeline 3 with the bit-sliced mask and metadata decode (DECODE =
 /// DecodeBits, TlsSpmmOptions::Decode 1) and also the ranked gather
 /// (DecodeBitsRanked, Decode 2) or the min gather with the lean item loop
-/// (DecodeBitsMin, Decode 3).
+/// (DecodeBitsMin, Decode 3), or that unrolled (DecodeBitsMin4, Decode 4).
 template <int NT, int WARPS, int STAGES, bool BF16, int DECODE>
 Variant bulkBitsVariant() {
   return {NT,   WARPS,
@@ -152,7 +153,8 @@ Variant bulkBitsVariant() {
 // Pipeline 3 with the bit-sliced (LOP3/PRMT) mask and metadata decode
 // (TlsSpmmOptions::Decode = 1), and with the ranked gather as well
 // (Decode = 2), and with gatherRankedMin and the lean item loop (Decode =
-// 3; issue 15 item 1): the default's shapes up to n-tile 32 and
+// 3; issue 15 item 1), and with both unrolled (Decode = 4: the gather by
+// four, the item loop by the stages): the default's shapes up to n-tile 32 and
 // their 2-stage fallbacks. Checked on the CPU (tls-bit-decode-test) and by
 // SASS counts (bench/spmm/sass-count.py); not the planner's default until
 // they have run on a GPU.
@@ -168,12 +170,13 @@ const std::vector<Variant> &allVariants() {
       TLS_VARIANTS_128(false),      TLS_RING_VARIANTS(false),
       TLS_BULK_VARIANTS(false),     TLS_BULK_BITS_VARIANTS(false, 1),
       TLS_BULK_BITS_VARIANTS(false, 2), TLS_BULK_BITS_VARIANTS(false, 3),
+      TLS_BULK_BITS_VARIANTS(false, 4),
       TLS_VARIANTS_SMALL(8, true),
       TLS_VARIANTS_SMALL(16, true), TLS_VARIANTS_32(true),
       TLS_VARIANTS_64(true),        TLS_VARIANTS_128(true),
       TLS_RING_VARIANTS(true),      TLS_BULK_VARIANTS(true),
       TLS_BULK_BITS_VARIANTS(true, 1), TLS_BULK_BITS_VARIANTS(true, 2),
-      TLS_BULK_BITS_VARIANTS(true, 3)};
+      TLS_BULK_BITS_VARIANTS(true, 3), TLS_BULK_BITS_VARIANTS(true, 4)};
   return All;
 }
 
