@@ -76,7 +76,13 @@ __device__ __forceinline__ void fillXGeneric(const Params &P, unsigned char *Xs,
 /// The producer warp: fills stage J % STAGES for every item J of the CTA.
 /// Lane w < WARPS keeps the residual offsets of consumer warp w's next
 /// three items in registers (loaded two items ahead of their copy).
-template <int NT, int WARPS, int STAGES>
+/// The header of a warp's W region holds the block's residual offsets
+/// (start, end), or with QHeader (Decode 4) what the consumer derives from
+/// them: the start's offset in the staged window plus, for chain 1, the
+/// block's residual count, and a chain mask (0 for chain 0, ~0 for chain
+/// 1), so that the consumer's residual start is Q = x + Excl - (Total & y)
+/// and it keeps no chain state.
+template <int NT, int WARPS, int STAGES, bool QHeader = false>
 __device__ __forceinline__ void
 produceStages(const Params &P, long long Begin, int Count,
               unsigned char *Stages, uint32_t FullBar, uint32_t EmptyBar,
@@ -119,8 +125,13 @@ produceStages(const Params &P, long long Begin, int Count,
       const uint32_t Aligned = R0.x & ~7u;
       ResBytes = min((R0.y - Aligned + 7) >> 3, uint32_t(P.RCap >> 3)) * 16;
       Bytes += WValBytes + WBitsBytes + ResBytes;
-      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr), "r"(R0.x),
-                   "r"(R0.y)
+      uint2 H = R0;
+      if constexpr (QHeader) {
+        const uint32_t ChainMask = 0u - uint32_t(IC.Half & 1);
+        H = make_uint2((R0.x & 7u) + ((R0.y - R0.x) & ChainMask), ChainMask);
+      }
+      asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr), "r"(H.x),
+                   "r"(H.y)
                    : "memory");
     }
     // Every lane arrives (releasing its generic stores above) with the
@@ -250,8 +261,10 @@ __device__ __noinline__ void idleItems(uint32_t FullBar, uint32_t EmptyBar,
 /// and its shared-memory addresses are constants of each copy of the body
 /// (the addresses in registers, set once) and the parity flips once per
 /// round; and the test whether the warp's tile exists moved to the tile
-/// end (a warp without one goes to idleItems for the rest). Per item: the
-/// wait, the decode and multiply, the release, one count-down and test.
+/// end (a warp without one goes to idleItems for the rest); the item's
+/// chain comes with the stage's header (produceStages' QHeader). Per
+/// item: the wait, the decode and multiply, the release, one count-down
+/// and test.
 /// Results are those of the other pipeline-3 loops.
 template <int NT, int WARPS, int STAGES, bool BF16, int Sets>
 __device__ __forceinline__ void
@@ -269,7 +282,6 @@ consumeStaged(const Params &P, long long Begin, int Count,
   int Left = min(P.Hpu - CC.Half, Count);
   int Covered = Left;
   int Rest = Count - Left;
-  int ChainMask = -(CC.Half & 1);
   uint32_t StageAddr[STAGES];
 #pragma unroll
   for (int S = 0; S < STAGES; ++S) {
@@ -284,21 +296,20 @@ consumeStaged(const Params &P, long long Begin, int Count,
       TLS_SASS_MARK(1);
       mbarWait(FullBar + 8 * S, Parity);
       TLS_SASS_MARK(2);
+      // The chain comes with the stage's header (produceStages' QHeader).
       decodeAndMultiply<NT, Sets, BF16, DecodeBitsMin4>(
           Acc, nullptr, LaneA2, reinterpret_cast<const uint16_t *>(LaneA2),
-          LaneA2, A2Addr, ChainMask, LI,
+          LaneA2, A2Addr, /*Chain=*/0, LI,
           /*Ablate=*/0, StageAddr[S], StageAddr[S] + WarpOff);
       fenceProxyAsync();
       // Every lane arrives (32 per consumer warp, as consumeLean).
       mbarArrive(EmptyBar + 8 * S);
       TLS_SASS_MARK(9);
-      ChainMask = ~ChainMask;
       if (--Left == 0) {
         finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
         if (Rest == 0)
           return;
         zeroAcc<NT, Sets>(Acc);
-        ChainMask = 0; // a tile starts at chain 0 of its first block
         if (++CC.Nc == P.NChunks) {
           CC.Nc = 0;
           ++CC.Mb;
@@ -362,7 +373,8 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   __syncthreads();
 
   if (Warp == WARPS) {
-    produceStages<NT, WARPS, STAGES>(P, Begin, Count, Stages, FullBar, EmptyBar,
+    produceStages<NT, WARPS, STAGES, DECODE == DecodeBitsMin4>(
+        P, Begin, Count, Stages, FullBar, EmptyBar,
                                      StageB, WRegion, Lane);
     return;
   }
@@ -379,7 +391,7 @@ __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
   if constexpr (isMinDecode(DECODE))
     asm volatile("" : "+r"(LI.ZOff));
   if constexpr (DECODE == DecodeBitsMin4)
-    asm volatile("" : "+r"(LI.MetaOff), "+r"(LI.L2Meta));
+    asm volatile("" : "+r"(LI.MetaOff), "+r"(LI.L2Meta), "+r"(LI.NotLane0));
   constexpr int A2Lane = a2LaneBytes(DECODE);
   unsigned char *LaneA2 =
       Stages + STAGES * StageB + Warp * 32 * A2Lane + Lane * A2Lane;

@@ -197,7 +197,13 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     int Incl = R;
 #pragma unroll
     for (int O = 1; O < 32; O <<= 1) {
-      if constexpr (DECODE != DecodeTables) {
+      if constexpr (DECODE == DecodeBitsMin4) {
+        // The first step as SHFL + IMAD with the lane's 0/1 factor: left
+        // to itself ptxas keeps R apart with a SEL (three instructions).
+        Incl = O == 1 ? Incl + int(LI.NotLane0) *
+                                   __shfl_up_sync(0xffffffffu, Incl, 1)
+                      : scanStepUp(Incl, O);
+      } else if constexpr (DECODE != DecodeTables) {
         Incl = scanStepUp(Incl, O);
       } else {
         const int V = __shfl_up_sync(0xffffffffu, Incl, O);
@@ -208,7 +214,9 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
     const int Total = __shfl_sync(0xffffffffu, Incl, 31);
     const int Excl = Incl - R;
     uint32_t Start, Stop;
-    if constexpr (Addrs) {
+    if constexpr (DECODE == DecodeBitsMin4) {
+      Start = Stop = 0; // unused: the header is produceStages' QHeader
+    } else if constexpr (Addrs) {
       const uint2 H = lds64(WrAddr);
       Start = H.x;
       Stop = H.y;
@@ -217,7 +225,12 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       Stop = Hdr[1];
     }
     int Q = int(Start & 7u) + Excl;
-    if constexpr (isMinDecode(DECODE))
+    if constexpr (DECODE == DecodeBitsMin4) {
+      // The window offset (plus chain 0's count for chain 1) and the
+      // chain mask come from the producer.
+      const uint2 H = lds64(WrAddr);
+      Q = int(H.x) + Excl - int(uint32_t(Total) & H.y);
+    } else if constexpr (isMinDecode(DECODE))
       Q += int(uint32_t(int(Stop - Start) - Total) & uint32_t(Chain));
     else if (Chain)
       Q += int(Stop - Start) - Total;

@@ -184,6 +184,8 @@ struct LaneInfo {
   // from its warp's W region, and the layer-2 metadata constant, held in a
   // register (left alone, ptxas moves it into one every item).
   uint32_t MetaOff, L2Meta;
+  // Decode 4's scan: 0 for lane 0, 1 for the others.
+  uint32_t NotLane0;
   __device__ __forceinline__ explicit LaneInfo(int L) {
     const int Tig = L & 3;
     Lane = L;
@@ -201,7 +203,17 @@ struct LaneInfo {
     LdmOff = uint32_t(2 * ((L & 7) * XPitch + (L >> 3) * 8));
     ZOff = uint32_t(WHeadBytes + WValBytes + WBitsBytes - int(VBase)) / 2u;
     MetaOff = BitsOff + 8u * Bit.Hi;
+#if defined(__CUDA_ARCH__)
+    // A value ptxas cannot fold to the constant (the dynamic shared memory
+    // size is below 2^31), so that it stays in a register instead of being
+    // moved into one in every item.
+    uint32_t Dyn;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(Dyn));
+    L2Meta = Layer2Meta | (Dyn >> 31);
+#else
     L2Meta = Layer2Meta;
+#endif
+    NotLane0 = L != 0;
   }
 };
 
