@@ -126,10 +126,8 @@ produceStages(const Params &P, long long Begin, int Count,
       ResBytes = min((R0.y - Aligned + 7) >> 3, uint32_t(P.RCap >> 3)) * 16;
       Bytes += WValBytes + WBitsBytes + ResBytes;
       uint2 H = R0;
-      if constexpr (QHeader) {
-        const uint32_t ChainMask = 0u - uint32_t(IC.Half & 1);
-        H = make_uint2((R0.x & 7u) + ((R0.y - R0.x) & ChainMask), ChainMask);
-      }
+      if constexpr (QHeader)
+        residualHeader(R0.x, R0.y, IC.Half & 1, H.x, H.y);
       asm volatile("st.shared.v2.u32 [%0], {%1, %2};\n" ::"r"(Wr), "r"(H.x),
                    "r"(H.y)
                    : "memory");

@@ -229,7 +229,7 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       // The window offset (plus chain 0's count for chain 1) and the
       // chain mask come from the producer.
       const uint2 H = lds64(WrAddr);
-      Q = int(H.x) + Excl - int(uint32_t(Total) & H.y);
+      Q = int(residualStartQ(H.x, H.y, uint32_t(Excl), uint32_t(Total)));
     } else if constexpr (isMinDecode(DECODE))
       Q += int(uint32_t(int(Stop - Start) - Total) & uint32_t(Chain));
     else if (Chain)

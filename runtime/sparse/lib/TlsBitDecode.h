@@ -241,6 +241,26 @@ TLS_HD void bitLayer1MetaPicked(uint32_t W0a, uint32_t W1a, uint32_t W0b,
   Meta[3] = ShflDown2(Mb, 1);
 }
 
+/// Decode 4's stage header (written by the producer warp, which knows the
+/// item's chain; read by the consumer, which then keeps no chain state):
+/// Hx = the block's residual start within the staged window (the copy
+/// starts at Start rounded down to 8 values) plus, for chain 1, the
+/// block's residual count Stop - Start; Hy = the chain as a mask.
+TLS_HD void residualHeader(uint32_t Start, uint32_t Stop, int Chain,
+                           uint32_t &Hx, uint32_t &Hy) {
+  Hy = 0u - uint32_t(Chain & 1);
+  Hx = (Start & 7u) + ((Stop - Start) & Hy);
+}
+/// The lane's first residual value in the staged window, from the header:
+/// chain 0 counts Excl (the lanes before it) from the block's start, chain
+/// 1 from chain 1's start, Stop - Start - Total (Total: chain 1's count,
+/// the scan's sum). Decode 3 computed the same from (Start, Stop) and a
+/// chain mask kept per item.
+TLS_HD uint32_t residualStartQ(uint32_t Hx, uint32_t Hy, uint32_t Excl,
+                               uint32_t Total) {
+  return Hx + Excl - (Total & Hy);
+}
+
 /// FLO: the highest set bit, -1 for zero (one instruction on the GPU).
 TLS_HD int highestBitOrNone(uint32_t V) {
 #if defined(__CUDA_ARCH__)

@@ -131,7 +131,8 @@ struct HostMem {
 /// gatherRanked on one chain (masks E, N; swizzles S8 and DS8) against
 /// decodeLayer2: the layer-2 buffer, the donated slots zeroed, the
 /// residual values read zeroed, nothing else touched.
-long long GatherChecked = 0, GatherMinChecked = 0;
+long long HeaderChecked = 0;
+long long GatherChecked = 0, GatherMinChecked = 0, GatherMin4Checked = 0;
 void checkGather(uint32_t E, uint32_t N, uint32_t S8, uint32_t DS8,
                  std::mt19937 &Rng, bool Tight = false) {
   // Tight: the residuals at the least distance gatherRankedMin allows
@@ -196,6 +197,13 @@ void checkGather(uint32_t E, uint32_t N, uint32_t S8, uint32_t DS8,
     ++GatherMinChecked;
     if (Mem3 != Want && Failures++ < 10)
       report("gatherRankedMin", Mem3);
+    // Decode 4's (unrolled by four) on another copy.
+    std::vector<uint8_t> Mem4 = Before;
+    HostMem M4{Mem4};
+    gatherRankedMin4(N, E, Vb, S8, Db, Rq, M4);
+    ++GatherMin4Checked;
+    if (Mem4 != Want && Failures++ < 10)
+      report("gatherRankedMin4", Mem4);
   }
 }
 
@@ -224,6 +232,22 @@ void checkInput(const uint32_t (&WG)[4], const uint32_t (&WG8)[4]) {
     uint32_t Meta[4];
     bitLayer1Meta(WG, WG8, Ln, Meta,
                   [&](uint32_t, int I) { return Other[I]; });
+    // Decode 4: the words as its two 8-byte loads at MetaOff = BitsOff +
+    // 8 Hi read them (row g's words from BitsOff, row g + 8's 128 bytes on).
+    {
+      const uint32_t Words[2][4] = {{WG[0], WG[1], WG[2], WG[3]},
+                                    {WG8[0], WG8[1], WG8[2], WG8[3]}};
+      const uint32_t W0 = (8u * Ln.Hi) / 4u;
+      uint32_t MetaP[4];
+      bitLayer1MetaPicked(Words[0][W0], Words[1][W0], Words[0][W0 + 1],
+                          Words[1][W0 + 1], Ln, MetaP,
+                          [&](uint32_t, int I) { return Other[I]; });
+      for (int K = 0; K < 4; ++K)
+        if (MetaP[K] != Meta[K] && Failures++ < 10)
+          std::printf("FAIL: bitLayer1MetaPicked t=%d k-step %d: %08x, "
+                      "bitLayer1Meta %08x\n",
+                      Tig, K, MetaP[K], Meta[K]);
+    }
     bool Bad = E != TE || Nd != TNd || E != RE || Nd != RNd || PE != TE ||
                PNd != TNd;
     // Lanes t = 2, 3 hold k-steps 2, 3 of lane t - 2 in Meta[0], Meta[1]
@@ -510,11 +534,41 @@ int main(int Argc, char **Argv) {
       const auto W = prunedMatrix(256, 1024, Pct / 100.0, Mag != 0,
                                   99 + Pct + 1000 * Mag);
       const TlsMatrix TM = encode(W.data(), 256, 1024, ElemType::F16);
+      uint32_t Chain0Total = 0;
       forEachWarpItem(TM, [&](uint64_t B, int Ch, const uint32_t *E,
                               const uint32_t *N) {
         for (int L = 0; L < 32; ++L)
           checkGather(E[L], N[L], 8u * uint32_t((L >> 1) & 3), 0, Rng,
                       (B + Ch + L) & 1);
+        // Decode 4's stage header: each lane's first residual value in the
+        // staged window (from Start rounded down to 8) against where the
+        // format puts it, and against Decode 3's formula.
+        const uint32_t Start = TM.ResidualOffsets[B],
+                       Stop = TM.ResidualOffsets[B + 1];
+        uint32_t Total = 0;
+        for (int L = 0; L < 32; ++L)
+          Total += uint32_t(residualCount(E[L], N[L]));
+        if (Ch == 0)
+          Chain0Total = Total;
+        uint32_t Hx, Hy, Excl = 0;
+        residualHeader(Start, Stop, Ch, Hx, Hy);
+        for (int L = 0; L < 32; ++L) {
+          const uint32_t Want =
+              Start + (Ch ? Chain0Total : 0u) + Excl - (Start & ~7u);
+          const uint32_t Got = residualStartQ(Hx, Hy, Excl, Total);
+          const uint32_t Mask = Ch ? ~0u : 0u;
+          const uint32_t Old = (Start & 7u) + Excl + ((Stop - Start - Total) & Mask);
+          ++HeaderChecked;
+          if ((Got != Want || Old != Want) && Failures++ < 10)
+            std::printf("FAIL: residual header block %llu chain %d lane %d: "
+                        "%u (Decode 3's formula %u), want %u\n",
+                        (unsigned long long)B, Ch, L, Got, Old, Want);
+          Excl += uint32_t(residualCount(E[L], N[L]));
+        }
+        if (Ch == 1 && Chain0Total + Total != Stop - Start && Failures++ < 10)
+          std::printf("FAIL: block %llu: %u + %u residual values, offsets "
+                      "say %u\n",
+                      (unsigned long long)B, Chain0Total, Total, Stop - Start);
       });
     }
   const long long Encoded3 = GatherMinChecked - Before3;
@@ -542,6 +596,10 @@ int main(int Argc, char **Argv) {
   std::printf("ok gather min: %lld chains against decodeLayer2 (%lld from "
               "encoded i.i.d. and magnitude-pruned matrices)\n",
               GatherMinChecked, Encoded3);
+  std::printf("ok gather min4: %lld chains against decodeLayer2\n",
+              GatherMin4Checked);
+  std::printf("ok residual header: %lld lane starts of encoded matrices\n",
+              HeaderChecked);
 
   std::printf("%lld lane decodes checked\n", Checked);
   if (Failures) {
