@@ -14,6 +14,14 @@ statements, in Python) checks, for random item ranges and shapes, that they
 process the same items in the same order (M block, n-chunk, chain, stage,
 parity) and end the same tiles with the same counts.
 
+consumeStaged (Decode 4) is checked the same way, with the warp's tile
+existence in the model (the last M block's trailing warps have none: the
+reference waits and releases their items and ends no tile; consumeStaged
+hands them to idleItems with the next stage and parity): its item loop
+unrolled by the stages (the stage a constant of each copy, the parity
+flipped once per round) and the item's chain taken from the producer's
+cursor (the stage header) rather than kept by the consumer.
+
 Usage: bench/spmm/lean_loop_check.py [--cases N]
 """
 import argparse
@@ -71,6 +79,65 @@ def lean(begin, count, hpu, nchunks, stages):
     return items, ends
 
 
+def reference_tiles(begin, count, hpu, nchunks, stages, warps, warp, tiles):
+    """reference() with the tile test: items of a warp without a tile are
+    only waited for and released (stage, parity)."""
+    items, ends = reference(begin, count, hpu, nchunks, stages)
+    out_items = []
+    for mb, nc, chain, s, parity in items:
+        if mb * warps + warp < tiles:
+            out_items.append((mb, nc, chain, s, parity))
+        else:
+            out_items.append(("idle", s, parity))
+    out_ends = [e for e in ends if e[0] * warps + warp < tiles]
+    return out_items, out_ends
+
+
+def staged(begin, count, hpu, nchunks, stages, warps, warp, tiles):
+    """consumeStaged, statement by statement (SpmmBulkKernel.cuh)."""
+    items, ends = [], []
+
+    def idle(s, parity, n):
+        for _ in range(n):
+            items.append(("idle", s, parity))
+            s += 1
+            if s == stages:
+                s, parity = 0, parity ^ 1
+
+    def producer_chain(j):
+        # produceStages' QHeader: the chain of the producer's item j.
+        return cursor(begin + j, hpu, nchunks)[0] & 1
+
+    half, nc, mb = cursor(begin, hpu, nchunks)
+    tile = mb * warps + warp
+    if tile >= tiles:
+        idle(0, 0, count)
+        return items, ends
+    left = min(hpu - half, count)
+    covered, rest = left, count - left
+    parity, j = 0, 0
+    while True:
+        for s in range(stages):
+            items.append((mb, nc, producer_chain(j), s, parity))
+            j += 1
+            left -= 1
+            if left == 0:
+                ends.append((mb, nc, covered))
+                if rest == 0:
+                    return items, ends
+                nc += 1
+                if nc == nchunks:
+                    nc, mb = 0, mb + 1
+                tile = mb * warps + warp
+                if tile >= tiles:
+                    idle((s + 1) % stages, parity ^ (1 if s + 1 == stages else 0),
+                         rest)
+                    return items, ends
+                left = covered = min(hpu, rest)
+                rest -= left
+        parity ^= 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", type=int, default=100000)
@@ -88,8 +155,19 @@ def main():
         if got != want:
             raise SystemExit(f"FAIL: begin {begin} count {count} hpu {hpu} "
                              f"nchunks {nchunks} stages {stages}")
+        warps = rng.randint(1, 8)
+        warp = rng.randint(0, warps - 1)
+        mblocks = total // (hpu * nchunks)
+        tiles = rng.randint(max(1, (mblocks - 1) * warps), mblocks * warps)
+        want = reference_tiles(begin, count, hpu, nchunks, stages, warps, warp,
+                               tiles)
+        got = staged(begin, count, hpu, nchunks, stages, warps, warp, tiles)
+        if got != want:
+            raise SystemExit(f"FAIL staged: begin {begin} count {count} hpu "
+                             f"{hpu} nchunks {nchunks} stages {stages} warp "
+                             f"{warp}/{warps} tiles {tiles}")
     print(f"ok: {args.cases} item ranges, same items, stages, parities and "
-          "tile ends")
+          "tile ends (consumeLean and consumeStaged)")
 
 
 if __name__ == "__main__":
