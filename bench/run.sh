@@ -201,6 +201,15 @@ process() {
       lib=$(ls "$cudnn"/lib*/libcudnn.so "$cudnn"/lib*/libcudnn.so.9 2>/dev/null | head -1)
       link="$link -I $cudnn/include -Xlinker --no-as-needed -Xlinker $lib -Xlinker -rpath,$(dirname "$lib")"
     fi
+    # Other libraries the output calls: its "// cuda-opt: link with" line
+    # (the GEMM and SpMM runtimes are linked above by path).
+    local flag
+    for flag in $(sed -n 's|^// cuda-opt: link with \([^(]*\)(.*|\1|p' "$OUT/$name.opt.cu" 2>/dev/null); do
+      case $flag in
+        -lcudaopt_gemm|-lcudaopt_spmm|-lCudaOptSparse|-lCudaOptRuntimeCommon|-lcudnn) ;;
+        -l*) link="$link $flag" ;;
+      esac
+    done
     # shellcheck disable=SC2086
     if "$NVCC" $NVCC_FLAGS -I "$corpus" "$OUT/$name.opt.cu" $link \
         -o "$OUT/bin/$name.opt" >"$OUT/logs/$name.opt.build.log" 2>&1; then

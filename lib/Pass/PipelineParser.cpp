@@ -140,4 +140,31 @@ Expected<std::vector<PassInvocation>> parsePipeline(StringRef Spec) {
   return Result;
 }
 
+std::vector<std::string> pipelineLinkFlags(StringRef Pipeline) {
+  // A region's label ("region #1: cub-sort") names its rewrite after ": ".
+  if (Pipeline.starts_with("region #"))
+    Pipeline = Pipeline.split(": ").second;
+  std::vector<std::string> Flags;
+  if (Pipeline.trim().empty())
+    return Flags;
+  Expected<std::vector<PassInvocation>> Steps = parsePipeline(Pipeline);
+  if (!Steps) {
+    consumeError(Steps.takeError());
+    return Flags;
+  }
+  for (const PassInvocation &PI : *Steps)
+    for (std::string &F : PI.Pass->linkFlags(PI.Params))
+      if (!is_contained(Flags, F))
+        Flags.push_back(std::move(F));
+  return Flags;
+}
+
+std::string linkFlagsHeader(ArrayRef<std::string> Flags,
+                            ArrayRef<std::string> Passes) {
+  if (Flags.empty())
+    return "";
+  return "// cuda-opt: link with " + join(Flags, " ") + " (" +
+         join(Passes, ", ") + " calls the library).\n";
+}
+
 } // namespace cuda_opt

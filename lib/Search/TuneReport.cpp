@@ -73,6 +73,10 @@ json::Value TuneResult::toJSON(StringRef File) const {
   if (!Mode.empty())
     Out["mode"] = Mode;
   Out["fp_model"] = fpModelName(Model);
+  json::Array Link;
+  for (const std::string &F : LinkFlags)
+    Link.push_back(F);
+  Out["link_flags"] = std::move(Link);
   if (!Policy.empty())
     Out["policy"] = Policy;
   if (!Kernels.empty()) {
@@ -388,7 +392,10 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << (ChosenPipeline.empty() ? "(original)" : ChosenPipeline) << "`  \n"
      << "mode: " << (Mode.empty() ? "-" : Mode) << "  \n"
      << "fp-model: " << describeFpModel(Model) << "  \n"
-     << "candidate order: " << (Policy.empty() ? "-" : Policy) << "  \n"
+     << "candidate order: " << (Policy.empty() ? "-" : Policy) << "  \n";
+  if (!LinkFlags.empty())
+    OS << "link the output with: `" << join(LinkFlags, " ") << "`  \n";
+  OS
      << VariantsMeasured << " variants measured in " << format("%.1f", Seconds)
      << " s; timing: CUDA events, L2 flushed before each launch, median of "
         "interleaved runs; each variant verified on 3 seeds with poisoned "

@@ -1022,6 +1022,20 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
                 " against an fp64 reference of the original "
                 "(see the tune report).\n" +
                 R->Text;
+    // The libraries the chosen rewrites call, for whoever builds the output.
+    std::vector<std::string> Passes;
+    for (const KernelOutcome &K : R->Kernels) {
+      if (!K.Measured)
+        continue;
+      std::vector<std::string> F = pipelineLinkFlags(K.Pipeline);
+      if (F.empty())
+        continue;
+      Passes.push_back("'" + K.Kernel + "': " + K.Pipeline);
+      for (std::string &X : F)
+        if (!is_contained(R->LinkFlags, X))
+          R->LinkFlags.push_back(std::move(X));
+    }
+    R->Text = linkFlagsHeader(R->LinkFlags, Passes) + R->Text;
   }
   if (R)
     R->Seconds = std::chrono::duration<double>(

@@ -103,6 +103,9 @@ public:
     return Specs;
   }
   bool replacesLaunch(const ParamValues &) const override { return true; }
+  std::vector<std::string> linkFlags(const ParamValues &) const override {
+    return {"-lcudnn"};
+  }
   FpEffect fpEffect(const ParamValues &) const override {
     return FpEffect::Reassociates;
   }

@@ -147,6 +147,9 @@ public:
     return Specs;
   }
   bool replacesLaunch(const ParamValues &) const override { return true; }
+  std::vector<std::string> linkFlags(const ParamValues &) const override {
+    return {"-lcusparse"};
+  }
   FpEffect fpEffect(const ParamValues &) const override {
     return FpEffect::Reassociates;
   }

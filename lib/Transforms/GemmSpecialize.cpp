@@ -97,6 +97,12 @@ public:
   /// The launch becomes a library call: there is no kernel variant whose
   /// cubin the tuner could replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
+  /// The runtime GEMM library (runtime/gemm; docs/transforms/
+  /// gemm-specialize.md, "Building and linking the output") and cuBLAS,
+  /// which it calls for fp32 problems that may reassociate.
+  std::vector<std::string> linkFlags(const ParamValues &) const override {
+    return {"-lcudaopt_gemm", "-lcublas"};
+  }
   /// The library sums in its own order; fp16 compute lowers the precision
   /// (docs/transforms/gemm-specialize.md, "Precision").
   FpEffect fpEffect(const ParamValues &P) const override {

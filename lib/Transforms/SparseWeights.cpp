@@ -144,6 +144,11 @@ public:
   }
   /// The call becomes a library call: no kernel variant to replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
+  /// The SpMM runtime (docs/transforms/sparse-weights.md, "Building").
+  std::vector<std::string> linkFlags(const ParamValues &) const override {
+    return {"-lcudaopt_spmm", "-lCudaOptSparse", "-lCudaOptRuntimeCommon",
+            "-lcublas"};
+  }
   /// The sparse kernel sums each output in its own order.
   FpEffect fpEffect(const ParamValues &) const override {
     return FpEffect::Reassociates;

@@ -11,6 +11,9 @@
 // RUN: grep -c '^ *if (cudaoptCsrSpmv<' %t.all.cu | FileCheck %s --check-prefix=ALL
 // ALL: 5
 // RUN: %if nvcc %{ %nvcc -arch=sm_90 -std=c++17 %t.all.cu -o %t.all.exe -lcusparse %}
+// The output's header names the library to link.
+// RUN: FileCheck %s --check-prefix=LINK < %t.all.cu
+// LINK: // cuda-opt: link with -lcusparse (cusparse-spmv calls the library).
 // The product is no segmented reduction for CUB, and no region.
 // RUN: not cuda-opt --passes=cub-segmented-reduce --kernel=spmv_csr %s 2>&1 | FileCheck %s --check-prefix=CUB
 // RUN: cuda-opt --list-regions %s | FileCheck %s --check-prefix=REGIONS

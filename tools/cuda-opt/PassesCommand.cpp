@@ -54,6 +54,25 @@ static std::string fpModelHeader(const PipelineResult &R) {
          "reference).\n";
 }
 
+/// The header line naming the libraries the applied steps call.
+static std::string linkHeader(const PipelineResult &R) {
+  std::vector<std::string> Flags, Passes;
+  for (const StepRecord &S : R.Steps) {
+    if (!S.Applied)
+      continue;
+    std::vector<std::string> F = pipelineLinkFlags(S.Pass);
+    if (F.empty())
+      continue;
+    std::string Name = StringRef(S.Pass).split('{').first.str();
+    if (!is_contained(Passes, Name))
+      Passes.push_back(Name);
+    for (std::string &X : F)
+      if (!is_contained(Flags, X))
+        Flags.push_back(std::move(X));
+  }
+  return linkFlagsHeader(Flags, Passes);
+}
+
 Error runPasses(const Toolchain &TC, const SourceInput &In,
                 ArrayRef<PassInvocation> Pipeline, StringRef Output) {
   PipelineOptions Opts;
@@ -69,7 +88,7 @@ Error runPasses(const Toolchain &TC, const SourceInput &In,
   std::string Out;
   switch (cli::Emit) {
   case cli::EmitKind::Source:
-    Out = fpModelHeader(*R) + standaloneText(TC, R->Text);
+    Out = fpModelHeader(*R) + linkHeader(*R) + standaloneText(TC, R->Text);
     break;
   case cli::EmitKind::Diff:
     Out = unifiedDiff(In.Path, In.Text, In.Path, standaloneText(TC, R->Text));

@@ -30,6 +30,18 @@ struct PassInvocation {
 llvm::Expected<std::vector<PassInvocation>>
 parsePipeline(llvm::StringRef Spec);
 
+/// The link flags (Transform::linkFlags) of every step of \p Pipeline
+/// ("restrict-const,cusparse-spmv{alg=1}"; a region's "region #N: ..."
+/// label too), each once, in first-use order; none for a pipeline that
+/// does not parse.
+std::vector<std::string> pipelineLinkFlags(llvm::StringRef Pipeline);
+
+/// The output's header line naming the libraries to link ("// cuda-opt:
+/// link with -lcusparse (cusparse-spmv).\n"), or "" for no flags.
+/// \p Passes names the rewrites that need them.
+std::string linkFlagsHeader(llvm::ArrayRef<std::string> Flags,
+                            llvm::ArrayRef<std::string> Passes);
+
 /// What happened to one (pass, kernel) pair.
 struct StepRecord {
   std::string Pass;   ///< "unroll{factor=4}"

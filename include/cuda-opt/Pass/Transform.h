@@ -149,6 +149,12 @@ public:
     return FpEffect::Preserves;
   }
 
+  /// Libraries the rewritten file must be linked with ("-lcusparse"), for
+  /// the output's header and the tune report; none for most rewrites.
+  virtual std::vector<std::string> linkFlags(const ParamValues &Params) const {
+    return {};
+  }
+
   /// The effect on one kernel, for rewrites whose effect depends on what the
   /// kernel computes (a reduction over integers stays exact, one over floats
   /// is reordered). The pipeline asks this one; the default is

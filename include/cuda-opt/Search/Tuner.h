@@ -175,6 +175,9 @@ struct TuneResult {
   std::string Kernel;
   std::string ChosenPipeline;
   std::vector<CandidateRecord> Candidates;
+  /// Libraries the emitted source calls through its chosen rewrites
+  /// (Transform::linkFlags): "-lcusparse", ...; the output's header says so.
+  std::vector<std::string> LinkFlags;
   double BaselineMs = 0, BestMs = 0;
   /// Program mode: kernels that a kept region rewrite launches a known
   /// number of times other than once per run of the region (a blocked time

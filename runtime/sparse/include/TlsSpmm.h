@@ -63,15 +63,18 @@ struct TlsSpmmOptions {
   int MaxNTile = 0;    // the largest n-tile the planner picks when NTile is
                        // 0: 128 (0 or 128; N > 64 decodes each half block
                        // once per 128 columns of X) or 64
-  int Decode = 0;      // the decode: 0 masks and layer-1 metadata through
-                       // shared-memory tables (every variant; the default);
+  int Decode = -1;     // the decode: -1 the planner's choice (3 for the
+                       // bulk-copy pipeline at n-tiles 8 and 16: 11-14 %
+                       // faster than the tables on the H200, A/B of
+                       // 2026-12-05 in bench/JOURNAL.md; 0 otherwise);
+                       // 0 masks and layer-1 metadata through
+                       // shared-memory tables (every variant);
                        // 1 bit-sliced with LOP3/PRMT, no tables; 2 as 1 and
                        // the gather as a tighter rank-matching loop; 3 as 2
                        // with gatherRankedMin (no slot/residual select) and
                        // a leaner item loop (ignores TLS_SPMM_ABLATE); 4 as 3
                        // with the gather unrolled by four and the item loop
-                       // by the stages (1-4: pipeline 3, n-tiles 8-32 only;
-                       // not yet run on a GPU)
+                       // by the stages (1-4: pipeline 3, n-tiles 8-32 only)
 };
 
 /// Every kernel variant built (NTile, Warps, Stages, Pipeline, Decode set), for tests

@@ -256,6 +256,16 @@ int preferredPipeline(const TlsSpmmOptions &Opts, int NT) {
 /// that matches the options and fits in shared memory.
 const Variant *firstFitting(const TlsDeviceMatrix &W, int NT, int Pipeline,
                             const TlsSpmmOptions &Opts) {
+  if (Opts.Decode < 0) {
+    // The planner's decode (TlsSpmmOptions::Decode), else the tables, which
+    // every variant has.
+    TlsSpmmOptions Chosen = Opts;
+    Chosen.Decode = Pipeline == 3 && NT <= 16 ? 3 : 0;
+    if (const Variant *V = firstFitting(W, NT, Pipeline, Chosen))
+      return V;
+    Chosen.Decode = 0;
+    return firstFitting(W, NT, Pipeline, Chosen);
+  }
   const bool Bf16 = W.Type == ElemType::BF16;
   const int RCap = residualCap(W);
   for (const Variant &V : allVariants()) {

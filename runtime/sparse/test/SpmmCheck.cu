@@ -101,7 +101,7 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
       if (tlsSpmmPlan(D, N, O).Stages)
         Plans.push_back(O);
     }
-  for (int Decode : {1, 2, 3}) {
+  for (int Decode : {0, 1, 2, 3, 4}) {
     TlsSpmmOptions O; // the planner's choice with the bit-sliced decodes
     O.Decode = Decode;
     if (tlsSpmmPlan(D, N, O).Stages)
@@ -152,7 +152,8 @@ void runCase(uint32_t M, uint32_t K, int N, double Sparsity, uint64_t Seed) {
                   "ctas %d: err %.2e%s\n",
                   Bf16 ? "bf16" : "f16", M, K, N, Sparsity, Pl.NTile, Pl.Warps,
                   Pl.Stages, Pl.Pipeline,
-                  O.Decode == 3   ? " bit-sliced+min-gather"
+                  O.Decode == 4   ? " bit-sliced+min-gather, unrolled"
+                  : O.Decode == 3 ? " bit-sliced+min-gather"
                   : O.Decode == 2 ? " bit-sliced+ranked"
                   : O.Decode == 1 ? " bit-sliced"
                                   : "",
