@@ -11,6 +11,8 @@
 #   gemm-wide      bench/gemm/device-run.sh wide (cap $GEMM_CAP)
 #   gemm-full      bench/gemm/device-run.sh full --pdl off (cap $GEMM_CAP)
 #   tests:FILTER   utils/gpu-tests.sh FILTER (needs .carry, cap $TESTS_CAP)
+#   explore:NAME[:LIB,...]  bench/explore/NAME.cu built with -lLIB... and run
+#                  (cap $EXPLORE_CAP)
 # Prints a short summary per step; the logs are in the tarball.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,6 +51,20 @@ for step in "$@"; do
       "$mode" "${extra[@]}" > "$work/$step/run.log" 2>&1
     echo "rc=$?"
     tail -30 "$work/$step/run.log" ;;
+  explore:*)
+    # explore:NAME[:LIB,LIB...]: build bench/explore/NAME.cu (sm_90a) with
+    # -lLIB for each LIB and run it.
+    spec=${step#explore:}
+    name=${spec%%:*}
+    libs=()
+    [ "$name" != "$spec" ] && IFS=, read -r -a libs <<< "${spec#*:}"
+    flags=()
+    for l in "${libs[@]}"; do flags+=("-l$l"); done
+    "$nvcc" -O2 -std=c++17 -gencode=arch=compute_90a,code=sm_90a \
+      "bench/explore/$name.cu" -o "$work/$name" "${flags[@]}" || continue
+    timeout "${EXPLORE_CAP:-120}" "$work/$name" > "$work/$name.txt" 2>&1
+    echo "rc=$?"
+    cut -c1-120 "$work/$name.txt" | tail -30 ;;
   tests:*)
     mkdir -p "$work/tests"
     OUT=$work/tests timeout "${TESTS_CAP:-300}" utils/gpu-tests.sh \
