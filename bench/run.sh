@@ -192,7 +192,7 @@ process() {
     # gemm-specialize rewrite calls the runtime GEMM library (sm_90a).
     local link=
     if grep -q '"cudaopt/gemm.h"' "$OUT/$name.opt.cu" 2>/dev/null; then
-      link="-gencode=arch=compute_90a,code=sm_90a -I ${CO_GEMM_INCLUDE:-} ${CO_GEMM_ARCHIVE:-} -lcublas -lcuda"
+      link="-gencode=arch=compute_90a,code=sm_90a -I ${CO_GEMM_INCLUDE:-} ${CO_GEMM_ARCHIVE:-} -lcublas -lcublasLt -lcuda"
     fi
     # A conv-cudnn rewrite calls cuDNN ($CUDNN_ROOT, else the toolkit's).
     if grep -q '^#include <cudnn.h>' "$OUT/$name.opt.cu" 2>/dev/null; then

@@ -45,7 +45,7 @@ co_build_gemm_lib() {
       FLAGS="-std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -Iinclude -Ilib -Xcompiler -fPIC" \
       > "$co_gemm/build.log" 2>&1 || { tail -20 "$co_gemm/build.log"; return 1; }
     "$co_cuda/bin/nvcc" -shared -o "$co_gemm/libcudaopt_gemm.so" \
-      "$co_gemm"/obj/*.o -L "$co_cuda/lib64" -lcublas \
+      "$co_gemm"/obj/*.o -L "$co_cuda/lib64" -lcublas -lcublasLt \
       -Xlinker -rpath,"$co_cuda/lib64" -L "$co_cuda/lib64/stubs" -lcuda \
       || return 1
     cp "$co_carry/gemm-src.tar" "$co_gemm/src.tar"

@@ -22,5 +22,5 @@ echo "built $OUT/gemm-bench"
 # The exact fp32 kernel's variants against cuBLAS SGEMM (reuses the Timer).
 "$NVCC" $FLAGS -I"$ROOT/runtime/gemm/lib" -o "$OUT/sgemm-bench" \
   "$ROOT/bench/gemm/SgemmBench.cu" "$OUT/bench/Timer.cpp.o" "$OUT/bench/Kernels.cu.o" \
-  "$OUT/lib/libcudaopt_gemm.a" -lcublas
+  "$OUT/lib/libcudaopt_gemm.a" -lcublas -lcublasLt
 echo "built $OUT/sgemm-bench"

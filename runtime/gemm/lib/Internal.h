@@ -67,9 +67,13 @@ int gemvSplits(int K, int Splits);
 /// it is the exact fp32 kernel, launchSgemm.
 cudaError_t launchFallback(const cudaoptGemmProblem &P, cudaStream_t Stream);
 
-/// fp32 problems with Reassociate: cuBLAS SGEMM (lib/CublasSgemm.cpp).
+/// fp32 problems with Reassociate: cuBLAS SGEMM, or with LibraryAlgo = k
+/// the k-th cuBLASLt fp32 heuristic candidate (lib/CublasSgemm.cpp).
 cudaError_t launchCublasSgemm(const cudaoptGemmProblem &P,
                               cudaStream_t Stream);
+/// How many cuBLASLt candidates LibraryAlgo picks from for \p P on the
+/// current device (0: every LibraryAlgo runs cublasSgemm); for tests.
+int cublasLtCandidateCount(const cudaoptGemmProblem &P);
 
 /// The fp32 CUDA-core GEMM (lib/Sgemm.cu): bit-identical to a sequential
 /// fp32 FMA chain over k per output.

@@ -12,8 +12,9 @@
 //   C: element (m, n) at C[m * Ldc + n]; not read when Beta == 0
 // fp16 or bf16 in and out, fp32 accumulation (tensor cores); or fp32 in and
 // out (CUDAOPT_GEMM_F32), computed exactly as a sequential fp32 FMA chain
-// over k on the CUDA cores (lib/Sgemm.cu), or by cuBLAS SGEMM when the
-// problem allows Reassociate. Runs asynchronously on Stream.
+// over k on the CUDA cores (lib/Sgemm.cu), or by cuBLAS SGEMM / a cuBLASLt
+// fp32 algorithm (LibraryAlgo) when the problem allows Reassociate. Runs
+// asynchronously on Stream.
 //
 //===----------------------------------------------------------------------===*/
 
@@ -61,6 +62,14 @@ typedef struct {
    * in the last bits (cuda-opt emits it only under --fp-model=reassoc, after
    * verifying it against the fp64 reference). Ignored for fp16/bf16. */
   int Reassociate;
+  /* fp32 with Reassociate only: 0 runs cublasSgemm (or
+   * cublasSgemmStridedBatched); k >= 1 runs the k-th candidate of cuBLASLt's
+   * heuristic for the problem (CUBLAS_COMPUTE_32F: fp32 FFMA, never TF32),
+   * falling back to cublasSgemm when the heuristic offers fewer than k or the
+   * candidate cannot run. cuda-opt's tuner times each k and keeps the
+   * fastest (gemm-specialize{f32-cublas=1,lt-algo=k}). An initialiser that
+   * stops after Reassociate leaves it zero. Ignored otherwise. */
+  int LibraryAlgo;
 } cudaoptGemmProblem;
 
 /* One point of the kernel family. Kernel indexes the compiled sm_90a
