@@ -38,13 +38,18 @@ std::string renderProblemInit(const GemmProblem &P) {
          ", /*B=*/" + P.B + ", /*Ldb=*/" + P.Ldb + ", /*C=*/" + P.C +
          ", /*Ldc=*/" + P.Ldc + ", /*Alpha=*/" + P.Alpha + ", /*Beta=*/" +
          P.Beta +
-         (P.Batch.empty() && !P.Reassociate
+         (P.Batch.empty() && !P.Reassociate && !P.LibraryAlgo
               ? std::string()
               : ", /*Batch=*/" + (P.Batch.empty() ? "1" : P.Batch) +
                     ", /*StrideA=*/" + (P.Batch.empty() ? "0" : P.StrideA) +
                     ", /*StrideB=*/" + (P.Batch.empty() ? "0" : P.StrideB) +
                     ", /*StrideC=*/" + (P.Batch.empty() ? "0" : P.StrideC)) +
-         (P.Reassociate ? ", /*Reassociate=*/1" : "") + "}";
+         (P.Reassociate || P.LibraryAlgo
+              ? std::string(", /*Reassociate=*/") + (P.Reassociate ? "1" : "0")
+              : std::string()) +
+         (P.LibraryAlgo ? ", /*LibraryAlgo=*/" + std::to_string(P.LibraryAlgo)
+                        : std::string()) +
+         "}";
 }
 
 } // namespace cuda_opt

@@ -191,8 +191,12 @@ Expected<json::Object> libraryCallFor(const Toolchain &TC,
         "the worker; build it from runtime/gemm and pass --gemm-library=PATH");
   Expected<json::Object> Call =
       gemmLibraryCall(Ctx, K, H.Original, Opts.GemmLibraryPath);
-  if (Call && PI.Params.has("f32-cublas") && PI.Params.get("f32-cublas"))
+  if (Call && PI.Params.has("f32-cublas") && PI.Params.get("f32-cublas")) {
     (*Call)[worker::library::Reassociate] = true;
+    // Each cuBLASLt candidate is its own variant, timed and verified.
+    if (PI.Params.has("lt-algo") && PI.Params.get("lt-algo"))
+      (*Call)[worker::library::LibraryAlgo] = PI.Params.get("lt-algo");
+  }
   return Call;
 }
 

@@ -14,6 +14,11 @@
 // problem on the call's stream and returns a cublasStatus_t, so a call
 // wrapped in an error-checking macro keeps working.
 //
+// fp32 GEMM kernels become CUDAOPT_GEMM_F32 problems: the exact CUDA-core
+// kernel, or with f32-cublas=1 a problem that may reassociate, which the
+// runtime runs as cublasSgemm or (lt-algo=k) the k-th cuBLASLt fp32
+// candidate; tune times each value of k (issue 14).
+//
 // cuBLAS calls are not tied to a kernel; the pipeline runs a transform once
 // per kernel, so every step rewrites the cuBLAS calls still present (after
 // the first step there are none left to rewrite).
@@ -63,6 +68,10 @@ struct GemmPlan : TransformPlan {
   std::vector<std::string> Refusals;
 };
 
+/// The largest lt-algo: the runtime asks cuBLASLt's heuristic for this many
+/// candidates (runtime/gemm/lib/CublasSgemm.cpp, MaxLtAlgos).
+constexpr int64_t MaxLtAlgo = 8;
+
 class GemmSpecialize : public TransformWithPlan<GemmPlan> {
 public:
   StringRef getName() const override { return "gemm-specialize"; }
@@ -91,6 +100,18 @@ public:
          "reference), 0 = the exact kernel (bit for bit the naive result)",
          false,
          {0, 1}},
+        // The tuner times every value: which cuBLASLt candidate beats
+        // cublasSgemm depends on the shape (on the H200, #0, #1, #2 or #7
+        // of the corpus's fp32 GEMMs; bench/explore/sgemm-lt-algos.cu).
+        {"lt-algo",
+         0,
+         0,
+         MaxLtAlgo,
+         "with f32-cublas=1: 0 = cublasSgemm, k = the k-th candidate of "
+         "cuBLASLt's heuristic (fp32 compute, no TF32; cublasSgemm when "
+         "there are fewer)",
+         false,
+         {0, 1, 2, 3, 4, 5, 6, 7, 8}},
     };
     return Specs;
   }
@@ -98,10 +119,10 @@ public:
   /// cubin the tuner could replay.
   bool replacesLaunch(const ParamValues &) const override { return true; }
   /// The runtime GEMM library (runtime/gemm; docs/transforms/
-  /// gemm-specialize.md, "Building and linking the output") and cuBLAS,
-  /// which it calls for fp32 problems that may reassociate.
+  /// gemm-specialize.md, "Building and linking the output") and cuBLAS and
+  /// cuBLASLt, which it calls for fp32 problems that may reassociate.
   std::vector<std::string> linkFlags(const ParamValues &) const override {
-    return {"-lcudaopt_gemm", "-lcublas"};
+    return {"-lcudaopt_gemm", "-lcublas", "-lcublasLt"};
   }
   /// The library sums in its own order; fp16 compute lowers the precision
   /// (docs/transforms/gemm-specialize.md, "Precision").
@@ -141,7 +162,15 @@ public:
 private:
   GemmPlan planEdits(const KernelTarget &T, const ParamValues &P) const {
     GemmPlan Pl;
-    planKernel(T, P.get("f32-cublas") != 0, Pl);
+    const int64_t LtAlgo = P.get("lt-algo");
+    if (LtAlgo && !P.get("f32-cublas")) {
+      Pl.Refusals.push_back(
+          "lt-algo=" + std::to_string(LtAlgo) +
+          " picks a cuBLASLt algorithm for the fp32 path that may "
+          "reassociate; it needs f32-cublas=1");
+      return Pl;
+    }
+    planKernel(T, P.get("f32-cublas") != 0, LtAlgo, Pl);
     // f32-cublas is about fp32 kernels; cuBLAS calls are rewritten with it
     // off (the same rewrite would be measured twice).
     if (P.get("f32-cublas"))
@@ -179,7 +208,8 @@ private:
     return Pl;
   }
 
-  void planKernel(const KernelTarget &T, bool F32Cublas, GemmPlan &Pl) const {
+  void planKernel(const KernelTarget &T, bool F32Cublas, int64_t LtAlgo,
+                  GemmPlan &Pl) const {
     const KernelInfo &K = T.Kernel;
     Expected<GemmKernelMatch> Match = matchGemmKernel(T.Ctx, K);
     if (!Match) {
@@ -211,8 +241,10 @@ private:
         continue;
       }
       Expected<GemmProblem> Problem = problemAtLaunch(T.Ctx, K, *Match, L);
-      if (Problem && F32Cublas)
+      if (Problem && F32Cublas) {
         Problem->Reassociate = true;
+        Problem->LibraryAlgo = static_cast<int>(LtAlgo);
+      }
       Expected<CharSourceRange> Range =
           Problem ? statementRange(T.Ctx, L.Call)
                   : Expected<CharSourceRange>(Problem.takeError());

@@ -162,6 +162,10 @@ inline constexpr char StrideC[] = "stride_c";
 /// SGEMM; gemm-specialize{f32-cublas=1}); false or absent keeps the exact
 /// sequential FMA chain.
 inline constexpr char Reassociate[] = "reassociate";
+/// fp32 with reassociate only: cudaoptGemmProblem::LibraryAlgo (0 or absent
+/// cublasSgemm, k >= 1 the k-th cuBLASLt candidate;
+/// gemm-specialize{lt-algo=k}).
+inline constexpr char LibraryAlgo[] = "library_algo";
 } // namespace library
 
 /// "reference" of the job and of the result: cuBLAS timed beside the

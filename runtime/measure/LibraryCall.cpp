@@ -55,6 +55,7 @@ bool LibraryCall::parseGemm(const Json &J, size_t NumArgs,
   StrideB = J[P::StrideB].integer(0);
   StrideC = J[P::StrideC].integer(0);
   Reassociate = J[P::Reassociate].boolean(false);
+  LibraryAlgo = static_cast<int>(J[P::LibraryAlgo].integer(0));
   Beta = J[P::Beta].number(0);
   auto Bad = [&](int I) { return I < 0 || static_cast<size_t>(I) >= NumArgs; };
   if (M <= 0 || N <= 0 || K <= 0 || Bad(A) || Bad(B) || Bad(C)) {
@@ -123,6 +124,7 @@ CUresult LibraryCall::runGemm(const std::vector<CUdeviceptr> &Ptrs,
   P.StrideB = StrideB;
   P.StrideC = StrideC;
   P.Reassociate = Reassociate ? 1 : 0;
+  P.LibraryAlgo = LibraryAlgo;
   using GemmFn = cudaError_t (*)(const cudaoptGemmProblem *, void *, size_t,
                                  cudaStream_t);
   cudaError_t E = reinterpret_cast<GemmFn>(Entry)(

@@ -10,7 +10,8 @@
 //   "library": {"kind": "cudaopt_gemm", "path": ".../libcudaopt_gemm.so",
 //               "m": M, "n": N, "k": K, "dtype": "f16" | "bf16",
 //               "b_layout": "row" | "col", "a": ARG, "b": ARG, "c": ARG,
-//               "lda": .., "ldb": .., "ldc": .., "alpha": .., "beta": ..}
+//               "lda": .., "ldb": .., "ldc": .., "alpha": .., "beta": ..,
+//               fp32 also "reassociate": bool, "library_algo": K}
 // where ARG is the index of a buffer argument of the job, or
 //   "library": {"kind": "cudaopt_region", "path": ".../region-v3.so",
 //               "entry": "cudaopt_region_entry"}
@@ -67,6 +68,7 @@ private:
   double Alpha = 1, Beta = 0;
   long long Batch = 1, StrideA = 0, StrideB = 0, StrideC = 0;
   bool Reassociate = false;
+  int LibraryAlgo = 0;
   void *Entry = nullptr;
 };
 

@@ -10,7 +10,7 @@
 // RUN: cuda-opt --fp-model=strict --passes=launch-bounds --kernel=gemm %s -o %t.lb.cu -- -I%S/../../runtime/gemm/include
 // RUN: FileCheck %s --check-prefix=PRESERVES --input-file=%t.lb.cu
 
-// REASSOC: {{^}}// cuda-opt --fp-model=reassoc: gemm-specialize{allow-fp16-compute=0,f32-cublas=0} on 'gemm' reorders floating-point sums; results may differ in the last bits
+// REASSOC: {{^}}// cuda-opt --fp-model=reassoc: gemm-specialize{allow-fp16-compute=0,f32-cublas=0,lt-algo=0} on 'gemm' reorders floating-point sums; results may differ in the last bits
 // STRICT: the rewrite reorders floating-point reductions, which --fp-model=strict does not allow for kernel 'gemm' (needs --fp-model=reassoc)
 // PINNED: the rewrite reorders floating-point reductions, which --fp-model=strict does not allow for kernel 'pinned'
 // TYPO: kernel 'typo': line [[#@LINE+33]]: expected `#pragma cuda_opt fp_model(strict)`, `fp_model(reassoc)` or `fp_model(fast)`

@@ -2,7 +2,7 @@
 // RUN: not test -e %t.cu
 
 // Every call is refused, each for its own reason, listed in source order.
-// CHECK: error: pass 'gemm-specialize{allow-fp16-compute=0,f32-cublas=0}' is not legal here:
+// CHECK: error: pass 'gemm-specialize{allow-fp16-compute=0,f32-cublas=0,lt-algo=0}' is not legal here:
 // CHECK-NEXT: kernel 'fill': kernel 'fill' is not a GEMM
 // CHECK-NEXT: cublasGemmEx at {{.*}}:{{[0-9]+}}:3: transb is not CUBLAS_OP_N, so the row-major view of the result needs a column-major A, which cudaoptGemm does not take
 // CHECK-NEXT: cublasGemmEx at {{.*}}:{{[0-9]+}}:3: Atype is not CUDA_R_16F or CUDA_R_16BF like the other operands; cudaoptGemm needs A, B and C all fp16 or all bf16

@@ -4,12 +4,23 @@
 // RUN: cuda-opt --passes='gemm-specialize{f32-cublas=1}' --kernel=sgemm_batched %s -- -I%S/../../runtime/gemm/include | FileCheck %s --check-prefix=BATCH
 // RUN: not cuda-opt --fp-model=strict --passes='gemm-specialize{f32-cublas=1}' --kernel=sgemm_square %s -- -I%S/../../runtime/gemm/include 2>&1 | FileCheck %s --check-prefix=STRICT
 // RUN: not cuda-opt --passes='gemm-specialize{f32-cublas=1}' --kernel=hgemm %s -- -I%S/../../runtime/gemm/include 2>&1 | FileCheck %s --check-prefix=HALF
+// lt-algo=k: the problem also names the k-th cuBLASLt candidate.
+// RUN: cuda-opt --passes='gemm-specialize{f32-cublas=1,lt-algo=3}' --kernel=sgemm_square %s -o %t.lt.cu -- -I%S/../../runtime/gemm/include
+// RUN: FileCheck %s --check-prefix=LT < %t.lt.cu
+// RUN: %cuda_compile -I%S/../../runtime/gemm/include %t.lt.cu
+// RUN: %if nvcc %{ %nvcc -arch=sm_90 -std=c++17 -I%S/../../runtime/gemm/include -c %t.lt.cu -o %t.lt.o %}
+// RUN: cuda-opt --passes='gemm-specialize{f32-cublas=1,lt-algo=8}' --kernel=sgemm_batched %s -- -I%S/../../runtime/gemm/include | FileCheck %s --check-prefix=LTBATCH
+// RUN: not cuda-opt --passes='gemm-specialize{lt-algo=2}' --kernel=sgemm_square %s -- -I%S/../../runtime/gemm/include 2>&1 | FileCheck %s --check-prefix=NOREASSOC
+// RUN: not cuda-opt --passes='gemm-specialize{f32-cublas=1,lt-algo=9}' --kernel=sgemm_square %s -- -I%S/../../runtime/gemm/include 2>&1 | FileCheck %s --check-prefix=RANGE
+// RUN: not cuda-opt --passes='gemm-specialize{f32-cublas=1,lt-algo=1}' --kernel=hgemm %s -- -I%S/../../runtime/gemm/include 2>&1 | FileCheck %s --check-prefix=HALF
 
 // gemm-specialize{f32-cublas=1}: an fp32 GEMM kernel becomes a cudaoptGemm
 // problem that allows reassociation, which the runtime runs with cuBLAS
 // SGEMM (runtime/gemm/lib/CublasSgemm.cpp): faster than the exact kernel,
 // results differ in the last bits, so --fp-model=strict refuses it. It is
-// about fp32 kernels only.
+// about fp32 kernels only. lt-algo=k (with f32-cublas=1 only) makes the
+// runtime run the k-th cuBLASLt fp32 candidate instead of cublasSgemm; tune
+// times each k.
 
 #include <cuda_fp16.h>
 
@@ -81,3 +92,19 @@ void half_gemm(const __half *A, const __half *B, __half *C, int M, int N,
 // BATCH-LABEL: {{^}}void batched(
 // BATCH: {{^ +}}/*Alpha=*/1.0f, /*Beta=*/0.0f, /*Batch=*/batch,
 // BATCH: {{^ +}}/*StrideC=*/static_cast<long long>(M) * (N), /*Reassociate=*/1});
+
+// LT: {{^}}// cuda-opt: link with -lcudaopt_gemm -lcublas -lcublasLt
+// LT-LABEL: {{^}}void square(
+// LT-NOT: sgemm_square{{<<<}}
+// LT: {{^}}  cudaoptGemmLaunch(
+// LT-NEXT: {{^ +}}0, {/*M=*/n, /*N=*/n, /*K=*/n, CUDAOPT_GEMM_F32,
+// LT: /*StrideC=*/0, /*Reassociate=*/1, /*LibraryAlgo=*/3});
+
+// LTBATCH-LABEL: {{^}}void batched(
+// LTBATCH: /*Batch=*/batch,
+// LTBATCH: {{^ +}}/*StrideC=*/static_cast<long long>(M) * (N),
+// LTBATCH-NEXT: {{^ +}}/*Reassociate=*/1, /*LibraryAlgo=*/8});
+
+// NOREASSOC: error: pass 'gemm-specialize{allow-fp16-compute=0,f32-cublas=0,lt-algo=2}' is not legal here:
+// NOREASSOC-NEXT: kernel 'sgemm_square': lt-algo=2 picks a cuBLASLt algorithm for the fp32 path that may reassociate; it needs f32-cublas=1
+// RANGE: lt-algo

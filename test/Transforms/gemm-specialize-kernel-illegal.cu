@@ -16,7 +16,7 @@
 // RUN: not cuda-opt --passes=gemm-specialize --kernel=batch_short %s 2>&1 | FileCheck %s --check-prefix=BSHORT
 // RUN: not test -e %t.cu
 
-// FP64: error: pass 'gemm-specialize{allow-fp16-compute=0,f32-cublas=0}' is not legal here:
+// FP64: error: pass 'gemm-specialize{allow-fp16-compute=0,f32-cublas=0,lt-algo=0}' is not legal here:
 // FP64-NEXT: kernel 'dgemm': kernel 'dgemm' is an fp64 GEMM; the tuned family is fp16, bf16 and fp32 only
 // HACC: kernel 'half_acc' accumulates in '__half'; cudaoptGemm accumulates in fp32, which would change the results
 // EPI: kernel 'relu_epilogue' stores `__float2half(acc > 0.0f ? acc : 0.0f)` at {{.*}}, not the accumulator (or a scalar parameter times it); an epilogue such as a bias, an activation or beta * C has no equivalent in cudaoptGemm

@@ -27,6 +27,9 @@ struct GemmProblem {
   std::string Batch, StrideA, StrideB, StrideC;
   /// fp32: let the library sum over k in its own order (cuBLAS SGEMM).
   bool Reassociate = false;
+  /// With Reassociate: 0 runs cublasSgemm, k >= 1 the k-th cuBLASLt fp32
+  /// heuristic candidate (cudaoptGemmProblem::LibraryAlgo).
+  int LibraryAlgo = 0;
 };
 
 /// The source text of \p E as a value of type \p To (int for M, N, K, long
