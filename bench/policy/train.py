@@ -64,6 +64,27 @@ def features_of(cuda_opt, source, kernel):
     raise SystemExit("no kernel %s in %s" % (kernel, source))
 
 
+# Parameters added to a pass after rows were measured, with the value that
+# keeps the pass what it was then: an older row's
+# "gemm-specialize{allow-fp16-compute=0,f32-cublas=0}" is today's
+# "gemm-specialize{allow-fp16-compute=0,f32-cublas=0,lt-algo=0}" (the
+# candidate space names it so). Appended last, as they follow the older
+# parameters in the pass's own order.
+ADDED_PARAMS = {"gemm-specialize": ["lt-algo=0"]}
+
+
+def upgrade_pipeline(pipeline):
+    """PIPELINE as the current candidate space writes it."""
+    def one(m):
+        name, params = m.group(1), m.group(2)
+        given = {p.split("=")[0] for p in params.split(",")}
+        for added in ADDED_PARAMS.get(name, []):
+            if added.split("=")[0] not in given:
+                params += "," + added
+        return "%s{%s}" % (name, params)
+    return re.sub(r"([\w-]+)\{([^}]*)\}", one, pipeline)
+
+
 TRAINING_STATUSES = ("verified", "fastest", "slower")
 REPORT_SUFFIX = ".opt.cu.report.json"
 
@@ -81,14 +102,18 @@ def report_rows(reports):
         for c in rep["candidates"]:
             if c.get("speedup") and c["status"] in TRAINING_STATUSES:
                 rows.append({"program": name, "kernel": c["kernel"],
-                             "pipeline": c["pipeline"], "status": c["status"],
+                             "pipeline": upgrade_pipeline(c["pipeline"]),
+                             "status": c["status"],
                              "speedup": c["speedup"]})
     return rows
 
 
 def read_training(path):
     with open(path) as f:
-        return [json.loads(l) for l in f if l.strip()]
+        rows = [json.loads(l) for l in f if l.strip()]
+    for r in rows:
+        r["pipeline"] = upgrade_pipeline(r["pipeline"])
+    return rows
 
 
 def write_training(path, rows):
