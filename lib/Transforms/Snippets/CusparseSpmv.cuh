@@ -91,40 +91,87 @@ static cudaError_t cudaoptCsrSpmv(cudaStream_t Stream, long long Rows,
       sizeof(Index) == 4 ? CUSPARSE_INDEX_32I : CUSPARSE_INDEX_64I;
   const cudaDataType ValueType =
       sizeof(Value) == 4 ? CUDA_R_32F : CUDA_R_64F;
-  cusparseSpMatDescr_t A = nullptr;
-  cusparseDnVecDescr_t VX = nullptr, VY = nullptr;
-  cudaError_t Result = cudaErrorNotSupported;
   const Value One = 1, Zero = 0;
   const cusparseSpMVAlg_t Method =
       Alg == 2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_CSR_ALG1;
-  size_t Scratch = 0;
-  void *Buffer = nullptr;
-  if (cusparseCreateCsr(&A, Rows, Columns, Nnz, const_cast<Index *>(RowPtr),
-                        const_cast<Index *>(Cols), const_cast<Value *>(Vals),
-                        IndexType, IndexType, CUSPARSE_INDEX_BASE_ZERO,
-                        ValueType) == CUSPARSE_STATUS_SUCCESS &&
-      cusparseCreateDnVec(&VX, Columns, const_cast<Value *>(X), ValueType) ==
-          CUSPARSE_STATUS_SUCCESS &&
-      cusparseCreateDnVec(&VY, Rows, Y, ValueType) ==
-          CUSPARSE_STATUS_SUCCESS &&
-      cusparseSetStream(Handle, Stream) == CUSPARSE_STATUS_SUCCESS &&
-      cusparseSpMV_bufferSize(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &One,
-                              A, VX, &Zero, VY, ValueType, Method,
-                              &Scratch) == CUSPARSE_STATUS_SUCCESS &&
-      (Scratch == 0 ||
-       cudaMallocAsync(&Buffer, Scratch, Stream) == cudaSuccess)) {
-    if (cusparseSpMV(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, A, VX,
-                     &Zero, VY, ValueType, Method,
-                     Buffer) == CUSPARSE_STATUS_SUCCESS)
-      Result = cudaSuccess;
-    if (Buffer)
-      cudaFreeAsync(Buffer, Stream);
+  // The descriptors and the scratch buffer of the last few calls, kept:
+  // made after the stream sync above, they would leave the GPU idle for
+  // their host time on every call (~0.14 ms of 0.73 on the H200, 8M rows;
+  // bench/JOURNAL.md, session 23). A descriptor holds pointers and sizes
+  // only, so a call with the same ones reuses it whatever the arrays hold
+  // now; the buffer belongs to one stream (calls on it are ordered).
+  struct Plan {
+    int Device;
+    cudaStream_t Stream;
+    const void *RowPtr, *Cols, *Vals, *X;
+    void *Y;
+    long long Rows, Columns, Nnz;
+    int Alg;
+    cusparseSpMatDescr_t A;
+    cusparseDnVecDescr_t VX, VY;
+    void *Buffer;
+  };
+  static std::vector<Plan> Plans; // most recent last, at most 8
+  auto Release = [](Plan &P) {
+    cusparseDestroyDnVec(P.VY);
+    cusparseDestroyDnVec(P.VX);
+    cusparseDestroySpMat(P.A);
+    if (P.Buffer)
+      cudaFree(P.Buffer); // waits for the calls that use it
+  };
+  Plan Key{Device, Stream, RowPtr, Cols, Vals, X, Y, Rows, Columns, Nnz,
+           Alg, nullptr, nullptr, nullptr, nullptr};
+  Plan *Found = nullptr;
+  for (size_t I = 0; I < Plans.size() && !Found; ++I) {
+    const Plan &P = Plans[I];
+    if (P.Device == Device && P.Stream == Stream && P.RowPtr == RowPtr &&
+        P.Cols == Cols && P.Vals == Vals && P.X == X && P.Y == Y &&
+        P.Rows == Rows && P.Columns == Columns && P.Nnz == Nnz &&
+        P.Alg == Alg) {
+      Key = P;
+      Plans.erase(Plans.begin() + I);
+      Plans.push_back(Key);
+      Found = &Plans.back();
+    }
   }
-  if (VY)
-    cusparseDestroyDnVec(VY);
-  if (VX)
-    cusparseDestroyDnVec(VX);
-  if (A)
-    cusparseDestroySpMat(A);
-  return Result;
+  if (!Found) {
+    size_t Scratch = 0;
+    bool Made =
+        cusparseCreateCsr(&Key.A, Rows, Columns, Nnz,
+                          const_cast<Index *>(RowPtr),
+                          const_cast<Index *>(Cols),
+                          const_cast<Value *>(Vals), IndexType, IndexType,
+                          CUSPARSE_INDEX_BASE_ZERO,
+                          ValueType) == CUSPARSE_STATUS_SUCCESS &&
+        cusparseCreateDnVec(&Key.VX, Columns, const_cast<Value *>(X),
+                            ValueType) == CUSPARSE_STATUS_SUCCESS &&
+        cusparseCreateDnVec(&Key.VY, Rows, Y, ValueType) ==
+            CUSPARSE_STATUS_SUCCESS &&
+        cusparseSpMV_bufferSize(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                &One, Key.A, Key.VX, &Zero, Key.VY,
+                                ValueType, Method,
+                                &Scratch) == CUSPARSE_STATUS_SUCCESS &&
+        (Scratch == 0 || cudaMalloc(&Key.Buffer, Scratch) == cudaSuccess);
+    if (!Made) {
+      if (Key.VY)
+        cusparseDestroyDnVec(Key.VY);
+      if (Key.VX)
+        cusparseDestroyDnVec(Key.VX);
+      if (Key.A)
+        cusparseDestroySpMat(Key.A);
+      return cudaErrorNotSupported;
+    }
+    if (Plans.size() == 8) {
+      Release(Plans.front());
+      Plans.erase(Plans.begin());
+    }
+    Plans.push_back(Key);
+    Found = &Plans.back();
+  }
+  if (cusparseSetStream(Handle, Stream) != CUSPARSE_STATUS_SUCCESS ||
+      cusparseSpMV(Handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &One, Found->A,
+                   Found->VX, &Zero, Found->VY, ValueType, Method,
+                   Found->Buffer) != CUSPARSE_STATUS_SUCCESS)
+    return cudaErrorNotSupported;
+  return cudaSuccess;
 }
