@@ -332,7 +332,7 @@ consumeStaged(const Params &P, long long Begin, int Count,
 /// metadata through shared-memory tables), DecodeBits (bit-sliced),
 /// DecodeBitsRanked (bit-sliced, gatherRanked), DecodeBitsMin
 /// (bit-sliced, gatherRankedMin, consumeLean's item loop) or DecodeBitsMin4
-/// (gatherRankedMin4Z, picked metadata words, consumeStaged's item loop).
+/// (gatherRankedMinZ<4>, picked metadata words, consumeStaged's item loop).
 template <int NT, int WARPS, int STAGES, bool BF16, int DECODE = DecodeTables>
 __global__ void __launch_bounds__((WARPS + 1) * 32, 1)
     tlsSpmmBulkKernel(const Params P) {

@@ -3,7 +3,7 @@
 // Per item a warp decodes its staged chain on chip (empty/need masks and
 // layer-1 metadata through tables, or bit-sliced with DECODE = DecodeBits,
 // the layer-2 gather; DecodeBitsRanked: bit-sliced and gatherRanked;
-// DecodeBitsMin(4): gatherRankedMin(4Z)) and multiplies it
+// DecodeBitsMin(4): gatherRankedMinZ<2 or 4>) and multiplies it
 // with the staged X half-tile by mma.sp (docs/sparse-format.md). Part of
 // TlsSpmm.cu's single translation unit (see there).
 //
@@ -249,10 +249,8 @@ decodeAndMultiply(float (&Acc)[Sets][NT / 8][4], const Tables *Tab,
       // Z of value 0: (Rq - Vb) / 2 - |E|, Rq - Vb = RsAddr + 2 Q - Vb and
       // RsAddr - Vb = 2 ZOff.
       const uint32_t Z = LI.ZOff + uint32_t(Q) - uint32_t(popCount(E));
-      if constexpr (DECODE == DecodeBitsMin4)
-        gatherRankedMin4Z(Nd, E, Vb, S8, Db, Z, Mem);
-      else
-        gatherRankedMinZ(Nd, E, Vb, S8, Db, Z, Mem);
+      gatherRankedMinZ<DECODE == DecodeBitsMin4 ? 4 : 2>(Nd, E, Vb, S8, Db,
+                                                          Z, Mem);
     } else {
       gatherChain(Nd, E, smemAddr(LaneV), A2Addr, RsAddr + 2 * Q, Sw);
     }

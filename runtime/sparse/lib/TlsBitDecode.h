@@ -389,8 +389,14 @@ TLS_HD uint32_t minU32(uint32_t A, uint32_t B) {
 /// after it is read; the look-ahead load after the last value is unused.
 ///
 /// gatherRankedMinZ takes Z of value 0 directly (the kernel forms it from
-/// lane constants and the residual scan).
-template <typename Mem>
+/// lane constants and the residual scan). Unroll is the loop's unrolling:
+/// 2 for Decode 3, 4 for Decode 4, where Z advances once per four values
+/// (one VIADD instead of two) and ptxas folds Z + 1..3 into each value's
+/// VIADDMNMX. Either way the loop exits after any value (a predicated LOP3
+/// and a branch per value): letting a lane run on to a multiple of two or
+/// four values would cost the busiest lane's rounding (half a value on
+/// average per multiple of two), which is what the branch saves.
+template <int Unroll = 2, typename Mem>
 TLS_HD void gatherRankedMinZ(uint32_t Need, uint32_t Empty, uint32_t Vb,
                              uint32_t S8, uint32_t Db, uint32_t Z, Mem &M) {
   if (!Need)
@@ -399,7 +405,7 @@ TLS_HD void gatherRankedMinZ(uint32_t Need, uint32_t Empty, uint32_t Vb,
   Empty = belowBit(Empty, Y);
   uint32_t A = Vb + 2u * minU32(uint32_t(Y) ^ S8, Z);
   uint32_t V = M.lds16(A);
-  TLS_UNROLL_N(2)
+  TLS_UNROLL_N(Unroll)
   for (;;) {
     const int X = highestBitOrNone(Need);
     bool More;
@@ -419,45 +425,11 @@ TLS_HD void gatherRankedMinZ(uint32_t Need, uint32_t Empty, uint32_t Vb,
     V = V2;
   }
 }
-/// gatherRankedMinZ unrolled by four (Decode 4): the same values, loads
-/// and stores in the same order; Z advances once per four values (one
-/// VIADD instead of two) and ptxas folds Z + 1..3 into the VIADDMNMX of
-/// each value. The loop still exits after any value (a predicated LOP3 and
-/// a branch per value): letting a lane run on to a multiple of two or four
-/// values would cost the busiest lane's rounding (half a value on average
-/// per multiple of two), which is what the branch saves.
-template <typename Mem>
-TLS_HD void gatherRankedMin4Z(uint32_t Need, uint32_t Empty, uint32_t Vb,
-                              uint32_t S8, uint32_t Db, uint32_t Z, Mem &M) {
-  if (!Need)
-    return;
-  int Y = highestBitOrNone(Empty);
-  Empty = belowBit(Empty, Y);
-  uint32_t A = Vb + 2u * minU32(uint32_t(Y) ^ S8, Z);
-  uint32_t V = M.lds16(A);
-  TLS_UNROLL_N(4)
-  for (;;) {
-    const int X = highestBitOrNone(Need);
-    bool More;
-    Need = belowBitNonZero(Need, X, More);
-    ++Z;
-    const int Y2 = highestBitOrNone(Empty);
-    Empty = belowBit(Empty, Y2);
-    const uint32_t A2 = Vb + 2u * minU32(uint32_t(Y2) ^ S8, Z);
-    const uint32_t V2 = M.lds16(A2);
-    M.sts16(A, 0);
-    M.sts16(Db + 2u * uint32_t(X), V);
-    if (!More)
-      break;
-    A = A2;
-    V = V2;
-  }
-}
 template <typename Mem>
 TLS_HD void gatherRankedMin4(uint32_t Need, uint32_t Empty, uint32_t Vb,
                              uint32_t S8, uint32_t Db, uint32_t Rq, Mem &M) {
-  gatherRankedMin4Z(Need, Empty, Vb, S8, Db,
-                    (Rq - Vb) / 2u - uint32_t(popCount(Empty)), M);
+  gatherRankedMinZ<4>(Need, Empty, Vb, S8, Db,
+                      (Rq - Vb) / 2u - uint32_t(popCount(Empty)), M);
 }
 
 template <typename Mem>
