@@ -395,8 +395,7 @@ std::string TuneResult::toMarkdown(StringRef File) const {
      << "candidate order: " << (Policy.empty() ? "-" : Policy) << "  \n";
   if (!LinkFlags.empty())
     OS << "link the output with: `" << join(LinkFlags, " ") << "`  \n";
-  OS
-     << VariantsMeasured << " variants measured in " << format("%.1f", Seconds)
+  OS << VariantsMeasured << " variants measured in " << format("%.1f", Seconds)
      << " s; timing: CUDA events, L2 flushed before each launch, median of "
         "interleaved runs; each variant verified on 3 seeds with poisoned "
         "outputs and guard bands, its outputs "
