@@ -140,23 +140,30 @@ Expected<std::vector<PassInvocation>> parsePipeline(StringRef Spec) {
   return Result;
 }
 
-std::vector<std::string> pipelineLinkFlags(StringRef Pipeline) {
+bool appendLinkFlags(const PassInvocation &PI,
+                     std::vector<std::string> &Flags) {
+  std::vector<std::string> Own = PI.Pass->linkFlags(PI.Params);
+  for (std::string &F : Own)
+    if (!is_contained(Flags, F))
+      Flags.push_back(std::move(F));
+  return !Own.empty();
+}
+
+bool appendLinkFlags(StringRef Pipeline, std::vector<std::string> &Flags) {
   // A region's label ("region #1: cub-sort") names its rewrite after ": ".
   if (Pipeline.starts_with("region #"))
     Pipeline = Pipeline.split(": ").second;
-  std::vector<std::string> Flags;
   if (Pipeline.trim().empty())
-    return Flags;
+    return false;
   Expected<std::vector<PassInvocation>> Steps = parsePipeline(Pipeline);
   if (!Steps) {
     consumeError(Steps.takeError());
-    return Flags;
+    return false;
   }
+  bool Any = false;
   for (const PassInvocation &PI : *Steps)
-    for (std::string &F : PI.Pass->linkFlags(PI.Params))
-      if (!is_contained(Flags, F))
-        Flags.push_back(std::move(F));
-  return Flags;
+    Any |= appendLinkFlags(PI, Flags);
+  return Any;
 }
 
 std::string linkFlagsHeader(ArrayRef<std::string> Flags,

@@ -1024,17 +1024,9 @@ Expected<TuneResult> tune(const Toolchain &TC, const SourceInput &Input,
                 R->Text;
     // The libraries the chosen rewrites call, for whoever builds the output.
     std::vector<std::string> Passes;
-    for (const KernelOutcome &K : R->Kernels) {
-      if (!K.Measured)
-        continue;
-      std::vector<std::string> F = pipelineLinkFlags(K.Pipeline);
-      if (F.empty())
-        continue;
-      Passes.push_back("'" + K.Kernel + "': " + K.Pipeline);
-      for (std::string &X : F)
-        if (!is_contained(R->LinkFlags, X))
-          R->LinkFlags.push_back(std::move(X));
-    }
+    for (const KernelOutcome &K : R->Kernels)
+      if (K.Measured && appendLinkFlags(K.Pipeline, R->LinkFlags))
+        Passes.push_back("'" + K.Kernel + "': " + K.Pipeline);
     R->Text = linkFlagsHeader(R->LinkFlags, Passes) + R->Text;
   }
   if (R)

@@ -54,21 +54,19 @@ static std::string fpModelHeader(const PipelineResult &R) {
          "reference).\n";
 }
 
-/// The header line naming the libraries the applied steps call.
-static std::string linkHeader(const PipelineResult &R) {
+/// The header line naming the libraries that the steps of \p Pipeline
+/// which applied somewhere call.
+static std::string linkHeader(const PipelineResult &R,
+                              ArrayRef<PassInvocation> Pipeline) {
   std::vector<std::string> Flags, Passes;
-  for (const StepRecord &S : R.Steps) {
-    if (!S.Applied)
-      continue;
-    std::vector<std::string> F = pipelineLinkFlags(S.Pass);
-    if (F.empty())
-      continue;
-    std::string Name = StringRef(S.Pass).split('{').first.str();
-    if (!is_contained(Passes, Name))
-      Passes.push_back(Name);
-    for (std::string &X : F)
-      if (!is_contained(Flags, X))
-        Flags.push_back(std::move(X));
+  for (const PassInvocation &PI : Pipeline) {
+    std::string Step = PI.str();
+    bool Applied = any_of(R.Steps, [&](const StepRecord &S) {
+      return S.Applied && S.Pass == Step;
+    });
+    if (Applied && appendLinkFlags(PI, Flags) &&
+        !is_contained(Passes, PI.Pass->getName()))
+      Passes.push_back(PI.Pass->getName().str());
   }
   return linkFlagsHeader(Flags, Passes);
 }
@@ -88,7 +86,8 @@ Error runPasses(const Toolchain &TC, const SourceInput &In,
   std::string Out;
   switch (cli::Emit) {
   case cli::EmitKind::Source:
-    Out = fpModelHeader(*R) + linkHeader(*R) + standaloneText(TC, R->Text);
+    Out = fpModelHeader(*R) + linkHeader(*R, Pipeline) +
+          standaloneText(TC, R->Text);
     break;
   case cli::EmitKind::Diff:
     Out = unifiedDiff(In.Path, In.Text, In.Path, standaloneText(TC, R->Text));

@@ -30,11 +30,13 @@ struct PassInvocation {
 llvm::Expected<std::vector<PassInvocation>>
 parsePipeline(llvm::StringRef Spec);
 
-/// The link flags (Transform::linkFlags) of every step of \p Pipeline
-/// ("restrict-const,cusparse-spmv{alg=1}"; a region's "region #N: ..."
-/// label too), each once, in first-use order; none for a pipeline that
-/// does not parse.
-std::vector<std::string> pipelineLinkFlags(llvm::StringRef Pipeline);
+/// Appends the link flags (Transform::linkFlags) of \p PI to \p Flags,
+/// those not there yet, in first-use order; true if \p PI needs any.
+bool appendLinkFlags(const PassInvocation &PI, std::vector<std::string> &Flags);
+/// The same for every step of \p Pipeline ("restrict-const,cusparse-spmv{
+/// alg=1}"; a region's "region #N: ..." label too); false for a pipeline
+/// that does not parse.
+bool appendLinkFlags(llvm::StringRef Pipeline, std::vector<std::string> &Flags);
 
 /// The output's header line naming the libraries to link ("// cuda-opt:
 /// link with -lcusparse (cusparse-spmv).\n"), or "" for no flags.
