@@ -163,6 +163,32 @@ produceStages(const Params &P, long long Begin, int Count,
   }
 }
 
+/// Where a consumer warp of pipeline 3 is in its CTA's items: the output
+/// tile (cursor and tile row), that tile's items still to run here (Left),
+/// all of them (Covered) and the CTA's items after them (Rest). Shared by
+/// consumeLean and consumeStaged, whose tile-end branches advance it.
+template <int WARPS> struct TileItems {
+  Cursor CC;
+  int Tile, Left, Covered, Rest;
+  __device__ TileItems(const Params &P, long long Begin, int Count, int Warp)
+      : CC(P, Begin), Tile(CC.Mb * WARPS + Warp),
+        Left(min(P.Hpu - CC.Half, Count)), Covered(Left), Rest(Count - Left) {
+  }
+  /// The next output tile, after the last item of this one.
+  __device__ void nextTile(const Params &P, int Warp) {
+    if (++CC.Nc == P.NChunks) {
+      CC.Nc = 0;
+      ++CC.Mb;
+    }
+    Tile = CC.Mb * WARPS + Warp;
+  }
+  /// The tile's items in this CTA: the rest, up to a whole tile's.
+  __device__ void takeItems(const Params &P) {
+    Left = Covered = min(P.Hpu, Rest);
+    Rest -= Left;
+  }
+};
+
 /// The consumer warps' item loop of Decode 3 (DecodeBitsMin): the bit-sliced
 /// decode and gatherRankedMin as Decode 2, with the item's bookkeeping
 /// moved out of the common path (bench/spmm/sass-count.py counts it):
@@ -181,17 +207,11 @@ consumeLean(const Params &P, long long Begin, int Count,
             unsigned char *LaneA2, uint32_t A2Addr, uint32_t StagesAddr,
             uint32_t WarpOff, uint32_t StageBytes, uint32_t FullBar,
             uint32_t EmptyBar, int Warp, int Lane) {
-  Cursor CC(P, Begin);
-  int Tile = CC.Mb * WARPS + Warp;
-  bool HasTile = Tile < P.Tiles;
-  // Items of the current output tile still to run in this CTA (Left),
-  // all of them (Covered), and the CTA's items after them (Rest).
-  int Left = min(P.Hpu - CC.Half, Count);
-  int Covered = Left;
-  int Rest = Count - Left;
+  TileItems<WARPS> TI(P, Begin, Count, Warp);
+  bool HasTile = TI.Tile < P.Tiles;
   // The item's chain as a mask (0: chain 0, ~0: chain 1), flipped per
   // item: the only use of the cursor's half-block index here.
-  int ChainMask = -(CC.Half & 1);
+  int ChainMask = -(TI.CC.Half & 1);
   int S = 0;
   uint32_t Parity = 0;
   for (;;) {
@@ -211,23 +231,19 @@ consumeLean(const Params &P, long long Begin, int Count,
     mbarArrive(EmptyBar + 8 * S);
     TLS_SASS_MARK(9);
     ChainMask = ~ChainMask;
-    if (--Left == 0) {
+    if (--TI.Left == 0) {
       // The end of the output tile's items in this CTA (its last half
       // block, or the CTA's last item).
       if (HasTile)
-        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
-      if (Rest == 0)
+        finishTile<NT, Sets, BF16>(P, Acc, TI.CC.Nc, TI.Tile, TI.Covered,
+                                   Lane);
+      if (TI.Rest == 0)
         break;
       zeroAcc<NT, Sets>(Acc);
       ChainMask = 0; // a tile starts at chain 0 of its first block
-      if (++CC.Nc == P.NChunks) {
-        CC.Nc = 0;
-        ++CC.Mb;
-      }
-      Tile = CC.Mb * WARPS + Warp;
-      HasTile = Tile < P.Tiles;
-      Left = Covered = min(P.Hpu, Rest);
-      Rest -= Left;
+      TI.nextTile(P, Warp);
+      HasTile = TI.Tile < P.Tiles;
+      TI.takeItems(P);
     }
     TLS_SASS_MARK(10);
     if (++S == STAGES) {
@@ -271,15 +287,11 @@ consumeStaged(const Params &P, long long Begin, int Count,
               unsigned char *LaneA2, uint32_t A2Addr, uint32_t StagesAddr,
               uint32_t WarpOff, uint32_t StageBytes, uint32_t FullBar,
               uint32_t EmptyBar, int Warp, int Lane) {
-  Cursor CC(P, Begin);
-  int Tile = CC.Mb * WARPS + Warp;
-  if (Tile >= P.Tiles) {
+  TileItems<WARPS> TI(P, Begin, Count, Warp);
+  if (TI.Tile >= P.Tiles) {
     idleItems<STAGES>(FullBar, EmptyBar, 0, 0u, Count);
     return;
   }
-  int Left = min(P.Hpu - CC.Half, Count);
-  int Covered = Left;
-  int Rest = Count - Left;
   uint32_t StageAddr[STAGES];
 #pragma unroll
   for (int S = 0; S < STAGES; ++S) {
@@ -303,23 +315,19 @@ consumeStaged(const Params &P, long long Begin, int Count,
       // Every lane arrives (32 per consumer warp, as consumeLean).
       mbarArrive(EmptyBar + 8 * S);
       TLS_SASS_MARK(9);
-      if (--Left == 0) {
-        finishTile<NT, Sets, BF16>(P, Acc, CC.Nc, Tile, Covered, Lane);
-        if (Rest == 0)
+      if (--TI.Left == 0) {
+        finishTile<NT, Sets, BF16>(P, Acc, TI.CC.Nc, TI.Tile, TI.Covered,
+                                   Lane);
+        if (TI.Rest == 0)
           return;
         zeroAcc<NT, Sets>(Acc);
-        if (++CC.Nc == P.NChunks) {
-          CC.Nc = 0;
-          ++CC.Mb;
-        }
-        Tile = CC.Mb * WARPS + Warp;
-        if (Tile >= P.Tiles) {
+        TI.nextTile(P, Warp);
+        if (TI.Tile >= P.Tiles) {
           idleItems<STAGES>(FullBar, EmptyBar, (S + 1) % STAGES,
-                            Parity ^ uint32_t(S + 1 == STAGES), Rest);
+                            Parity ^ uint32_t(S + 1 == STAGES), TI.Rest);
           return;
         }
-        Left = Covered = min(P.Hpu, Rest);
-        Rest -= Left;
+        TI.takeItems(P);
       }
       TLS_SASS_MARK(10);
     }
