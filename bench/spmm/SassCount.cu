@@ -3,8 +3,8 @@
 // Instantiates the pipeline-3 kernel (tlsSpmmBulkKernel) with the table
 // decode, the bit-sliced one, the bit-sliced one with gatherRanked, with
 // gatherRankedMin and with that unrolled (DECODE 0-4) for one n-tile
-// (TLS_NT, default 8), 8 consumer warps x 3 stages (the planner's default
-// up to n-tile 32), fp16. Compiled alone
+// (TLS_NT, default 8), TLS_WARPS consumer warps x TLS_STAGES stages (default
+// 8 x 3, the planner's up to n-tile 32), fp16. Compiled alone
 // to a cubin (device code only) by the script, with TLS_SASS_MARKERS
 // defined for the phase markers or without for the real code.
 //
@@ -15,21 +15,27 @@
 #ifndef TLS_NT
 #define TLS_NT 8
 #endif
+#ifndef TLS_WARPS
+#define TLS_WARPS 8
+#endif
+#ifndef TLS_STAGES
+#define TLS_STAGES 3
+#endif
 
 namespace cudaopt {
 namespace sparse {
 // Host references make nvcc emit both instantiations.
 void *SassCountKernels[] = {
     reinterpret_cast<void *>(
-        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeTables>),
+        tlsSpmmBulkKernel<TLS_NT, TLS_WARPS, TLS_STAGES, false, DecodeTables>),
     reinterpret_cast<void *>(
-        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBits>),
+        tlsSpmmBulkKernel<TLS_NT, TLS_WARPS, TLS_STAGES, false, DecodeBits>),
     reinterpret_cast<void *>(
-        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsRanked>),
+        tlsSpmmBulkKernel<TLS_NT, TLS_WARPS, TLS_STAGES, false, DecodeBitsRanked>),
     reinterpret_cast<void *>(
-        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsMin>),
+        tlsSpmmBulkKernel<TLS_NT, TLS_WARPS, TLS_STAGES, false, DecodeBitsMin>),
     reinterpret_cast<void *>(
-        tlsSpmmBulkKernel<TLS_NT, 8, 3, false, DecodeBitsMin4>),
+        tlsSpmmBulkKernel<TLS_NT, TLS_WARPS, TLS_STAGES, false, DecodeBitsMin4>),
 };
 } // namespace sparse
 } // namespace cudaopt

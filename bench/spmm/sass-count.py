@@ -5,7 +5,7 @@ An item is one half block (16 x 128) of one warp: one trip of the consumer
 warps' item loop in tlsSpmmBulkKernel (pipeline 3, the planner's default up
 to n-tile 32). The script compiles bench/spmm/SassCount.cu (the kernel with
 the table decode, the default, and the bit-sliced variants, TlsSpmmOptions::
-Decode 1-4; 8 consumer warps x 3 stages, fp16, n-tile --nt) with nvcc
+Decode 1-4; --warps consumer warps (8) x --stages (3), fp16, n-tile --nt) with nvcc
 for sm_90a (the flags of runtime/sparse's build), disassembles it with
 cuobjdump -sass and counts. Each build takes a few seconds.
 
@@ -105,12 +105,15 @@ def tool_dirs():
     return dirs
 
 
-def compile_and_dump(nvcc, cuobjdump, env, nt, marked, workdir):
+def compile_and_dump(nvcc, cuobjdump, env, args, marked, workdir):
     tag = "marked" if marked else "real"
-    cubin = os.path.join(workdir, f"spmm-nt{nt}-{tag}.cubin")
+    cubin = os.path.join(
+        workdir, f"spmm-nt{args.nt}-w{args.warps}-s{args.stages}-{tag}.cubin")
     cmd = [nvcc, "-cubin", "-std=c++17", "-O3",
            "-gencode=arch=compute_90a,code=sm_90a",
-           f"-I{LIB}", f"-I{INC}", f"-DTLS_NT={nt}", "-o", cubin, SRC]
+           f"-I{LIB}", f"-I{INC}", f"-DTLS_NT={args.nt}",
+           f"-DTLS_WARPS={args.warps}", f"-DTLS_STAGES={args.stages}",
+           "-o", cubin, SRC]
     if marked:
         cmd.insert(1, "-DTLS_SASS_MARKERS")
     subprocess.run(cmd, check=True)
@@ -346,6 +349,8 @@ def list_phase(ins, n):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nt", type=int, default=8, help="n-tile (8, 16, 32)")
+    ap.add_argument("--warps", type=int, default=8, help="consumer warps")
+    ap.add_argument("--stages", type=int, default=3)
     ap.add_argument("--sparsity", type=float, default=0.5)
     ap.add_argument("--values", type=float, default=None,
                     help="gathered values per warp-item (default: expected "
@@ -373,8 +378,8 @@ def main():
 
     work = args.keep or tempfile.mkdtemp(prefix="sass-count-")
     os.makedirs(work, exist_ok=True)
-    marked = parse(compile_and_dump(nvcc, cuobjdump, env, args.nt, True, work))
-    real = parse(compile_and_dump(nvcc, cuobjdump, env, args.nt, False, work))
+    marked = parse(compile_and_dump(nvcc, cuobjdump, env, args, True, work))
+    real = parse(compile_and_dump(nvcc, cuobjdump, env, args, False, work))
 
     mean, emax = e_max(args.sparsity)
     if args.pattern == "magnitude":
@@ -397,8 +402,8 @@ def main():
         real_loops[d] = (sum(1 for _, t in ins[head:tail + 1] if counted(t))
                          / results[d][2])
 
-    print(f"# SASS per warp-item, tlsSpmmBulkKernel<{args.nt}, 8 warps, 3 "
-          f"stages, fp16>, sm_90a ({os.path.basename(nvcc)}: "
+    print(f"# SASS per warp-item, tlsSpmmBulkKernel<{args.nt}, {args.warps} "
+          f"warps, {args.stages} stages, fp16>, sm_90a ({os.path.basename(nvcc)}: "
           f"{subprocess.run([nvcc, '--version'], capture_output=True, text=True).stdout.split()[-1]})")
     print(f"# gather: V = {values:.2f} values per warp-item "
           + ("(--values)" if args.values is not None else

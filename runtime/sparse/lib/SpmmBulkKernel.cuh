@@ -342,13 +342,10 @@ consumeStaged(const Params &P, long long Begin, int Count,
 /// (bit-sliced, gatherRankedMin, consumeLean's item loop) or DecodeBitsMin4
 /// (gatherRankedMinZ<4>, picked metadata words, consumeStaged's item loop).
 ///
-/// The min-gather decodes ask for two CTAs per SM: registers are allocated
-/// per SM sub-partition (16K each, 256 per warp at a time), so a 9-warp CTA
-/// pair fits only at <= 96 registers a thread, and Decode 3 at n-tile 32
-/// (100) and Decode 4 at n-tile 16 (104) got one CTA per SM, i.e. half the
-/// planner's K splits (H200 A/B, bench/JOURNAL.md session 23).
+/// The min-gather decodes ask for bulkMinCtasPerSm CTAs per SM (see there).
 template <int NT, int WARPS, int STAGES, bool BF16, int DECODE = DecodeTables>
-__global__ void __launch_bounds__((WARPS + 1) * 32, isMinDecode(DECODE) ? 2 : 1)
+__global__ void __launch_bounds__((WARPS + 1) * 32,
+                                  bulkMinCtasPerSm(WARPS, STAGES, DECODE))
     tlsSpmmBulkKernel(const Params P) {
   extern __shared__ __align__(128) unsigned char Smem[];
   constexpr int Threads = (WARPS + 1) * 32;

@@ -51,6 +51,24 @@ __host__ __device__ constexpr bool isMinDecode(int Decode) {
   return Decode >= DecodeBitsMin;
 }
 
+/// The CTAs per SM a pipeline-3 kernel asks ptxas to fit (the second
+/// `__launch_bounds__` argument), i.e. its register cap. Registers are
+/// allocated per SM sub-partition (16K each, 256 per warp at a time).
+/// Min-gather decodes (3, 4): two 9-warp CTAs fit only at <= 96 registers a
+/// thread, and Decode 3 at n-tile 32 (100) and Decode 4 at n-tile 16 (104)
+/// got one CTA per SM, i.e. half the planner's K splits (H200 A/B,
+/// bench/JOURNAL.md session 23). Their decode is a latency chain, so more
+/// consumer warps per SM should hide more of it: 8 warps x 2 stages (~70 KB
+/// of shared memory at 50 % sparsity) ask for three CTAs (<= 72 registers,
+/// 24 consumer warps per SM instead of 16), 12 warps x 2 stages for two
+/// (<= 72 as well). The tables' decodes keep ptxas's own choice.
+__host__ __device__ constexpr int bulkMinCtasPerSm(int Warps, int Stages,
+                                                   int Decode) {
+  if (!isMinDecode(Decode))
+    return 1;
+  return Warps == 8 && Stages == 2 ? 3 : 2;
+}
+
 struct Tables {
   uint32_t EN0[256];
   uint32_t EN1[256];

@@ -154,14 +154,18 @@ Variant bulkBitsVariant() {
 // (TlsSpmmOptions::Decode = 1), and with the ranked gather as well
 // (Decode = 2), and with gatherRankedMin and the lean item loop (Decode =
 // 3; issue 15 item 1), and with both unrolled (Decode = 4: the gather by
-// four, the item loop by the stages): the default's shapes up to n-tile 32 and
-// their 2-stage fallbacks. Checked on the CPU (tls-bit-decode-test) and by
-// SASS counts (bench/spmm/sass-count.py); not the planner's default until
-// they have run on a GPU.
+// four, the item loop by the stages): the default's shapes up to n-tile 32,
+// their 2-stage fallbacks and 12 warps x 2 stages. Checked on the CPU
+// (tls-bit-decode-test) and by SASS counts (bench/spmm/sass-count.py). For
+// Decodes 3 and 4 the 2-stage ones put more consumer warps on an SM (8 x 2:
+// three CTAs, 24 warps; 12 x 2: two CTAs, 24 warps; bulkMinCtasPerSm),
+// which only a GPU A/B can rank against 8 x 3 (two CTAs, 16 warps).
 #define TLS_BULK_BITS_VARIANTS(B, D)                                           \
   bulkBitsVariant<8, 8, 3, B, D>(), bulkBitsVariant<8, 8, 2, B, D>(),          \
-      bulkBitsVariant<16, 8, 3, B, D>(), bulkBitsVariant<16, 8, 2, B, D>(),    \
-      bulkBitsVariant<32, 8, 3, B, D>(), bulkBitsVariant<32, 8, 2, B, D>()
+      bulkBitsVariant<8, 12, 2, B, D>(), bulkBitsVariant<16, 8, 3, B, D>(),    \
+      bulkBitsVariant<16, 8, 2, B, D>(), bulkBitsVariant<16, 12, 2, B, D>(),   \
+      bulkBitsVariant<32, 8, 3, B, D>(), bulkBitsVariant<32, 8, 2, B, D>(),    \
+      bulkBitsVariant<32, 12, 2, B, D>()
 
 const std::vector<Variant> &allVariants() {
   static const std::vector<Variant> All = {
