@@ -29,7 +29,7 @@ for step in "$@"; do
   spmm)
     mkdir -p "$work/spmm"
     OUT=$work/spmm NO_CSLT=${NO_CSLT-1} CHECK_TIMEOUT=${CHECK_TIMEOUT:-150} \
-      AB_SPECS=${SPMM_SPECS:-decode=2@8,16,32 decode=3@8,16,32} \
+      AB_SPECS=${SPMM_SPECS:-decode=3,stages=2@8,16,32 decode=3,warps=12,stages=2@8,16,32 decode=3@32 decode=4@8,16} \
       timeout "${SPMM_CAP:-330}" bash bench/spmm/device-run.sh check ab \
       > "$work/spmm/run.log" 2>&1
     echo "rc=$?"
