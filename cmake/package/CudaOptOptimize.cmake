@@ -3,8 +3,9 @@
 # Optimizes the CUDA sources of target t with cuda-opt (docs/cmake.md):
 #   DATABASE db  the best verified variant the tuning database db recorded
 #                for each kernel (`cuda-opt apply`; needs no GPU);
-#   PREDICT      the default pipeline where legal, as the learned policy
-#                predicts it (`cuda-opt FILE.cu`; not measured).
+#   PREDICT      each kernel's rewrite the learned ranker predicts fastest
+#                among those that keep every floating-point operation
+#                (`cuda-opt FILE.cu`; not measured).
 # With nvcc (or PREDICT) each .cu source is rewritten into the build tree
 # (cuda-opt/<target>/) before the compiler sees it, rebuilt when the source,
 # the database or cuda-opt changes; the target compiles the rewritten
@@ -27,7 +28,7 @@ function(cuda_opt_optimize)
   if((ARG_DATABASE AND ARG_PREDICT) OR (NOT ARG_DATABASE AND NOT ARG_PREDICT))
     message(FATAL_ERROR "cuda_opt_optimize(TARGET ${ARG_TARGET}): give "
                         "DATABASE db (the measured choices) or PREDICT (the "
-                        "predicted default pipeline), one of them")
+                        "predicted strict rewrites), one of them")
   endif()
   if(NOT ARG_FP_MODEL)
     set(ARG_FP_MODEL reassoc)

@@ -159,11 +159,7 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
           return refuse(PinError);
         FpEffect Effect = PI.Pass->fpEffectOn(Target, PI.Params);
         if (!fpModelAllows(Model, Effect))
-          return refuse("the rewrite " + describeFpEffect(Effect) +
-                        ", which --fp-model=" + fpModelName(Model) +
-                        " does not allow for kernel '" + Name +
-                        "' (needs --fp-model=" +
-                        fpModelName(modelRequiredFor(Effect)) + ")");
+          return refuse(fpModelRefusal(Effect, Model, Name));
         return PI.Pass->plan(Target, PI.Params);
       };
       Expected<std::unique_ptr<TransformPlan>> StepPlan = PlanStep();

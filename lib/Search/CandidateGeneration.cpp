@@ -9,17 +9,18 @@
 //===----------------------------------------------------------------------===//
 #include "TunerInternal.h"
 
-#include "cuda-opt/Support/Refusal.h"
+#include "WorkerProtocol.h"
+#include "cuda-opt/Analysis/CudaOptPragma.h"
 #include "cuda-opt/Analysis/KernelModel.h"
+#include "cuda-opt/Capture/Capture.h"
 #include "cuda-opt/Measure/LibraryVariant.h"
+#include "cuda-opt/Measure/Measure.h"
 #include "cuda-opt/Search/Ranker.h"
 #include "cuda-opt/Search/TuningPolicy.h"
+#include "cuda-opt/Support/GpuLock.h"
+#include "cuda-opt/Support/Refusal.h"
 #include "cuda-opt/Transforms/ConvCudnnEntry.h"
 #include "cuda-opt/Transforms/CusparseSpmvEntry.h"
-#include "cuda-opt/Measure/Measure.h"
-#include "cuda-opt/Capture/Capture.h"
-#include "cuda-opt/Support/GpuLock.h"
-#include "WorkerProtocol.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/ThreadPool.h"
 #include <cstdlib>
@@ -371,11 +372,24 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     std::optional<std::string> Inert;   ///< inertAt() on the plan.
   };
   std::map<std::string, PassVerdict> Verdicts;
+  // The fp-model in force for this kernel (its pragma's pin, else
+  // --fp-model): a step it does not allow is refused here, before a
+  // rewrite, so such candidates do not take the budget's places (under
+  // strict, most of the ranker's first picks reorder sums). An unreadable
+  // pin is left to the pipeline, which refuses every step with its message.
+  std::string PinError;
+  std::optional<FpModel> Pin = kernelFpModelPin(Ctx, K.Decl, PinError);
+  const FpModel KernelModel = Pin ? *Pin : Opts.Model;
   auto VerdictOn = [&](const PassInvocation &PI) -> const PassVerdict & {
     auto [It, New] = Verdicts.try_emplace(PI.str());
     if (!New)
       return It->second;
     PassVerdict &V = It->second;
+    FpEffect Effect = PI.Pass->fpEffectOn(KernelTarget{Ctx, K}, PI.Params);
+    if (PinError.empty() && !fpModelAllows(KernelModel, Effect)) {
+      V.Refusal = fpModelRefusal(Effect, KernelModel, Kernel);
+      return V;
+    }
     Expected<std::unique_ptr<TransformPlan>> Plan =
         PI.Pass->plan(KernelTarget{Ctx, K}, PI.Params);
     if (!Plan) {
@@ -401,6 +415,11 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     bool InertHere = false;    // legal, but its new code would not run
     for (const PassInvocation &PI : *Pipeline) {
       if (PI.Pass->replacesLaunch(PI.Params)) {
+        FpEffect Effect = PI.Pass->fpEffectOn(KernelTarget{Ctx, K}, PI.Params);
+        if (PinError.empty() && !fpModelAllows(KernelModel, Effect)) {
+          Why = PI.str() + ": " + fpModelRefusal(Effect, KernelModel, Kernel);
+          break;
+        }
         if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {
           Why = PI.str() + ": " + toString(std::move(E));
           break;

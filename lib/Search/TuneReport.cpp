@@ -129,6 +129,8 @@ json::Value TuneResult::toJSON(StringRef File) const {
   }
   if (!Measured) {
     Out["not_measured_reason"] = NotMeasuredReason;
+    if (!PredictedBy.empty())
+      Out["predicted_by"] = PredictedBy;
     if (VariantsRecorded) // --dry-run --db: candidates, not measurements.
       Out["candidates_recorded"] = VariantsRecorded;
   } else {
@@ -364,7 +366,7 @@ std::string TuneResult::toMarkdown(StringRef File) const {
     OS << "result: **not measured** (" << NotMeasuredReason << ")  \n"
        << "pipeline applied: "
        << (ChosenPipeline.empty() ? "none" : "`" + ChosenPipeline + "`")
-       << "\n\n"
+       << (PredictedBy.empty() ? "" : "  \nchosen by: " + PredictedBy) << "\n\n"
        << "| pass | kernel | result |\n|---|---|---|\n";
     // What was applied (or would be tried) first; then the refusals, one row
     // per kernel and reason.

@@ -55,9 +55,12 @@ size_t tuner::chooseVariant(ArrayRef<Measurement> Ms,
 
 namespace {
 
-/// Apply a pipeline without measuring: the fallback when there is no GPU.
-Expected<TuneResult> rewriteOnly(const Toolchain &TC, const SourceInput &Input,
-                                 const TuneOptions &Opts, StringRef Why) {
+/// Apply a pipeline without measuring: the given one (--passes), else the
+/// default one, each pass where legal.
+Expected<TuneResult> rewriteFixedPipeline(const Toolchain &TC,
+                                          const SourceInput &Input,
+                                          const TuneOptions &Opts,
+                                          StringRef Why) {
   std::string Spec =
       Opts.Pipeline.empty() ? defaultPipelineSpec().str() : Opts.Pipeline;
   Expected<std::vector<PassInvocation>> Pipeline = parsePipeline(Spec);
@@ -86,6 +89,18 @@ Expected<TuneResult> rewriteOnly(const Toolchain &TC, const SourceInput &Input,
     T.Candidates.push_back(C);
   }
   return T;
+}
+
+/// Rewrite without measuring, the fallback when nothing can be measured:
+/// with the learned ranker and no pipeline given, each kernel's predicted
+/// best strict rewrite among the candidate space (or --candidates;
+/// PredictedRewrite.cpp); otherwise the given or the default pipeline where
+/// legal.
+Expected<TuneResult> rewriteOnly(const Toolchain &TC, const SourceInput &Input,
+                                 const TuneOptions &Opts, StringRef Why) {
+  if (Opts.Pipeline.empty() && Opts.Ranker)
+    return rewritePredicted(TC, Input, Opts, Why);
+  return rewriteFixedPipeline(TC, Input, Opts, Why);
 }
 
 std::vector<int> ordinals(const GpuProbeResult &Gpus) {

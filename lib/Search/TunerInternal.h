@@ -241,6 +241,15 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
                               TuneResult &Result,
                               SharedPreamble *Preamble = nullptr);
 
+/// Without measuring: per kernel, the legal candidate that keeps every
+/// floating-point operation and that Opts.Ranker (not null) ranks first,
+/// applied when it predicts it faster than the original
+/// (PredictedRewrite.cpp). \p Why is the result's NotMeasuredReason.
+llvm::Expected<TuneResult> rewritePredicted(const Toolchain &TC,
+                                            const SourceInput &Input,
+                                            const TuneOptions &Opts,
+                                            llvm::StringRef Why);
+
 /// The launch probe (docs/tuning.md): launch-changing variants
 /// whose host code differs from the original's only inside the kernel's
 /// launch statements get their launch from one config-mode run of the

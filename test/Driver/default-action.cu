@@ -1,7 +1,8 @@
 // cuda-opt with no mode does what tune does without a GPU, on any machine:
-// the default pipeline, each pass where legal, marked "predicted, not
-// measured" in a note and in the output's first lines, which name the exact
-// tune command that measures it. The reports are written as tune writes
+// per kernel the learned ranker's predicted rewrite among those that keep
+// every floating-point operation, marked "predicted, not measured" in a note
+// and in the output's first lines, which name the exact tune command that
+// measures it. The reports are written as tune writes
 // them. Bad input is still an error that writes nothing, and the options
 // that only steer measuring are refused without tune.
 // RUN: rm -rf %t && mkdir -p %t
@@ -22,20 +23,20 @@
 // RUN: not test -e %t/budget.cu
 // RUN: not cuda-opt 2>&1 | FileCheck %s --check-prefix=NOINPUT
 
-// NOTE: note: predicted, not measured: applied 3 of 3 pass/kernel steps of 'restrict-const,vectorize{width=4},launch-bounds' (the default pipeline, each pass where legal); to measure the variants on a GPU and keep the fastest verified one, run: cuda-opt tune {{.*}}default-action.cu -o {{.*}}out.cu; report in {{.*}}out.cu.report.md
-// OUT: // cuda-opt: 'restrict-const,vectorize{width=4},launch-bounds' applied where legal; predicted, not measured.
+// NOTE: note: predicted, not measured: 'scale: restrict-const,vectorize{width={{[0-9]}}}' (learned ranker, rewrites that keep every floating-point operation; 1 of 1 kernels rewritten); to measure the variants on a GPU and keep the fastest verified one, run: cuda-opt tune {{.*}}default-action.cu -o {{.*}}out.cu; report in {{.*}}out.cu.report.md
+// OUT: // cuda-opt: 'scale: restrict-const,vectorize{width={{[0-9]}}}' predicted (learned ranker, strict), not measured.
 // OUT-NEXT: // To measure it: cuda-opt tune {{.*}}default-action.cu
-// OUT: __launch_bounds__(256)
-// OUT-NEXT: scale(float *__restrict__ y, const float *__restrict__ x, float a, int n)
-// OUT: float4
+// OUT: scale(float *__restrict__ y, const float *__restrict__ x, float a, int n)
+// OUT: float{{2|4}}
 // MD: result: **not measured** (cuda-opt ran without a mode: predicted, not measured (`cuda-opt tune` measures))
-// MD: pipeline applied: `restrict-const,vectorize{width=4},launch-bounds`
-// MD: | `vectorize{width=4}` | scale | applied |
+// MD: pipeline applied: `scale: restrict-const,vectorize{width={{[0-9]}}}`
+// MD: chosen by: the learned ranker's first rewrite of each kernel that keeps every floating-point operation (strict)
+// MD: | `restrict-const,vectorize{width={{[0-9]}}}` | scale v1 | applied: predicted (learned ranker, strict), not measured |
 // JSON: "measured": false
 // JSON: "not_measured_reason": "cuda-opt ran without a mode: predicted, not measured
 // QUOTED: run: cuda-opt tune {{.*}}default-action.cu --kernel=scale -- '-DSCALE=(1.0f + 1.0f)'
 // BAD: error: {{.*}}bad-parse.cu:{{[0-9]+}}:{{[0-9]+}}: error: expected ';'
-// STEER: error: --budget steers measuring; give it with tune (cuda-opt tune FILE ...). Without a mode, cuda-opt applies its default pipeline and measures nothing
+// STEER: error: --budget steers measuring; give it with tune (cuda-opt tune FILE ...). Without a mode, cuda-opt applies a predicted rewrite and measures nothing
 // NOINPUT: error: nothing to do: give one of tune, --list-kernels
 
 #include <cstdio>

@@ -121,7 +121,9 @@ cl::opt<std::string> PolicyName(
              "budget: 'ranker' (default: the learned ranker, gradient-boosted "
              "trees trained on measured speedups, docs/policy.md), 'knn' "
              "(the k-nearest-neighbour policy; 'learned' is its old name) or "
-             "'round-robin'"),
+             "'round-robin'. Without a measurement, the ranker predicts each "
+             "kernel's best strict rewrite; the others apply the default "
+             "pipeline where legal"),
     cl::init("ranker"), cl::cat(Category), cl::sub(Driver));
 cl::opt<unsigned> OnlineRounds(
     "online-rounds",
@@ -325,7 +327,8 @@ cl::opt<std::string> Candidates(
     "candidates",
     cl::desc("tune: measure only these pipelines, separated by ';' (e.g. "
              "'unroll{factor=4};restrict-const,vectorize{width=4}'), instead "
-             "of the candidate space"),
+             "of the candidate space; without a measurement (no mode, or no "
+             "GPU), the ones the prediction chooses from"),
     cl::value_desc("p1;p2;..."), cl::cat(Category), cl::sub(Driver));
 cl::opt<std::string>
     OutputPath("o", cl::desc("Output file (one input) or directory (several)"),
@@ -472,19 +475,31 @@ Expected<Mode> selectMode() {
           "--help), and the input files");
     // No mode: what tune does without a GPU, whatever the machine has. The
     // options that only steer measuring would be ignored; say so instead.
+    // (--policy, --policy-model and --candidates steer the prediction.)
     // (std::addressof: cl::list's operator& gives its vector of values.)
-    const cl::Option *MeasuringOptions[] = {
-        &SpecPath,       &Budget,      &DryRun,        &TimeBudget,
-        &RunCommand,     &GemmLibrary, &CudnnRoot,     &MeasureWorker, &WorkDir,
-        &RunArgs,        &LaunchIndex, &RelTol,        std::addressof(Gpus),
-        &ProgramTimeout, &Candidates,  &PolicyName,    &OrigRuns,
-        &PolicyModel,    &OnlineRounds, &TestReplayMeasurements};
+    const cl::Option *MeasuringOptions[] = {&SpecPath,
+                                            &Budget,
+                                            &DryRun,
+                                            &TimeBudget,
+                                            &RunCommand,
+                                            &GemmLibrary,
+                                            &CudnnRoot,
+                                            &MeasureWorker,
+                                            &WorkDir,
+                                            &RunArgs,
+                                            &LaunchIndex,
+                                            &RelTol,
+                                            std::addressof(Gpus),
+                                            &ProgramTimeout,
+                                            &OrigRuns,
+                                            &OnlineRounds,
+                                            &TestReplayMeasurements};
     for (const cl::Option *O : MeasuringOptions)
       if (O->getNumOccurrences())
         return error("--" + O->ArgStr +
                      " steers measuring; give it with tune (cuda-opt tune "
-                     "FILE ...). Without a mode, cuda-opt applies its default "
-                     "pipeline and measures nothing");
+                     "FILE ...). Without a mode, cuda-opt applies a predicted "
+                     "rewrite and measures nothing");
     return Mode::Predict;
   }
   if (Modes > 1)

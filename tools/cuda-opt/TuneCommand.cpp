@@ -145,7 +145,13 @@ static std::string notMeasuredHeader(const TuneResult &R, unsigned Applied,
       C = ' ';
   std::string Header =
       MeasureCommand.empty() ? "// cuda-opt tune: " : "// cuda-opt: ";
-  if (Applied == 0)
+  if (!R.PredictedBy.empty() && Applied == 0)
+    Header += "nothing rewritten: no rewrite that keeps every floating-point "
+              "operation is predicted faster; not measured";
+  else if (!R.PredictedBy.empty())
+    Header += "'" + R.ChosenPipeline +
+              "' predicted (learned ranker, strict), not measured";
+  else if (Applied == 0)
     Header += "nothing rewritten: no pass of '" + R.ChosenPipeline +
               "' applies to this file; not measured";
   else
@@ -253,21 +259,32 @@ Error tuneFile(const Toolchain &TC, const SourceInput &In, StringRef Output,
           << Candidates - R->VariantsRecorded << " already there)\n";
     return Error::success();
   }
+  // What was applied, for the notes below.
+  std::string What;
+  if (!R->PredictedBy.empty())
+    What = (Applied ? "'" + R->ChosenPipeline + "'" : std::string("nothing")) +
+           " (learned ranker, rewrites that keep every floating-point "
+           "operation; " +
+           std::to_string(Applied) + " of " +
+           std::to_string(R->Candidates.size()) + " kernels rewritten)";
+  else
+    What = "applied " + std::to_string(Applied) + " of " +
+           std::to_string(R->Candidates.size()) + " pass/kernel steps of '" +
+           R->ChosenPipeline + "'";
   if (!MeasureCommand.empty()) {
     WithColor::note(errs(), ToolName)
-        << "predicted, not measured: applied " << Applied << " of "
-        << R->Candidates.size() << " pass/kernel steps of '"
-        << R->ChosenPipeline
-        << "' (the default pipeline, each pass where legal); to measure "
-           "the variants on a GPU and keep the fastest verified one, run: "
+        << "predicted, not measured: " << What
+        << (R->PredictedBy.empty() ? " (each pass where legal)" : "")
+        << "; to measure the variants on a GPU and keep the fastest "
+           "verified one, run: "
         << MeasureCommand << ReportNote << "\n";
     return Error::success();
   }
   if (!R->Measured) {
     WithColor::note(errs(), ToolName)
-        << "not measured (" << R->NotMeasuredReason << "); applied " << Applied
-        << " of " << R->Candidates.size() << " pass/kernel steps of '"
-        << R->ChosenPipeline << "'" << ReportNote << "\n";
+        << "not measured (" << R->NotMeasuredReason << "); "
+        << (R->PredictedBy.empty() ? "" : "predicted: ") << What << ReportNote
+        << "\n";
     return Error::success();
   }
   WithColor::note(errs(), ToolName)

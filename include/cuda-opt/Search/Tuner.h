@@ -65,9 +65,9 @@ struct TuneOptions {
   /// --dry-run: generate and rewrite the candidates, report them, and stop
   /// (no GPU, nothing compiled or run).
   bool DryRun = false;
-  /// cuda-opt without a mode: rewrite as tune does without a GPU (the given
-  /// or the default pipeline, each pass where legal) and measure nothing,
-  /// GPU or not.
+  /// cuda-opt without a mode: rewrite as tune does without a GPU (the
+  /// ranker's predicted best strict rewrite per kernel, or the given
+  /// pipeline where legal) and measure nothing, GPU or not.
   bool MeasureNothing = false;
   /// --policy: order the candidates by the learned policy (TuningPolicy.h)
   /// before the budget cuts them; false: the round-robin order.
@@ -174,6 +174,9 @@ struct TuneResult {
   std::string Device;
   std::string Kernel;
   std::string ChosenPipeline;
+  /// Not measured and chosen by prediction (rewritePredicted): how, for the
+  /// output's header, the note and the report; empty otherwise.
+  std::string PredictedBy;
   std::vector<CandidateRecord> Candidates;
   /// Libraries the emitted source calls through its chosen rewrites
   /// (Transform::linkFlags): "-lcusparse", ...; the output's header says so.

@@ -19,7 +19,9 @@
 #define CUDA_OPT_SUPPORT_FPMODEL_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
 #include <optional>
+#include <string>
 
 namespace cuda_opt {
 
@@ -86,6 +88,16 @@ inline llvm::StringRef describeFpModel(FpModel M) {
     return "fast: lower precision and approximate math allowed within --rtol";
   }
   return "";
+}
+
+/// Why a rewrite with effect \p E is refused for kernel \p Kernel under
+/// model \p M (the pipeline's and candidate generation's one message).
+inline std::string fpModelRefusal(FpEffect E, FpModel M,
+                                  llvm::StringRef Kernel) {
+  return ("the rewrite " + describeFpEffect(E) + ", which --fp-model=" +
+          fpModelName(M) + " does not allow for kernel '" + Kernel +
+          "' (needs --fp-model=" + fpModelName(modelRequiredFor(E)) + ")")
+      .str();
 }
 
 } // namespace cuda_opt
