@@ -10,6 +10,7 @@
 #                  cuBLASLt fp32 heuristic candidate (cap $SGEMM_CAP)
 #   gemm-wide      bench/gemm/device-run.sh wide (cap $GEMM_CAP)
 #   gemm-full      bench/gemm/device-run.sh full --pdl off (cap $GEMM_CAP)
+#   gemm-small     bench/gemm/device-run.sh small (PDL off; cap $GEMM_CAP)
 #   tests:FILTER   utils/gpu-tests.sh FILTER (needs .carry, cap $TESTS_CAP)
 #   explore:NAME[:LIB,...]  bench/explore/NAME.cu built with -lLIB... and run
 #                  (cap $EXPLORE_CAP)
@@ -42,7 +43,7 @@ for step in "$@"; do
       > "$work/sgemm-lt.txt" 2>&1
     echo "rc=$?"
     cut -c1-90 "$work/sgemm-lt.txt" ;;
-  gemm-wide|gemm-full)
+  gemm-wide|gemm-full|gemm-small)
     mkdir -p "$work/$step"
     mode=${step#gemm-}
     extra=()

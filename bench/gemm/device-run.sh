@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `run` tool), from the repository root:
-#   bench/gemm/device-run.sh smoke|exp|wide|clusters|pdl|pingpong|power|sgemm|fix|full [args]
+#   bench/gemm/device-run.sh smoke|exp|wide|small|clusters|pdl|pingpong|power|sgemm|fix|full [args]
 # Uses build-gemm/gemm-bench when it was carried and links, else builds.
 # Logs and results go to $OUT (default ./out).
 set -uo pipefail
@@ -45,6 +45,18 @@ case "$MODE" in
       --extra 9/8/0/1,9/8/1/1,9/16/0/1,9/8/0/1/m2,9/8/0/1/n2,10/8/0/1,10/16/0/1 \
       --out "$OUT/wide.jsonl" "$@" 2>&1 | tee "$OUT/wide.log"
     python3 bench/gemm/candidates.py "$OUT/wide.jsonl" | tee "$OUT/candidates.txt"
+    ;;
+  small)  # exp-small.txt: small problems with PDL off (the headline method),
+    # the register-direct mma.sync kernels (7: 16 rows, 8: 64 rows; not
+    # offered by the cost model beyond M <= 16) as extra candidates beside
+    # the model's plans: issue 16 item 3's question, which layout wins small
+    # problems once PDL no longer hides the TMA kernels' prologue.
+    X=bench/gemm/exp-small.txt
+    timeout 240 "$BIN" --shapes "$X" --types f16 --layouts col,row \
+      --tune-rounds 6 --pdl off \
+      --extra 8/1/0/1,8/1/0/2,8/1/0/4,7/1/0/1,7/1/0/4 \
+      --out "$OUT/small.jsonl" "$@" 2>&1 | tee "$OUT/small.log"
+    python3 bench/gemm/candidates.py "$OUT/small.jsonl" | tee "$OUT/candidates.txt"
     ;;
   clusters)  # exp-clusters.txt: correctness of every variant, then A/B
     # timings (8 tuning rounds) of the new plan options on few-tile and
