@@ -14,8 +14,10 @@ inc/include/common folders, plus --include DIRs), and counted apart.
 
 For each swept file: `--list-kernels`, `--analyze` and `tune --dry-run`
 (each under a time limit); `--steps` also takes `regions`, `fuse`,
-`temporal` and `region-build` (the region phase's outlined files, as tune
-builds them for the measurement worker, compiled by --nvcc). Each step ends as one of
+`temporal`, `region-build` (the region phase's outlined files, as tune
+builds them for the measurement worker, compiled by --nvcc) and `predict`
+(`cuda-opt FILE -o OUT` without a mode: the predicted strict rewrite a user
+without a GPU gets; with --nvcc its output is compiled too). Each step ends as one of
   ok         exit 0
   no-kernel  the file defines no __global__ kernel (host code, headers)
   diagnosed  a non-zero exit with an error message
@@ -68,6 +70,7 @@ STEPS = {
     # for the measurement worker), each then compiled by --nvcc with the
     # unit's flags: ok when all compile ("no region" when there is none).
     "region-build": ["tune", "--dry-run", "--budget=4", "-o"],
+    "predict": [],  # run_predict
 }
 
 
@@ -199,6 +202,37 @@ def run_region_build(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
     return "ok", "%d region file(s) built" % len(files)
 
 
+def run_predict(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
+    """cuda-opt without a mode on PATH; with NVCC, its output compiled with
+    the unit's flags (ok only when it compiles)."""
+    out_dir = tempfile.mkdtemp(prefix="predict-", dir=SCRATCH)
+    out_file = os.path.join(out_dir, os.path.basename(path))
+    p = subprocess.run(["timeout", str(timeout), cuda_opt, path, "-o",
+                        out_file, "--"] + flags,
+                       capture_output=True, text=True, errors="replace")
+    out = p.stdout + p.stderr
+    outcome = classify(p.returncode, out)
+    if outcome != "ok":
+        return outcome, first_error(out)
+    with open(out_file, errors="replace") as f:
+        header = f.readline().strip()
+    m = re.match(r"// cuda-opt: '(.*)' predicted", header)
+    what = m.group(1) if m else "nothing rewritten"
+    if not nvcc or not m:
+        return "ok", what[:200]
+    # The output sits in another folder: the unit's own folder is searched
+    # for its quoted includes.
+    q = subprocess.run(["timeout", str(3 * timeout), nvcc, "-arch=sm_90",
+                        "-c", out_file, "-o", out_file + ".o",
+                        "-I" + os.path.dirname(os.path.abspath(path))] +
+                       nvcc_flags,
+                       capture_output=True, text=True, errors="replace")
+    if q.returncode != 0:
+        return "diagnosed", "predicted output: %s" % (
+            first_nvcc_error(q.stdout + q.stderr) or "nvcc failed")
+    return "ok", what[:200]
+
+
 def run_step(cuda_opt, step, path, flags, timeout):
     if step in REGION_PASSES:
         return run_region_pass(cuda_opt, step, path, flags, timeout)
@@ -312,6 +346,9 @@ def main():
             if step == "region-build":
                 res[step] = run_region_build(args.cuda_opt, args.nvcc, path,
                                              flags, nvcc_flags, args.timeout)
+            elif step == "predict":
+                res[step] = run_predict(args.cuda_opt, args.nvcc, path,
+                                        flags, nvcc_flags, args.timeout)
             else:
                 res[step] = run_step(args.cuda_opt, step, path, flags,
                                      args.timeout)

@@ -234,4 +234,45 @@ json::Value kernelInventoryToJSON(ASTContext &Ctx, const KernelInfo &K) {
   };
 }
 
+std::optional<SourceLocation> firstArchConditional(const ASTContext &Ctx,
+                                                   const KernelInfo &K) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  const Stmt *Body = K.Decl->getBody();
+  if (!Body)
+    return std::nullopt;
+  CharSourceRange Range = SM.getExpansionRange(Body->getSourceRange());
+  bool Invalid = false;
+  StringRef Text = Lexer::getSourceText(Range, SM, Ctx.getLangOpts(), &Invalid);
+  if (Invalid)
+    return std::nullopt;
+  // Directive lines of the body's text (the preprocessor skipped some of
+  // them, so the AST cannot tell; the text still holds them).
+  size_t Offset = 0;
+  while (Offset < Text.size()) {
+    size_t End = Text.find('\n', Offset);
+    if (End == StringRef::npos)
+      End = Text.size();
+    StringRef Line = Text.slice(Offset, End).ltrim();
+    if (Line.consume_front("#")) {
+      StringRef Directive = Line.ltrim();
+      if ((Directive.starts_with("if") || Directive.starts_with("elif")) &&
+          Directive.contains("__CUDA_ARCH__"))
+        return Range.getBegin().getLocWithOffset(Offset);
+    }
+    Offset = End + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> archConditionalRefusal(const ASTContext &Ctx,
+                                                  const KernelInfo &K) {
+  std::optional<SourceLocation> Arch = firstArchConditional(Ctx, K);
+  if (!Arch)
+    return std::nullopt;
+  return "kernel '" + K.name() + "' has code under a __CUDA_ARCH__ " +
+         "condition at " + describeLocation(Ctx.getSourceManager(), *Arch) +
+         ", which the host-side parse cuda-opt analyses does not compile, so "
+         "it cannot see everything the kernel does";
+}
+
 } // namespace cuda_opt

@@ -150,6 +150,8 @@ Expected<PipelineResult> runPipeline(const Toolchain &TC,
                                K->DeviceLaunches.front().Call->getBeginLoc()) +
               " (dynamic parallelism), which cuda-opt does not model; only "
               "kernel-local passes such as unroll apply");
+        if (std::optional<std::string> Arch = archConditionalRefusal(Ctx, *K))
+          return refuse(*Arch);
         std::string PinError;
         FpModel Model = Opts.Model;
         if (std::optional<FpModel> Pin =

@@ -345,6 +345,16 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   Orig.Block = H.Block;
   Orig.Shmem = H.Shmem;
   Variants.push_back(Orig);
+  // Code the host-side parse does not compile (under a __CUDA_ARCH__
+  // condition) is invisible to every pass's analysis: each would be
+  // refused when rewriting, so no candidate is tried.
+  if (std::optional<std::string> Arch = archConditionalRefusal(Ctx, K)) {
+    CandidateRecord C;
+    C.Status = "illegal";
+    C.Detail = *Arch;
+    Record(C);
+    return {std::move(Variants), std::vector<bool>{false}, nullptr};
+  }
   std::set<std::string> Seen = {Input.Text};
   // Every candidate of the space; the legal ones are ranked below and the
   // budget takes the first.

@@ -52,6 +52,22 @@ FpModel modelNeeded(clang::ASTContext &Ctx, const KernelInfo &K,
   return Needs;
 }
 
+/// Whether \p Pipeline asserts something about launches of \p K that the
+/// file does not show (Transform::assumesUnseenLaunches): a user may, a
+/// prediction may not.
+bool assumesUnseenLaunches(const KernelInfo &K, StringRef Pipeline) {
+  if (!K.Launches.empty())
+    return false;
+  Expected<std::vector<PassInvocation>> Steps = parsePipeline(Pipeline);
+  if (!Steps) {
+    consumeError(Steps.takeError());
+    return true;
+  }
+  return llvm::any_of(*Steps, [](const PassInvocation &PI) {
+    return PI.Pass->assumesUnseenLaunches(PI.Params);
+  });
+}
+
 /// The kernels a prediction rewrites, in the file's order: those tune would
 /// tune (the named one; in a program, the launched ones).
 std::vector<std::string> kernelsToPredict(ParsedSource &Parsed,
@@ -111,6 +127,11 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
       T.Candidates.push_back(Outcome);
       continue;
     }
+    if (std::optional<std::string> Arch = archConditionalRefusal(Ctx, *K)) {
+      Outcome.Detail = *Arch;
+      T.Candidates.push_back(Outcome);
+      continue;
+    }
     Harness H;
     H.ProgramMode = true; // The rewrite's own host code makes the launch.
     const KernelFeatures Features = buildKernelModel(Ctx, *K).features();
@@ -130,7 +151,8 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
       std::optional<double> S = Opts.Ranker->predictLog(Features, Signature, P);
       if (!S && Unseen.empty())
         Unseen = P;
-      if (S && Original && *S > *Original)
+      if (S && Original && *S > *Original && !assumesUnseenLaunches(*K, P) &&
+          modelNeeded(Ctx, *K, P) == FpModel::Strict)
         Scored.push_back({*S, P});
     }
     std::stable_sort(
@@ -144,9 +166,13 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
     // refuses the steps strict does not allow before rewriting).
     const VariantSource *Chosen = nullptr;
     CandidateSet Set;
+    std::string FirstRefusal; // Of the best predicted candidate refused.
     if (!KernelOpts.Candidates.empty()) {
-      TuneResult Scratch; // The refusals; not reported.
+      TuneResult Scratch; // The refusals; only the first is reported.
       Set = generateVariants(TC, Current, *Parsed, *K, H, KernelOpts, Scratch);
+      for (const CandidateRecord &R : Scratch.Candidates)
+        if (R.Status == "illegal" && FirstRefusal.empty())
+          FirstRefusal = R.Detail;
       for (size_t I = 1; I < Set.Variants.size() && !Chosen; ++I) {
         const VariantSource &V = Set.Variants[I];
         // A library call needs its library built and linked; a kernel's
@@ -158,8 +184,11 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
     if (!Chosen) {
       Outcome.Detail =
           !Scored.empty()
-              ? "no legal candidate that keeps every floating-point "
-                "operation (strict) is predicted faster than the original"
+              ? "no candidate predicted faster than the original is legal "
+                "and keeps every floating-point operation (strict)" +
+                    (FirstRefusal.empty()
+                         ? std::string()
+                         : " (the first refused: " + FirstRefusal + ")")
           : !Unseen.empty()
               ? formatv("no candidate is predicted faster than the original; "
                         "some have passes the ranker was not trained on "

@@ -30,6 +30,9 @@ struct LaunchBoundsPlan : TransformPlan {
 
 class LaunchBounds : public TransformWithPlan<LaunchBoundsPlan> {
 public:
+  bool assumesUnseenLaunches(const ParamValues &P) const override {
+    return P.get("threads") > 0;
+  }
   StringRef getName() const override { return "launch-bounds"; }
   StringRef getSummary() const override {
     return "add __launch_bounds__(threads, blocks) so the compiler can budget "

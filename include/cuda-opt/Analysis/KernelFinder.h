@@ -12,6 +12,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "llvm/Support/JSON.h"
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,19 @@ struct KernelInfo {
 /// All kernels defined (with a body) in the main file, in source order,
 /// with the launch sites in the main file that call each.
 std::vector<KernelInfo> findKernels(clang::ASTContext &Ctx);
+
+/// The first preprocessor conditional (#if, #ifdef, #ifndef, #elif) in the
+/// body of \p K whose condition names __CUDA_ARCH__, if any. cuda-opt
+/// parses the host side, where __CUDA_ARCH__ is undefined, so code under
+/// such a condition may be invisible to its analyses (a store through a
+/// pointer that restrict-const would make const) while nvcc's device pass
+/// compiles it.
+std::optional<clang::SourceLocation>
+firstArchConditional(const clang::ASTContext &Ctx, const KernelInfo &K);
+/// Why no pass may rewrite \p K when it has such a conditional (the one
+/// message the pipeline, the tuner and the prediction give), else nothing.
+std::optional<std::string> archConditionalRefusal(const clang::ASTContext &Ctx,
+                                                  const KernelInfo &K);
 
 /// The kernel called \p Name, or nullptr.
 const KernelInfo *lookupKernel(const std::vector<KernelInfo> &Kernels,

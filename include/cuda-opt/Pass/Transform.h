@@ -141,6 +141,14 @@ public:
   /// never at its launch sites (unroll). Only such passes run on a kernel
   /// that is also launched from device code (KernelInfo::DeviceLaunches).
   virtual bool isKernelLocal() const { return false; }
+  /// True when, for a kernel not launched in the file, the rewrite is legal
+  /// only because \p Params assert something about those unseen launches
+  /// (launch-bounds' explicit threads=N: a larger block then fails to
+  /// launch). A user may make that assertion; a prediction made for them
+  /// (tune without a GPU) must not.
+  virtual bool assumesUnseenLaunches(const ParamValues &Params) const {
+    return false;
+  }
 
   /// What the rewrite does to the kernel's floating-point results
   /// (Support/FpModel.h). The pipeline refuses a step whose effect the
