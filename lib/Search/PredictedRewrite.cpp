@@ -68,6 +68,19 @@ bool assumesUnseenLaunches(const KernelInfo &K, StringRef Pipeline) {
   });
 }
 
+/// Whether a step of \p Pipeline replaces the launch with a library call,
+/// which needs its library built and linked: not applied unmeasured.
+bool callsLibrary(StringRef Pipeline) {
+  Expected<std::vector<PassInvocation>> Steps = parsePipeline(Pipeline);
+  if (!Steps) {
+    consumeError(Steps.takeError());
+    return true;
+  }
+  return llvm::any_of(*Steps, [](const PassInvocation &PI) {
+    return PI.Pass->replacesLaunch(PI.Params);
+  });
+}
+
 /// The kernels a prediction rewrites, in the file's order: those tune would
 /// tune (the named one; in a program, the launched ones).
 std::vector<std::string> kernelsToPredict(ParsedSource &Parsed,
@@ -152,7 +165,7 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
       if (!S && Unseen.empty())
         Unseen = P;
       if (S && Original && *S > *Original && !assumesUnseenLaunches(*K, P) &&
-          modelNeeded(Ctx, *K, P) == FpModel::Strict)
+          !callsLibrary(P) && modelNeeded(Ctx, *K, P) == FpModel::Strict)
         Scored.push_back({*S, P});
     }
     std::stable_sort(
