@@ -140,6 +140,17 @@ Expected<std::vector<PassInvocation>> parsePipeline(StringRef Spec) {
   return Result;
 }
 
+FpModel modelNeededFor(const KernelTarget &Target,
+                       ArrayRef<PassInvocation> Steps) {
+  FpModel Needs = FpModel::Strict;
+  for (const PassInvocation &PI : Steps) {
+    FpEffect E = PI.Pass->fpEffectOn(Target, PI.Params);
+    if (!fpModelAllows(Needs, E))
+      Needs = modelRequiredFor(E);
+  }
+  return Needs;
+}
+
 bool appendLinkFlags(const PassInvocation &PI,
                      std::vector<std::string> &Flags) {
   std::vector<std::string> Own = PI.Pass->linkFlags(PI.Params);

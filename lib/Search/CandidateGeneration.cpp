@@ -390,16 +390,19 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
   std::string PinError;
   std::optional<FpModel> Pin = kernelFpModelPin(Ctx, K.Decl, PinError);
   const FpModel KernelModel = Pin ? *Pin : Opts.Model;
+  auto FpRefusal = [&](const PassInvocation &PI) -> std::optional<std::string> {
+    FpEffect Effect = PI.Pass->fpEffectOn(KernelTarget{Ctx, K}, PI.Params);
+    if (!PinError.empty() || fpModelAllows(KernelModel, Effect))
+      return std::nullopt;
+    return fpModelRefusal(Effect, KernelModel, Kernel);
+  };
   auto VerdictOn = [&](const PassInvocation &PI) -> const PassVerdict & {
     auto [It, New] = Verdicts.try_emplace(PI.str());
     if (!New)
       return It->second;
     PassVerdict &V = It->second;
-    FpEffect Effect = PI.Pass->fpEffectOn(KernelTarget{Ctx, K}, PI.Params);
-    if (PinError.empty() && !fpModelAllows(KernelModel, Effect)) {
-      V.Refusal = fpModelRefusal(Effect, KernelModel, Kernel);
+    if ((V.Refusal = FpRefusal(PI)))
       return V;
-    }
     Expected<std::unique_ptr<TransformPlan>> Plan =
         PI.Pass->plan(KernelTarget{Ctx, K}, PI.Params);
     if (!Plan) {
@@ -425,9 +428,8 @@ CandidateSet generateVariants(const Toolchain &TC, const SourceInput &Input,
     bool InertHere = false;    // legal, but its new code would not run
     for (const PassInvocation &PI : *Pipeline) {
       if (PI.Pass->replacesLaunch(PI.Params)) {
-        FpEffect Effect = PI.Pass->fpEffectOn(KernelTarget{Ctx, K}, PI.Params);
-        if (PinError.empty() && !fpModelAllows(KernelModel, Effect)) {
-          Why = PI.str() + ": " + fpModelRefusal(Effect, KernelModel, Kernel);
+        if (std::optional<std::string> Fp = FpRefusal(PI)) {
+          Why = PI.str() + ": " + *Fp;
           break;
         }
         if (Error E = PI.Pass->checkLegality(KernelTarget{Ctx, K}, PI.Params)) {

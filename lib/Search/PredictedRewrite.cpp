@@ -33,52 +33,23 @@ namespace tuner {
 
 namespace {
 
-/// The weakest fp-model the steps of \p Pipeline need on kernel \p K (judged
-/// on the original: whether its reductions are over floats does not change
-/// along the pipeline).
-FpModel modelNeeded(clang::ASTContext &Ctx, const KernelInfo &K,
-                    StringRef Pipeline) {
-  FpModel Needs = FpModel::Strict;
+/// Whether \p Pipeline may be applied to \p K without a measurement: every
+/// step keeps every floating-point operation, none calls a library (which
+/// needs its library built and linked), and none asserts something about
+/// launches the file does not show (Transform::assumesUnseenLaunches: a
+/// user may, a prediction made for them may not).
+bool appliesUnmeasured(clang::ASTContext &Ctx, const KernelInfo &K,
+                       StringRef Pipeline) {
   Expected<std::vector<PassInvocation>> Steps = parsePipeline(Pipeline);
   if (!Steps) {
     consumeError(Steps.takeError());
-    return FpModel::Fast;
-  }
-  for (const PassInvocation &PI : *Steps) {
-    FpEffect E = PI.Pass->fpEffectOn(KernelTarget{Ctx, K}, PI.Params);
-    if (!fpModelAllows(Needs, E))
-      Needs = modelRequiredFor(E);
-  }
-  return Needs;
-}
-
-/// Whether \p Pipeline asserts something about launches of \p K that the
-/// file does not show (Transform::assumesUnseenLaunches): a user may, a
-/// prediction may not.
-bool assumesUnseenLaunches(const KernelInfo &K, StringRef Pipeline) {
-  if (!K.Launches.empty())
     return false;
-  Expected<std::vector<PassInvocation>> Steps = parsePipeline(Pipeline);
-  if (!Steps) {
-    consumeError(Steps.takeError());
-    return true;
   }
-  return llvm::any_of(*Steps, [](const PassInvocation &PI) {
-    return PI.Pass->assumesUnseenLaunches(PI.Params);
-  });
-}
-
-/// Whether a step of \p Pipeline replaces the launch with a library call,
-/// which needs its library built and linked: not applied unmeasured.
-bool callsLibrary(StringRef Pipeline) {
-  Expected<std::vector<PassInvocation>> Steps = parsePipeline(Pipeline);
-  if (!Steps) {
-    consumeError(Steps.takeError());
-    return true;
-  }
-  return llvm::any_of(*Steps, [](const PassInvocation &PI) {
-    return PI.Pass->replacesLaunch(PI.Params);
-  });
+  for (const PassInvocation &PI : *Steps)
+    if (PI.Pass->replacesLaunch(PI.Params) ||
+        (K.Launches.empty() && PI.Pass->assumesUnseenLaunches(PI.Params)))
+      return false;
+  return modelNeededFor(KernelTarget{Ctx, K}, *Steps) == FpModel::Strict;
 }
 
 /// The kernels a prediction rewrites, in the file's order: those tune would
@@ -164,8 +135,7 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
       std::optional<double> S = Opts.Ranker->predictLog(Features, Signature, P);
       if (!S && Unseen.empty())
         Unseen = P;
-      if (S && Original && *S > *Original && !assumesUnseenLaunches(*K, P) &&
-          !callsLibrary(P) && modelNeeded(Ctx, *K, P) == FpModel::Strict)
+      if (S && Original && *S > *Original && appliesUnmeasured(Ctx, *K, P))
         Scored.push_back({*S, P});
     }
     std::stable_sort(
@@ -175,8 +145,7 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
     KernelOpts.Candidates.clear();
     for (const auto &[Score, P] : Scored)
       KernelOpts.Candidates.push_back(P);
-    // Legal and strict ones rewritten in that order (generateVariants
-    // refuses the steps strict does not allow before rewriting).
+    // The legal ones rewritten in that order: the first is applied.
     const VariantSource *Chosen = nullptr;
     CandidateSet Set;
     std::string FirstRefusal; // Of the best predicted candidate refused.
@@ -186,13 +155,8 @@ Expected<TuneResult> rewritePredicted(const Toolchain &TC,
       for (const CandidateRecord &R : Scratch.Candidates)
         if (R.Status == "illegal" && FirstRefusal.empty())
           FirstRefusal = R.Detail;
-      for (size_t I = 1; I < Set.Variants.size() && !Chosen; ++I) {
-        const VariantSource &V = Set.Variants[I];
-        // A library call needs its library built and linked; a kernel's
-        // pragma may have allowed a step that reorders.
-        if (!V.Library && modelNeeded(Ctx, *K, V.Pipeline) == FpModel::Strict)
-          Chosen = &V;
-      }
+      if (Set.Variants.size() > 1)
+        Chosen = &Set.Variants[1];
     }
     if (!Chosen) {
       Outcome.Detail =

@@ -631,14 +631,7 @@ Expected<std::string> tuneKernel(const Toolchain &TC, const SourceInput &Input,
   KO.Rounds = std::move(Rounds);
   if (Expected<std::vector<PassInvocation>> Chosen =
           parsePipeline(Variants[Best].Pipeline)) {
-    // Judged on the original kernel: whether its reductions are over floats
-    // does not change along the pipeline.
-    KernelTarget Target{Ctx, K};
-    for (const PassInvocation &PI : *Chosen) {
-      FpEffect E = PI.Pass->fpEffectOn(Target, PI.Params);
-      if (!fpModelAllows(KO.ChosenNeeds, E))
-        KO.ChosenNeeds = modelRequiredFor(E);
-    }
+    KO.ChosenNeeds = modelNeededFor(KernelTarget{Ctx, K}, *Chosen);
   } else {
     consumeError(Chosen.takeError());
   }

@@ -30,6 +30,12 @@ struct PassInvocation {
 llvm::Expected<std::vector<PassInvocation>>
 parsePipeline(llvm::StringRef Spec);
 
+/// The weakest fp-model that allows every step of \p Steps on \p Target
+/// (Transform::fpEffectOn), judged on the original kernel: whether its
+/// reductions are over floats does not change along the pipeline.
+FpModel modelNeededFor(const KernelTarget &Target,
+                       llvm::ArrayRef<PassInvocation> Steps);
+
 /// Appends the link flags (Transform::linkFlags) of \p PI to \p Flags,
 /// those not there yet, in first-use order; true if \p PI needs any.
 bool appendLinkFlags(const PassInvocation &PI, std::vector<std::string> &Flags);
