@@ -187,19 +187,26 @@ def run_region_build(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
                    if re.fullmatch(r"region-\d+-v\d+\.cu", f))
     if not files:
         return "ok", "no region"
-    # The outlined file sits in another folder: the unit's own folder is
-    # searched for its quoted includes.
-    inc = ["-I" + os.path.dirname(os.path.abspath(path))]
     for f in files:
-        q = subprocess.run(["timeout", str(3 * timeout), nvcc, "-arch=sm_90",
-                            "-c", os.path.join(out_dir, f), "-o",
-                            os.path.join(out_dir, f + ".o")] + inc +
-                           nvcc_flags,
-                           capture_output=True, text=True, errors="replace")
-        if q.returncode != 0:
-            return "diagnosed", "%s: %s" % (
-                f, first_nvcc_error(q.stdout + q.stderr) or "nvcc failed")
+        err = nvcc_error_elsewhere(nvcc, os.path.join(out_dir, f), path,
+                                   nvcc_flags, timeout)
+        if err is not None:
+            return "diagnosed", "%s: %s" % (f, err)
     return "ok", "%d region file(s) built" % len(files)
+
+
+def nvcc_error_elsewhere(nvcc, out_file, path, nvcc_flags, timeout):
+    """nvcc's first error compiling OUT_FILE, a rewrite of unit PATH written
+    in another folder (the unit's own folder is searched for its quoted
+    includes), or None when it compiles."""
+    q = subprocess.run(["timeout", str(3 * timeout), nvcc, "-arch=sm_90",
+                        "-c", out_file, "-o", out_file + ".o",
+                        "-I" + os.path.dirname(os.path.abspath(path))] +
+                       nvcc_flags,
+                       capture_output=True, text=True, errors="replace")
+    if q.returncode == 0:
+        return None
+    return first_nvcc_error(q.stdout + q.stderr) or "nvcc failed"
 
 
 def run_predict(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
@@ -220,16 +227,9 @@ def run_predict(cuda_opt, nvcc, path, flags, nvcc_flags, timeout):
     what = m.group(1) if m else "nothing rewritten"
     if not nvcc or not m:
         return "ok", what[:200]
-    # The output sits in another folder: the unit's own folder is searched
-    # for its quoted includes.
-    q = subprocess.run(["timeout", str(3 * timeout), nvcc, "-arch=sm_90",
-                        "-c", out_file, "-o", out_file + ".o",
-                        "-I" + os.path.dirname(os.path.abspath(path))] +
-                       nvcc_flags,
-                       capture_output=True, text=True, errors="replace")
-    if q.returncode != 0:
-        return "diagnosed", "predicted output: %s" % (
-            first_nvcc_error(q.stdout + q.stderr) or "nvcc failed")
+    err = nvcc_error_elsewhere(nvcc, out_file, path, nvcc_flags, timeout)
+    if err is not None:
+        return "diagnosed", "predicted output: %s" % err
     return "ok", what[:200]
 
 
