@@ -48,7 +48,7 @@ for step in "$@"; do
     mode=${step#gemm-}
     extra=()
     [ "$mode" = full ] && extra=(--pdl off)
-    OUT=$work/$step timeout "${GEMM_CAP:-200}" bench/gemm/device-run.sh \
+    OUT=$work/$step timeout "${GEMM_CAP:-420}" bench/gemm/device-run.sh \
       "$mode" "${extra[@]}" > "$work/$step/run.log" 2>&1
     echo "rc=$?"
     tail -30 "$work/$step/run.log" ;;

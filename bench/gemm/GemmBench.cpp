@@ -128,6 +128,13 @@ bool isMmaSync(const cudaoptGemmPlan &P) {
   return Name && std::strstr(Name, "_sync") != nullptr;
 }
 
+/// A swapped narrow tile (runtime Sm90Configs.h): C^T = B^T A^T, B K-major
+/// only; its kernel name starts with "swap".
+bool isSwapped(const cudaoptGemmPlan &P) {
+  const char *Name = cudaoptGemmKernelName(P.Kernel);
+  return Name && std::strncmp(Name, "swap", 4) == 0;
+}
+
 /// "name/gG/rR/kS" plus, where set, "/d" (two accumulator sets), "/m2"
 /// or "/n2" (multicast cluster), "/c" (the K splits form a cluster) and
 /// "/p" (ping-pong consumers).
@@ -723,10 +730,12 @@ public:
                    true);
           }
       }
-    // The mma.sync kernels: M = 1, 7, 16 (rows of the mma left empty) and
-    // 100 (partial 64-row tile, two 16-row tiles' worth of M tiling), a
-    // partial 64-column group (N = 776), a partial 32-wide K chunk
-    // (K = 1000), K splits 1, 3, 8, alpha/beta.
+    // The mma.sync kernels and the swapped narrow tiles: M = 1, 7, 16 (rows
+    // of the mma left empty; odd M: scalar split-K atomics) and 100
+    // (partial 64-row tile, several 16-row tiles), a partial 64-column
+    // group (N = 776; 128-row swapped tiles: 7, the last partial), a partial
+    // K chunk (K = 1000), K splits 1, 3, 8 (the swapped tiles also as
+    // cluster splits), alpha/beta and beta = 0.
     for (cudaoptGemmType T : {CUDAOPT_GEMM_F16, CUDAOPT_GEMM_BF16})
       for (cudaoptGemmBLayout L : {CUDAOPT_GEMM_B_COL, CUDAOPT_GEMM_B_ROW})
         for (int M : {1, 7, 16, 100}) {
@@ -736,19 +745,52 @@ public:
           fillNormal(Cold, size_t(S.M) * S.N, T == CUDAOPT_GEMM_BF16, 78, 0, 1,
                      Stream);
           for (int Id = 0; Id < cudaoptGemmNumKernels(); ++Id)
-            for (int Splits : {1, 3, 8}) {
-              cudaoptGemmPlan Pl{Id, 1, 0, Splits};
-              cudaoptGemmProblem Probe = B.problem(0);
-              if (!isMmaSync(Pl) || !cudaoptGemmPlanValid(&Probe, &Pl))
-                continue;
-              Enqueue E = [&, Pl](cudaStream_t St, int) {
-                cudaoptGemmProblem P = B.problem(0, 0.75f, 0.5f);
-                return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) == cudaSuccess;
-              };
-              std::string Name = std::string(typeName(T)) + "/" +
-                                 layoutName(L) + " " + std::to_string(M) +
-                                 "x776x1000 a=.75 b=.5 " + planName(Pl);
-              Report(Name, Chk.check(E, Cold, 0.75f, 0.5f), true);
+            for (int Splits : {1, 3, 8})
+              for (int Cluster : {0, 1}) {
+                cudaoptGemmPlan Pl{Id, 1, 0, Splits};
+                Pl.SplitCluster = Cluster;
+                cudaoptGemmProblem Probe = B.problem(0);
+                const bool Swap = isSwapped(Pl);
+                if ((!isMmaSync(Pl) && !Swap) || (Cluster && !Swap) ||
+                    (Cluster && Splits == 1) ||
+                    !cudaoptGemmPlanValid(&Probe, &Pl))
+                  continue;
+                Enqueue E = [&, Pl](cudaStream_t St, int) {
+                  cudaoptGemmProblem P = B.problem(0, 0.75f, 0.5f);
+                  return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) ==
+                         cudaSuccess;
+                };
+                std::string Name = std::string(typeName(T)) + "/" +
+                                   layoutName(L) + " " + std::to_string(M) +
+                                   "x776x1000 a=.75 b=.5 " + planName(Pl);
+                Report(Name, Chk.check(E, Cold, 0.75f, 0.5f), true);
+                if (!Swap)
+                  continue;
+                Report(std::string(typeName(T)) + "/" + layoutName(L) + " " +
+                           std::to_string(M) + "x776x1000 b=0 " +
+                           planName(Pl),
+                       Chk.check([&, Pl](cudaStream_t St, int) {
+                         cudaoptGemmProblem P = B.problem(0);
+                         return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) ==
+                                cudaSuccess;
+                       }),
+                       true);
+              }
+          // B row-major: the swapped tiles must refuse (they need B
+          // K-major), never run.
+          if (L == CUDAOPT_GEMM_B_ROW)
+            for (int Id = 0; Id < cudaoptGemmNumKernels(); ++Id) {
+              cudaoptGemmPlan Pl{Id, 1, 0, 1};
+              cudaoptGemmProblem P = B.problem(0);
+              if (isSwapped(Pl))
+                Report(std::string(typeName(T)) + "/row " + std::to_string(M) +
+                           "x776x1000 refused " + planName(Pl),
+                       cudaoptGemmPlanValid(&P, &Pl) ||
+                               cudaoptGemmRun(&P, &Pl, Ws, WsBytes, Stream) !=
+                                   cudaErrorInvalidValue
+                           ? INFINITY
+                           : 0.0,
+                       true);
             }
         }
     // fp32 accumulation: K = 16384 products of U(2, 4) values sum to ~147000,

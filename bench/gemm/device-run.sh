@@ -50,11 +50,18 @@ case "$MODE" in
     # the register-direct mma.sync kernels (7: 16 rows, 8: 64 rows; not
     # offered by the cost model beyond M <= 16) as extra candidates beside
     # the model's plans: issue 16 item 3's question, which layout wins small
-    # problems once PDL no longer hides the TMA kernels' prologue.
+    # problems once PDL no longer hides the TMA kernels' prologue. Also the
+    # swapped narrow tiles (11: 128x16, 12: 64x16, 13: 128x32; C^T = B^T A^T,
+    # B col only: on row shapes they fail the check and are dropped) with
+    # workspace and cluster K splits.
     X=bench/gemm/exp-small.txt
-    timeout 240 "$BIN" --shapes "$X" --types f16 --layouts col,row \
+    timeout 90 "$BIN" --special --shapes "$X" --tags none --out "$OUT/special.jsonl" \
+      > "$OUT/special.log" 2>&1
+    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
+    grep FAIL "$OUT/special.log" | head -20
+    timeout 300 "$BIN" --shapes "$X" --types f16 --layouts col,row \
       --tune-rounds 6 --pdl off \
-      --extra 8/1/0/1,8/1/0/2,8/1/0/4,7/1/0/1,7/1/0/4 \
+      --extra 8/1/0/1,8/1/0/2,8/1/0/4,7/1/0/1,7/1/0/4,11/1/0/1,11/1/0/2,11/1/0/4,11/1/0/4/c,11/1/0/8/c,12/1/0/1,12/1/0/2,12/1/0/2/c,13/1/0/1,13/1/0/4/c \
       --out "$OUT/small.jsonl" "$@" 2>&1 | tee "$OUT/small.log"
     python3 bench/gemm/candidates.py "$OUT/small.jsonl" | tee "$OUT/candidates.txt"
     ;;

@@ -53,6 +53,9 @@ constexpr int MmaSync64KernelId = 8;
 constexpr int GemvKernelId = MmaSync16KernelId;
 /// The first of the 192-wide sm_90a configurations (Sm90Configs.h).
 constexpr int FirstWideKernelId = 9;
+/// The first of the swapped narrow configurations (Sm90Configs.h), which
+/// run C^T = B^T A^T and only with B K-major.
+constexpr int FirstSwapKernelId = 11;
 /// Rows per CTA of an mma.sync kernel id, 0 for any other id.
 constexpr int mmaSyncRows(int Id) {
   return Id == MmaSync16KernelId ? 16 : Id == MmaSync64KernelId ? 64 : 0;
@@ -94,6 +97,9 @@ struct KernelInfo {
   /// Clusters of N CTAs that fit on the device at once (0: unknown; null
   /// for kernels that are never launched as clusters).
   int (*MaxActiveClusters)(int N);
+  /// A swapped narrow configuration: BM runs along the problem's N, BN
+  /// along its M (Sm90Gemm's SwapAB is the same test, BN < 64).
+  bool swapsOperands() const { return Consumers > 0 && BN < 64; }
 };
 
 /// The compiled configurations, indexed by id.

@@ -47,7 +47,16 @@ long long ceilDiv(long long A, long long B) { return (A + B - 1) / B; }
 /// guesses never fitted to a measurement, and offering them would change
 /// the plans of every untuned shape unmeasured; gemm-bench --extra reaches
 /// them until they are measured (issue 16).
+/// The same holds for the swapped narrow tiles (ids from FirstSwapKernelId).
 bool modelOffers(int Id) { return Id < FirstWideKernelId; }
+
+/// Output tiles of a TMA + wgmma configuration; a swapped one tiles the
+/// problem's N by BM and its M by BN.
+long long tilesOf(const cudaoptGemmProblem &P, const KernelInfo &K) {
+  if (K.swapsOperands())
+    return ceilDiv(P.N, K.BM) * ceilDiv(P.M, K.BN);
+  return ceilDiv(P.M, K.BM) * ceilDiv(P.N, K.BN);
+}
 
 } // namespace
 
@@ -91,7 +100,7 @@ double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   const KernelInfo *K = kernelInfo(Plan.Kernel);
   if (!K)
     return 1e9;
-  long long Tiles = ceilDiv(P.M, K->BM) * ceilDiv(P.N, K->BN);
+  long long Tiles = tilesOf(P, *K);
   long long KBlocks = ceilDiv(P.K, 64);
   long long Splits = std::min<long long>(std::max(Plan.Splits, 1), KBlocks);
   long long PerSplit = ceilDiv(KBlocks, Splits);
@@ -174,7 +183,7 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
       }
       continue;
     }
-    long long Tiles = ceilDiv(P.M, K->BM) * ceilDiv(P.N, K->BN);
+    long long Tiles = tilesOf(P, *K);
     for (int Splits : SplitChoices) {
       if (Splits > 1 && (Splits > KBlocks / 2 || Tiles >= Sms))
         continue;

@@ -12,6 +12,7 @@ namespace cudaopt::gemm {
   int maxActiveClustersSm90Config##Id(int);
 CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_DECLARE)
 CUDAOPT_GEMM_SM90_WIDE_CONFIGS(CUDAOPT_DECLARE)
+CUDAOPT_GEMM_SM90_SWAP_CONFIGS(CUDAOPT_DECLARE)
 #undef CUDAOPT_DECLARE
 
 namespace {
@@ -19,6 +20,9 @@ namespace {
 #define CUDAOPT_ENTRY(Id, BM, BN, NC, ST, EFF)                                 \
   {Id, BM, BN, NC, ST, EFF, launchSm90Config##Id,                              \
    #BM "x" #BN "x64_c" #NC "_s" #ST, maxActiveClustersSm90Config##Id},
+#define CUDAOPT_SWAP_ENTRY(Id, BM, BN, NC, ST, EFF)                            \
+  {Id, BM, BN, NC, ST, EFF, launchSm90Config##Id,                              \
+   "swap" #BM "x" #BN "x64_c" #NC "_s" #ST, maxActiveClustersSm90Config##Id},
 // clang-format on
 const KernelInfo Kernels[] = {
     CUDAOPT_GEMM_SM90_CONFIGS(CUDAOPT_ENTRY)
@@ -30,12 +34,17 @@ const KernelInfo Kernels[] = {
     {MmaSync64KernelId, 64, 64, 0, 0, 0.0, launchMmaSync, "mma64x64_sync",
      nullptr},
     // Added after the mma.sync kernels, so every earlier id kept its meaning.
-    CUDAOPT_GEMM_SM90_WIDE_CONFIGS(CUDAOPT_ENTRY)};
+    CUDAOPT_GEMM_SM90_WIDE_CONFIGS(CUDAOPT_ENTRY)
+    // The swapped narrow tiles, named "swap..." (C^T = B^T A^T).
+    CUDAOPT_GEMM_SM90_SWAP_CONFIGS(CUDAOPT_SWAP_ENTRY)};
 #undef CUDAOPT_ENTRY
+#undef CUDAOPT_SWAP_ENTRY
 } // namespace
 
-static_assert(sizeof(Kernels) / sizeof(Kernels[0]) == FirstWideKernelId + 2,
-              "ids: configurations 0-6, the mma.sync kernels, the wide tiles");
+static_assert(FirstSwapKernelId == FirstWideKernelId + 2 &&
+                  sizeof(Kernels) / sizeof(Kernels[0]) == FirstSwapKernelId + 3,
+              "ids: configurations 0-6, the mma.sync kernels, the wide tiles, "
+              "the swapped narrow tiles");
 
 int numKernels() { return sizeof(Kernels) / sizeof(Kernels[0]); }
 

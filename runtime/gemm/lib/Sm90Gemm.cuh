@@ -42,10 +42,14 @@ template <typename T, int BN, int TransB> struct Wgmma;
       wgmma##NAME##N##BN<TransB>(D, A, B, ScaleD);                             \
     }                                                                          \
   };
+CUDAOPT_WGMMA(__half, F16, 16)
+CUDAOPT_WGMMA(__half, F16, 32)
 CUDAOPT_WGMMA(__half, F16, 64)
 CUDAOPT_WGMMA(__half, F16, 128)
 CUDAOPT_WGMMA(__half, F16, 192)
 CUDAOPT_WGMMA(__half, F16, 256)
+CUDAOPT_WGMMA(__nv_bfloat16, BF16, 16)
+CUDAOPT_WGMMA(__nv_bfloat16, BF16, 32)
 CUDAOPT_WGMMA(__nv_bfloat16, BF16, 64)
 CUDAOPT_WGMMA(__nv_bfloat16, BF16, 128)
 CUDAOPT_WGMMA(__nv_bfloat16, BF16, 192)
@@ -110,15 +114,29 @@ __device__ __forceinline__ Unit decodeUnit(const Sm90Params &P, int U,
 }
 
 /// Stores two adjacent outputs (Row, Col) and (Row, Col + 1), applying
-/// alpha/beta; columns past N are dropped.
-template <typename T>
+/// alpha/beta; columns past N are dropped. TransC (the swapped narrow
+/// configurations): the kernel computes C^T, so output (Row, Col) is
+/// C[Col * Ldc + Row] and the pair lands in two rows of C.
+template <typename T, bool TransC = false>
 __device__ __forceinline__ void storePair(const Sm90Params &P, int Row, int Col,
                                           float V0, float V1) {
   if (Row >= P.M || Col >= P.N)
     return;
-  T *C = static_cast<T *>(P.C) + Row * P.Ldc + Col;
   V0 *= P.Alpha;
   V1 *= P.Alpha;
+  if constexpr (TransC) {
+    T *C = static_cast<T *>(P.C) + static_cast<long long>(Col) * P.Ldc + Row;
+    if (P.Beta != 0.0f)
+      V0 += P.Beta * static_cast<float>(*C);
+    *C = static_cast<T>(V0);
+    if (Col + 1 < P.N) {
+      if (P.Beta != 0.0f)
+        V1 += P.Beta * static_cast<float>(C[P.Ldc]);
+      C[P.Ldc] = static_cast<T>(V1);
+    }
+    return;
+  }
+  T *C = static_cast<T *>(P.C) + Row * P.Ldc + Col;
   if (Col + 1 < P.N) {
     using P2 = Pack2<T>;
     auto *C2 = reinterpret_cast<typename P2::Type *>(C);
@@ -138,7 +156,7 @@ __device__ __forceinline__ void storePair(const Sm90Params &P, int Row, int Col,
 /// The direct epilogue of one consumer warp: every fragment pair of its
 /// accumulators (MI row groups of 64, BN columns) through storePair; RowBase
 /// and ColBase are the lane's first output row and column.
-template <typename T, int MI, int BN>
+template <typename T, int MI, int BN, bool TransC = false>
 __device__ __forceinline__ void storeAccDirect(const Sm90Params &P,
                                                int RowBase, int ColBase,
                                                const float (&Acc)[MI][BN / 2]) {
@@ -148,8 +166,9 @@ __device__ __forceinline__ void storeAccDirect(const Sm90Params &P,
     for (int J = 0; J < BN / 8; ++J)
 #pragma unroll
       for (int H = 0; H < 2; ++H)
-        storePair<T>(P, RowBase + Mi * 64 + H * 8, ColBase + J * 8,
-                     Acc[Mi][J * 4 + H * 2], Acc[Mi][J * 4 + H * 2 + 1]);
+        storePair<T, TransC>(P, RowBase + Mi * 64 + H * 8, ColBase + J * 8,
+                             Acc[Mi][J * 4 + H * 2],
+                             Acc[Mi][J * 4 + H * 2 + 1]);
 }
 
 /// Writes 64-column chunk Cc of one accumulator row group (a warp's 16 rows
@@ -177,18 +196,24 @@ __device__ __forceinline__ void writeSwizzledChunk(unsigned char *Dst,
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
           bool BRowMajor>
 struct Sm90Gemm {
+  /// The narrow tiles run only with the operands swapped (C^T = B^T A^T,
+  /// Sm90Configs.h): direct transposed stores, no TMA-store staging.
+  static constexpr bool SwapAB = BN < 64;
   static constexpr int Threads = (NumConsumers + 1) * 128;
   static constexpr int WarpM = BM / NumConsumers; // rows per consumer
   static constexpr int MI = WarpM / 64;           // m64 atoms per consumer
   static constexpr int ABytes = BM * BlockK * 2;
   static constexpr int BBytes = BN * BlockK * 2;
   static constexpr int CChunkBytes = 64 * 64 * 2; // one 64x64 output chunk
-  static constexpr int CBytes = NumConsumers * 2 * CChunkBytes;
+  static constexpr int CBytes = SwapAB ? 0 : NumConsumers * 2 * CChunkBytes;
   static constexpr int SmemBytes =
       Stages * (ABytes + BBytes) + CBytes + 2 * Stages * 8 + 1024;
   static_assert(WarpM % 64 == 0, "each consumer owns whole m64 atoms");
-  // B is loaded, and C stored, in 64-column chunks.
-  static_assert(BN % 64 == 0 && BN <= 256, "wgmma N");
+  // B is loaded, and C stored, in 64-column chunks; the narrow swapped
+  // tiles load B K-major in one box and store C directly.
+  static_assert((BN % 64 == 0 && BN <= 256) ||
+                    ((BN == 16 || BN == 32) && !BRowMajor),
+                "wgmma N");
   static_assert(BM <= 256, "TMA box rows");
 };
 
@@ -451,11 +476,12 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
             Sum.w += V.w;
           }
           const int Row = W.Tm * BM + R, Col = W.Tn * BN + C;
-          storePair<T>(P, Row, Col, Sum.x, Sum.y);
-          storePair<T>(P, Row, Col + 2, Sum.z, Sum.w);
+          storePair<T, Cfg::SwapAB>(P, Row, Col, Sum.x, Sum.y);
+          storePair<T, Cfg::SwapAB>(P, Row, Col + 2, Sum.z, Sum.w);
         }
         continue; // the kernel's final cluster barrier keeps Red alive
       }
+      if constexpr (!Cfg::SwapAB) {
       if (P.TmaStore) {
 #pragma unroll
         for (int Mi = 0; Mi < MI; ++Mi)
@@ -477,8 +503,9 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           }
         continue;
       }
+      }
       if (P.Splits == 1) {
-        storeAccDirect<T, MI, BN>(P, RowBase, ColBase, Acc);
+        storeAccDirect<T, MI, BN, Cfg::SwapAB>(P, RowBase, ColBase, Acc);
         continue;
       }
       if constexpr (!splitKAllowed(BM, BN))
@@ -561,8 +588,8 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           for (int H = 0; H < 2; ++H) {
             const int Row = RowBase + Mi * 64 + H * 8;
             const int Col = ColBase + J * 8;
-            storePair<T>(P, Row, Col, Acc[Mi][J * 4 + H * 2],
-                         Acc[Mi][J * 4 + H * 2 + 1]);
+            storePair<T, Cfg::SwapAB>(P, Row, Col, Acc[Mi][J * 4 + H * 2],
+                                      Acc[Mi][J * 4 + H * 2 + 1]);
             if (Row >= P.M || Col >= P.N)
               continue;
             float *Wp = P.Workspace + static_cast<long long>(Row) * P.N + Col;

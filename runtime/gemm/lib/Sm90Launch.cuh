@@ -130,7 +130,8 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   K.Group = Plan.Group < 1 ? 1 : Plan.Group;
   K.RasterN = Plan.RasterN ? 1 : 0;
   // TMA stores need Beta == 0 (no read of C), one split, 16-byte rows.
-  K.TmaStore = P.Beta == 0.0f && Splits == 1 &&
+  // The swapped narrow tiles store C transposed, directly.
+  K.TmaStore = !Cfg::SwapAB && P.Beta == 0.0f && Splits == 1 &&
                reinterpret_cast<uintptr_t>(P.C) % 16 == 0 && P.Ldc % 8 == 0;
   if (K.TmaStore) {
     Err = encodeTileMap(&MapC, P.C, Bf16, P.N, P.M, P.Ldc, 64, 64);
@@ -283,6 +284,34 @@ cudaError_t launchSm90PingPong(const cudaoptGemmProblem &P,
   Config.attrs = Attr;
   Config.numAttrs = NumAttrs;
   return cudaLaunchKernelEx(&Config, Kernel, MapA, MapB, MapC, K);
+}
+
+/// A swapped narrow configuration (Sm90Configs.h): runs C^T = B^T A^T as
+/// the problem M' = N, N' = M with A' = B (N x K, K-major) and B' = A (read
+/// as a K-major "B col" operand); the kernel's transposed epilogue writes
+/// C'(n, m) to C[m * Ldc + n], so C, Ldc, alpha and beta are the caller's.
+/// B K-major only; no multicast pairs or ping-pong (Api.cpp refuses them).
+template <int BM, int BN, int NumConsumers, int Stages>
+cudaError_t launchSm90SwapConfig(const cudaoptGemmProblem &P,
+                                 const cudaoptGemmPlan &Plan, void *Workspace,
+                                 size_t WorkspaceBytes, cudaStream_t Stream) {
+  static_assert(Sm90Gemm<__half, BM, BN, NumConsumers, Stages, false>::SwapAB,
+                "only the narrow configurations swap");
+  if (P.LayoutB != CUDAOPT_GEMM_B_COL || Plan.PingPong || Plan.ClusterM > 1 ||
+      Plan.ClusterN > 1)
+    return cudaErrorInvalidValue;
+  cudaoptGemmProblem Q = P;
+  Q.M = P.N;
+  Q.N = P.M;
+  Q.A = P.B;
+  Q.Lda = P.Ldb;
+  Q.B = P.A;
+  Q.Ldb = P.Lda;
+  if (P.Type == CUDAOPT_GEMM_BF16)
+    return launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, false>(
+        Q, Plan, Workspace, WorkspaceBytes, Stream);
+  return launchSm90<__half, BM, BN, NumConsumers, Stages, false>(
+      Q, Plan, Workspace, WorkspaceBytes, Stream);
 }
 
 /// Dispatches one configuration over element type and B layout.

@@ -5,7 +5,7 @@ Inline asm needs every accumulator register spelled out, so the wrappers are
 generated rather than written by hand. Run: python3 gen_wgmma.py > WgmmaOps.h
 """
 
-SHAPES = [64, 128, 192, 256]
+SHAPES = [16, 32, 64, 128, 192, 256]
 TYPES = [("F16", "f16"), ("BF16", "bf16")]
 
 
