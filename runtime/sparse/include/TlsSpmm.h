@@ -64,8 +64,8 @@ struct TlsSpmmOptions {
                        // 0: 128 (0 or 128; N > 64 decodes each half block
                        // once per 128 columns of X) or 64
   int Decode = -1;     // the decode: -1 the planner's choice (3 for the
-                       // bulk-copy pipeline at n-tiles 8 and 16: 11-14 %
-                       // faster than the tables on the H200, A/B of
+                       // bulk-copy pipeline, n-tiles 8 to 32: 6-17 %
+                       // faster than the tables on the H200, A/Bs of
                        // 2026-12-05 in bench/JOURNAL.md; 0 otherwise);
                        // 0 masks and layer-1 metadata through
                        // shared-memory tables (every variant);
