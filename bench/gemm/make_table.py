@@ -26,10 +26,13 @@ LAYOUTS = {"col": 0, "row": 1}
 def kernel_ids():
     """Name -> (id, BM, BN) of every compiled configuration."""
     ids = {"fallback": (-1, 0, 0)}
-    for m in re.finditer(r"X\((\d+), (\d+), (\d+), (\d+), (\d+),",
-                         open(CONFIGS).read()):
+    text = open(CONFIGS).read()
+    # The swapped narrow tiles are named "swap..." (Registry.cpp).
+    swap_at = text.find("#define CUDAOPT_GEMM_SM90_SWAP_CONFIGS")
+    for m in re.finditer(r"X\((\d+), (\d+), (\d+), (\d+), (\d+),", text):
         i, bm, bn, nc, st = m.groups()
-        ids[f"{bm}x{bn}x64_c{nc}_s{st}"] = (int(i), int(bm), int(bn))
+        prefix = "swap" if 0 <= swap_at < m.start() else ""
+        ids[f"{prefix}{bm}x{bn}x64_c{nc}_s{st}"] = (int(i), int(bm), int(bn))
     # The register-direct mma.sync kernels (lib/Gemv.cu, Registry.cpp): ids
     # 7 and 8, after configurations 0-6 and before the 192-wide ones
     # (MmaSync16KernelId / MmaSync64KernelId in lib/Internal.h); they split

@@ -25,6 +25,9 @@ constexpr double PeakFlops = 989e12; // dense fp16/bf16, datasheet
 constexpr double HbmBytesPerSec = 3.3e12;
 constexpr double LaunchSeconds = 2e-6;
 constexpr double SmLoadBytesPerSec = 45e9; // one SM's TMA stream (measured)
+// The swapped narrow tiles keep 11-16 stages (~200 KB) in flight per SM:
+// 1 x 11008 x 4096 on 86 CTAs streamed ~75 GB/s each (session 25).
+constexpr double SwapSmLoadBytesPerSec = 75e9;
 constexpr double SplitRedBytesPerSec = 400e9; // fp32 RED into L2 (a guess)
 // Predictions, not yet fitted: the two-accumulator K loop's speed-up of the
 // main loop, the fixed cost of a cluster split (barriers, DSMEM round
@@ -47,8 +50,17 @@ long long ceilDiv(long long A, long long B) { return (A + B - 1) / B; }
 /// guesses never fitted to a measurement, and offering them would change
 /// the plans of every untuned shape unmeasured; gemm-bench --extra reaches
 /// them until they are measured (issue 16).
-/// The same holds for the swapped narrow tiles (ids from FirstSwapKernelId).
-bool modelOffers(int Id) { return Id < FirstWideKernelId; }
+/// The swapped narrow tiles (ids from FirstSwapKernelId) are offered where
+/// they were measured to win: B K-major with decode-sized M (session 25,
+/// PDL off: best on 29 of 33 shapes with M <= 16, 1.095x the best other
+/// plan geomean; on larger M they won 5 of 27, all small problems, and
+/// lost 0.84x geomean), 128- and 64-row ones only (128 x 32 never won).
+bool modelOffers(const cudaoptGemmProblem &P, int Id) {
+  if (Id >= FirstSwapKernelId)
+    return Id < FirstSwapKernelId + 2 && P.LayoutB == CUDAOPT_GEMM_B_COL &&
+           P.M <= GemvMaxM;
+  return Id < FirstWideKernelId;
+}
 
 /// Output tiles of a TMA + wgmma configuration; a swapped one tiles the
 /// problem's N by BM and its M by BN.
@@ -131,7 +143,9 @@ double modelSeconds(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   // by the active SMs at most SmLoadBytesPerSec each.
   double Bytes = 2.0 * (double(P.M) * P.K + double(P.N) * P.K +
                         double(P.M) * P.N * (P.Beta != 0.0f ? 2 : 1));
-  double Rate = std::min(HbmBytesPerSec, Active * SmLoadBytesPerSec);
+  double Rate = std::min(HbmBytesPerSec,
+                         Active * (K->swapsOperands() ? SwapSmLoadBytesPerSec
+                                                      : SmLoadBytesPerSec));
   double Memory = Bytes / Rate + Fill;
   // Overlap is imperfect; the smaller term also breaks ties between plans
   // that are equally memory-bound (less wasted tile work wins).
@@ -161,7 +175,7 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
   std::vector<Scored> All;
   long long KBlocks = ceilDiv(P.K, 64);
   for (int Id = 0; Id < numKernels(); ++Id) {
-    if (!modelOffers(Id))
+    if (!modelOffers(P, Id))
       continue;
     const KernelInfo *K = kernelInfo(Id);
     if (mmaSyncRows(Id)) {
@@ -208,8 +222,9 @@ int rankPlans(const cudaoptGemmProblem &P, int Sms, cudaoptGemmPlan *Plans,
             continue;
         }
         // PingPong stays 0: the ping-pong schedule is not measured yet,
-        // so only the bench's explicit candidates (--pingpong) try it.
-        cudaoptGemmPlan Plan{Id, 8, 0, Splits};
+        // so only the bench's explicit candidates (--pingpong) try it. A
+        // swapped tile has one tile column (M <= 16): no raster group.
+        cudaoptGemmPlan Plan{Id, K->swapsOperands() ? 1 : 8, 0, Splits};
         Plan.SplitCluster = SplitCluster;
         All.push_back({modelSeconds(P, Plan, Sms), Plan});
       }
