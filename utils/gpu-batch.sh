@@ -11,6 +11,8 @@
 #   gemm-wide      bench/gemm/device-run.sh wide (cap $GEMM_CAP)
 #   gemm-full      bench/gemm/device-run.sh full --pdl off (cap $GEMM_CAP)
 #   gemm-small     bench/gemm/device-run.sh small (PDL off; cap $GEMM_CAP)
+#   gemm-decode    bench/gemm/device-run.sh decode (the shipped model and
+#                  table on decode and small shapes, PDL off; cap $GEMM_CAP)
 #   tests:FILTER   utils/gpu-tests.sh FILTER (needs .carry, cap $TESTS_CAP)
 #   explore:NAME[:LIB,...]  bench/explore/NAME.cu built with -lLIB... and run
 #                  (cap $EXPLORE_CAP)
@@ -43,7 +45,7 @@ for step in "$@"; do
       > "$work/sgemm-lt.txt" 2>&1
     echo "rc=$?"
     cut -c1-90 "$work/sgemm-lt.txt" ;;
-  gemm-wide|gemm-full|gemm-small)
+  gemm-wide|gemm-full|gemm-small|gemm-decode)
     mkdir -p "$work/$step"
     mode=${step#gemm-}
     extra=()
@@ -75,7 +77,7 @@ for step in "$@"; do
       "$work/tests/run.log"
     awk '/TEST .* FAILED \*+$/,/^\*+$/' "$work/tests/run.log" | tail -c 4000 ;;
   *)
-    echo "unknown step '$step' (spmm, sgemm-lt, gemm-wide, gemm-full, tests:FILTER)" ;;
+    echo "unknown step '$step' (spmm, sgemm-lt, gemm-wide, gemm-full, gemm-small, gemm-decode, tests:FILTER, explore:NAME)" ;;
   esac
   echo "-- $step took $(($(date +%s) - t0)) s"
   tar -czf "$OUT/batch.tgz" -C "$work" . 2>/dev/null

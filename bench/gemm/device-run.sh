@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (the `run` tool), from the repository root:
-#   bench/gemm/device-run.sh smoke|exp|wide|small|clusters|pdl|pingpong|power|sgemm|fix|full [args]
+#   bench/gemm/device-run.sh smoke|exp|wide|small|decode|clusters|pdl|pingpong|power|sgemm|fix|full [args]
 # Uses build-gemm/gemm-bench when it was carried and links, else builds.
 # Logs and results go to $OUT (default ./out).
 set -uo pipefail
@@ -45,6 +45,23 @@ case "$MODE" in
       --extra 9/8/0/1,9/8/1/1,9/16/0/1,9/8/0/1/m2,9/8/0/1/n2,10/8/0/1,10/16/0/1 \
       --out "$OUT/wide.jsonl" "$@" 2>&1 | tee "$OUT/wide.log"
     python3 bench/gemm/candidates.py "$OUT/wide.jsonl" | tee "$OUT/candidates.txt"
+    ;;
+  decode)  # exp-decode.txt + the LLM shapes with M <= 64 and exp-small.txt
+    # with PDL off and no extra plans: what the shipped cost model (the
+    # swapped tiles offered for B col, M <= 16) and tuned table give, each
+    # shape's best against cuBLAS in the same run; then swap_gain.py.
+    timeout 60 "$BIN" --special --shapes bench/gemm/exp-decode.txt --tags none \
+      --out "$OUT/special.jsonl" > "$OUT/special.log" 2>&1
+    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
+    grep FAIL "$OUT/special.log" | head -20
+    awk '$4=="llm" && $1<=64' bench/gemm/shapes.txt > "$OUT/decode-shapes.txt"
+    timeout 150 "$BIN" --shapes "$OUT/decode-shapes.txt" --types f16,bf16 \
+      --layouts col,row --tune-rounds 8 --pdl off --out "$OUT/decode.jsonl" "$@" \
+      > "$OUT/decode.log" 2>&1
+    timeout 100 "$BIN" --shapes bench/gemm/exp-small.txt --types f16 \
+      --layouts col,row --tune-rounds 6 --pdl off --out "$OUT/small.jsonl" "$@" \
+      > "$OUT/small.log" 2>&1
+    python3 bench/gemm/swap_gain.py "$OUT/decode.jsonl" "$OUT/small.jsonl" | tail -2
     ;;
   small)  # exp-small.txt: small problems with PDL off (the headline method),
     # the register-direct mma.sync kernels (7: 16 rows, 8: 64 rows; not
