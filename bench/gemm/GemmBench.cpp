@@ -128,8 +128,8 @@ bool isMmaSync(const cudaoptGemmPlan &P) {
   return Name && std::strstr(Name, "_sync") != nullptr;
 }
 
-/// A swapped narrow tile (runtime Sm90Configs.h): C^T = B^T A^T, B K-major
-/// only; its kernel name starts with "swap".
+/// A swapped narrow tile (runtime Sm90Configs.h): C^T = B^T A^T; its
+/// kernel name starts with "swap".
 bool isSwapped(const cudaoptGemmPlan &P) {
   const char *Name = cudaoptGemmKernelName(P.Kernel);
   return Name && std::strncmp(Name, "swap", 4) == 0;
@@ -776,22 +776,6 @@ public:
                        }),
                        true);
               }
-          // B row-major: the swapped tiles must refuse (they need B
-          // K-major), never run.
-          if (L == CUDAOPT_GEMM_B_ROW)
-            for (int Id = 0; Id < cudaoptGemmNumKernels(); ++Id) {
-              cudaoptGemmPlan Pl{Id, 1, 0, 1};
-              cudaoptGemmProblem P = B.problem(0);
-              if (isSwapped(Pl))
-                Report(std::string(typeName(T)) + "/row " + std::to_string(M) +
-                           "x776x1000 refused " + planName(Pl),
-                       cudaoptGemmPlanValid(&P, &Pl) ||
-                               cudaoptGemmRun(&P, &Pl, Ws, WsBytes, Stream) !=
-                                   cudaErrorInvalidValue
-                           ? INFINITY
-                           : 0.0,
-                       true);
-            }
         }
     // fp32 accumulation: K = 16384 products of U(2, 4) values sum to ~147000,
     // past the fp16 maximum (65504), so an fp16 accumulator overflows;

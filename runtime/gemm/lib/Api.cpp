@@ -19,10 +19,9 @@ bool planRunnable(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan) {
     return false;
   const bool Cluster = Plan.ClusterM > 1 || Plan.ClusterN > 1;
   const bool SplitCluster = Plan.SplitCluster && Plan.Splits > 1;
-  // The swapped narrow tiles: B K-major only, no multicast pair (it would
-  // share the small operand), no ping-pong kernel.
-  if (K->swapsOperands() &&
-      (P.LayoutB != CUDAOPT_GEMM_B_COL || Cluster || Plan.PingPong))
+  // The swapped narrow tiles: no multicast pair (it would share the small
+  // operand), no ping-pong kernel.
+  if (K->swapsOperands() && (Cluster || Plan.PingPong))
     return false;
   if (Plan.PingPong) // its own kernel: whole tiles, no other option
     return !mmaSyncRows(Plan.Kernel) &&

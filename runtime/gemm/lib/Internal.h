@@ -54,7 +54,7 @@ constexpr int GemvKernelId = MmaSync16KernelId;
 /// The first of the 192-wide sm_90a configurations (Sm90Configs.h).
 constexpr int FirstWideKernelId = 9;
 /// The first of the swapped narrow configurations (Sm90Configs.h), which
-/// run C^T = B^T A^T and only with B K-major.
+/// run C^T = B^T A^T.
 constexpr int FirstSwapKernelId = 11;
 /// Rows per CTA of an mma.sync kernel id, 0 for any other id.
 constexpr int mmaSyncRows(int Id) {

@@ -32,12 +32,14 @@
 /// The swapped narrow tiles (issue 16 item 3: decode-sized M on the tensor
 /// cores, as cuBLAS's 64x8 ... 128x16 kernels do). They compute
 /// C^T = B^T A^T: the problem's N runs along the wgmma M side (BM rows of
-/// B, K-major) and its small M along the narrow wgmma N side (BN rows of A),
-/// and the epilogue stores the transposed tile. B K-major ("TN", the
-/// nn.Linear weight) only: both operands are then K-major as the kernel
-/// needs. One consumer warpgroup (the math is trivial next to streaming
-/// the weight), deep rings (~200 KB in flight per SM). Ids follow the wide
-/// tiles; not offered by the cost model until measured (Model.cpp).
+/// B) and its small M along the narrow wgmma N side (BN rows of A, K-major),
+/// and the epilogue stores the transposed tile. B col-major ("TN", the
+/// nn.Linear weight) is then a K-major A operand; B row-major an M-major
+/// one (loaded in 64-row chunks, wgmma's transpose-A bit). One consumer
+/// warpgroup (the math is trivial next to streaming the weight), deep rings
+/// (~200 KB in flight per SM). Ids follow the wide tiles; the cost model
+/// offers 11 and 12 where they were measured to win (Model.cpp).
+/// Internal.h's KernelInfo::swapsOperands and Sm90Gemm's SwapAB test BN < 64.
 #define CUDAOPT_GEMM_SM90_SWAP_CONFIGS(X)                                      \
   X(11, 128, 16, 1, 12, 0.50)                                                  \
   X(12, 64, 16, 1, 16, 0.40)                                                   \

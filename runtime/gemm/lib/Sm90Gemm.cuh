@@ -34,12 +34,12 @@ namespace cudaopt::gemm {
 
 constexpr int BlockK = 64; // 64 halves = one 128-byte swizzle row
 
-template <typename T, int BN, int TransB> struct Wgmma;
+template <typename T, int BN, int TransB, int TransA = 0> struct Wgmma;
 #define CUDAOPT_WGMMA(TYPE, NAME, BN)                                          \
-  template <int TransB> struct Wgmma<TYPE, BN, TransB> {                       \
+  template <int TransB, int TransA> struct Wgmma<TYPE, BN, TransB, TransA> {   \
     static __device__ __forceinline__ void run(float (&D)[BN / 2], uint64_t A, \
                                                uint64_t B, int ScaleD) {       \
-      wgmma##NAME##N##BN<TransB>(D, A, B, ScaleD);                             \
+      wgmma##NAME##N##BN<TransB, TransA>(D, A, B, ScaleD);                     \
     }                                                                          \
   };
 CUDAOPT_WGMMA(__half, F16, 16)
@@ -217,8 +217,12 @@ struct Sm90Gemm {
   static_assert(BM <= 256, "TMA box rows");
 };
 
+/// AMajorM: A is stored M-major (only the swapped narrow tiles on a B
+/// row-major problem, whose A is that B: Sm90Launch.cuh) and is loaded, like
+/// an N-major B, in 64-row chunks of BlockK K rows each, read with wgmma's
+/// transpose-A bit.
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
-          bool BRowMajor, bool Ext>
+          bool BRowMajor, bool Ext, bool AMajorM = false>
 __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
     sm90GemmKernel(const __grid_constant__ CUtensorMap MapA,
                    const __grid_constant__ CUtensorMap MapB,
@@ -298,7 +302,14 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           mbarArriveExpectTx(&Full[S], Cfg::ABytes + Cfg::BBytes);
           unsigned char *DA = SA + S * Cfg::ABytes;
           unsigned char *DB = SB + S * Cfg::BBytes;
-          if (CN > 1) {
+          if constexpr (AMajorM) {
+            // 64-row chunks, BlockK K rows each (no multicast: the swapped
+            // tiles run no pairs).
+#pragma unroll
+            for (int C = 0; C < BM / 64; ++C)
+              tmaLoad2d(DA + C * 64 * BlockK * 2, &MapA, W.Tm * BM + C * 64,
+                        Kb * BlockK, &Full[S]);
+          } else if (CN > 1) {
             // A is shared along N: this CTA loads rows Rank/ClusterN of it.
             const int Rows = BM / CN;
             tmaLoad2dMulticast(DA + Rank * Rows * 128, &MapA, Kb * BlockK,
@@ -370,6 +381,9 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
         int S = It % Stages;
         mbarWait(&Full[S], (It / Stages) & 1);
         uint32_t ABase = smemAddr(SA + S * Cfg::ABytes) + Cw * Cfg::WarpM * 128;
+        // AMajorM: this consumer's first 64-row chunk of the stage.
+        uint32_t AChunks = smemAddr(SA + S * Cfg::ABytes) +
+                           Cw * (Cfg::WarpM / 64) * 64 * BlockK * 2;
         uint32_t BBase = smemAddr(SB + S * Cfg::BBytes);
         wgmmaFence();
 #pragma unroll
@@ -384,9 +398,16 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
           int ScaleD = (Kb > First || Kk > 0) ? 1 : 0;
 #pragma unroll
           for (int Mi = 0; Mi < MI; ++Mi) {
+            // A K-major: rows of 128 bytes as B's. A M-major: the atom's
+            // 64-row chunk, 16 K rows = 2048 bytes per step.
             uint64_t DescA =
-                makeSmemDesc(ABase + Mi * 64 * 128 + Kk * 32, 16, 1024);
-            Wgmma<T, BN, BRowMajor ? 1 : 0>::run(D[Mi], DescA, DescB, ScaleD);
+                AMajorM ? makeSmemDesc(AChunks + Mi * 64 * BlockK * 2 +
+                                           Kk * 2048,
+                                       64 * BlockK * 2, 1024)
+                        : makeSmemDesc(ABase + Mi * 64 * 128 + Kk * 32, 16,
+                                       1024);
+            Wgmma<T, BN, BRowMajor ? 1 : 0, AMajorM ? 1 : 0>::run(
+                D[Mi], DescA, DescB, ScaleD);
           }
         }
         wgmmaCommit();

@@ -69,15 +69,17 @@ int maxActiveClustersSm90(int ClusterSize) {
 }
 
 /// Ext: the kernel instance with the cluster and two-accumulator options
-/// compiled in (launchSm90 picks it only for plans that use them).
+/// compiled in (launchSm90Any picks it only for plans that use them).
+/// AMajorM: P's A is stored M-major (a swapped tile on a B row-major
+/// problem, launchSm90SwapConfig).
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
-          bool BRowMajor, bool Ext>
+          bool BRowMajor, bool Ext, bool AMajorM = false>
 cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
                        void *Workspace, size_t WorkspaceBytes,
                        cudaStream_t Stream) {
   using Cfg = Sm90Gemm<T, BM, BN, NumConsumers, Stages, BRowMajor>;
   auto *Kernel =
-      sm90GemmKernel<T, BM, BN, NumConsumers, Stages, BRowMajor, Ext>;
+      sm90GemmKernel<T, BM, BN, NumConsumers, Stages, BRowMajor, Ext, AMajorM>;
   static const cudaError_t AttrErr = cudaFuncSetAttribute(
       Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Cfg::SmemBytes);
   if (AttrErr != cudaSuccess)
@@ -99,8 +101,13 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   CUtensorMap MapA, MapB, MapC = {};
   // A CTA of a multicast pair loads 1/2 of the shared tile: the box shrinks
   // along its outer dimension (A rows; B rows, or B's K rows when N-major).
+  if (AMajorM && (CM > 1 || CN > 1))
+    return cudaErrorInvalidValue;
+  // A M-major (K x M storage): 64-row chunks of BlockK K rows, as B N-major.
   cudaError_t Err =
-      encodeTileMap(&MapA, P.A, Bf16, P.K, P.M, P.Lda, BlockK, BM / CN);
+      AMajorM
+          ? encodeTileMap(&MapA, P.A, Bf16, P.M, P.K, P.Lda, 64, BlockK)
+          : encodeTileMap(&MapA, P.A, Bf16, P.K, P.M, P.Lda, BlockK, BM / CN);
   if (Err != cudaSuccess)
     return Err;
   if (BRowMajor)
@@ -201,16 +208,16 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
 
 /// The plain or the Ext instance, by what the plan uses.
 template <typename T, int BM, int BN, int NumConsumers, int Stages,
-          bool BRowMajor>
-cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
-                       void *Workspace, size_t WorkspaceBytes,
-                       cudaStream_t Stream) {
+          bool BRowMajor, bool AMajorM = false>
+cudaError_t launchSm90Any(const cudaoptGemmProblem &P,
+                          const cudaoptGemmPlan &Plan, void *Workspace,
+                          size_t WorkspaceBytes, cudaStream_t Stream) {
   const bool Ext = Plan.DualAcc || Plan.ClusterM > 1 || Plan.ClusterN > 1 ||
                    (Plan.SplitCluster && Plan.Splits > 1);
   if (Ext)
-    return launchSm90<T, BM, BN, NumConsumers, Stages, BRowMajor, true>(
-        P, Plan, Workspace, WorkspaceBytes, Stream);
-  return launchSm90<T, BM, BN, NumConsumers, Stages, BRowMajor, false>(
+    return launchSm90<T, BM, BN, NumConsumers, Stages, BRowMajor, true,
+                      AMajorM>(P, Plan, Workspace, WorkspaceBytes, Stream);
+  return launchSm90<T, BM, BN, NumConsumers, Stages, BRowMajor, false, AMajorM>(
       P, Plan, Workspace, WorkspaceBytes, Stream);
 }
 
@@ -287,18 +294,19 @@ cudaError_t launchSm90PingPong(const cudaoptGemmProblem &P,
 }
 
 /// A swapped narrow configuration (Sm90Configs.h): runs C^T = B^T A^T as
-/// the problem M' = N, N' = M with A' = B (N x K, K-major) and B' = A (read
-/// as a K-major "B col" operand); the kernel's transposed epilogue writes
-/// C'(n, m) to C[m * Ldc + n], so C, Ldc, alpha and beta are the caller's.
-/// B K-major only; no multicast pairs or ping-pong (Api.cpp refuses them).
+/// the problem M' = N, N' = M with A' = B and B' = A (read as a K-major "B
+/// col" operand); the kernel's transposed epilogue writes C'(n, m) to
+/// C[m * Ldc + n], so C, Ldc, alpha and beta are the caller's. A' is B's
+/// storage: K-major (N x K) for B col, M-major (K x N) for B row, which the
+/// kernel loads and reads as AMajorM. No multicast pairs or ping-pong
+/// (Api.cpp refuses them).
 template <int BM, int BN, int NumConsumers, int Stages>
 cudaError_t launchSm90SwapConfig(const cudaoptGemmProblem &P,
                                  const cudaoptGemmPlan &Plan, void *Workspace,
                                  size_t WorkspaceBytes, cudaStream_t Stream) {
   static_assert(Sm90Gemm<__half, BM, BN, NumConsumers, Stages, false>::SwapAB,
                 "only the narrow configurations swap");
-  if (P.LayoutB != CUDAOPT_GEMM_B_COL || Plan.PingPong || Plan.ClusterM > 1 ||
-      Plan.ClusterN > 1)
+  if (Plan.PingPong || Plan.ClusterM > 1 || Plan.ClusterN > 1)
     return cudaErrorInvalidValue;
   cudaoptGemmProblem Q = P;
   Q.M = P.N;
@@ -307,11 +315,19 @@ cudaError_t launchSm90SwapConfig(const cudaoptGemmProblem &P,
   Q.Lda = P.Ldb;
   Q.B = P.A;
   Q.Ldb = P.Lda;
+  Q.LayoutB = CUDAOPT_GEMM_B_COL;
+  const bool Row = P.LayoutB == CUDAOPT_GEMM_B_ROW;
   if (P.Type == CUDAOPT_GEMM_BF16)
-    return launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, false>(
-        Q, Plan, Workspace, WorkspaceBytes, Stream);
-  return launchSm90<__half, BM, BN, NumConsumers, Stages, false>(
-      Q, Plan, Workspace, WorkspaceBytes, Stream);
+    return Row ? launchSm90Any<__nv_bfloat16, BM, BN, NumConsumers, Stages,
+                               false, true>(Q, Plan, Workspace, WorkspaceBytes,
+                                            Stream)
+               : launchSm90Any<__nv_bfloat16, BM, BN, NumConsumers, Stages,
+                               false>(Q, Plan, Workspace, WorkspaceBytes,
+                                      Stream);
+  return Row ? launchSm90Any<__half, BM, BN, NumConsumers, Stages, false, true>(
+                   Q, Plan, Workspace, WorkspaceBytes, Stream)
+             : launchSm90Any<__half, BM, BN, NumConsumers, Stages, false>(
+                   Q, Plan, Workspace, WorkspaceBytes, Stream);
 }
 
 /// Dispatches one configuration over element type and B layout.
@@ -334,13 +350,13 @@ cudaError_t launchSm90Config(const cudaoptGemmProblem &P,
     }
   }
   if (P.Type == CUDAOPT_GEMM_BF16)
-    return Row ? launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, true>(
+    return Row ? launchSm90Any<__nv_bfloat16, BM, BN, NumConsumers, Stages, true>(
                      P, Plan, Workspace, WorkspaceBytes, Stream)
-               : launchSm90<__nv_bfloat16, BM, BN, NumConsumers, Stages, false>(
+               : launchSm90Any<__nv_bfloat16, BM, BN, NumConsumers, Stages, false>(
                      P, Plan, Workspace, WorkspaceBytes, Stream);
-  return Row ? launchSm90<__half, BM, BN, NumConsumers, Stages, true>(
+  return Row ? launchSm90Any<__half, BM, BN, NumConsumers, Stages, true>(
                    P, Plan, Workspace, WorkspaceBytes, Stream)
-             : launchSm90<__half, BM, BN, NumConsumers, Stages, false>(
+             : launchSm90Any<__half, BM, BN, NumConsumers, Stages, false>(
                    P, Plan, Workspace, WorkspaceBytes, Stream);
 }
 
