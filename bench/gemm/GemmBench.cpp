@@ -767,8 +767,7 @@ public:
                 if (!Swap)
                   continue;
                 Report(std::string(typeName(T)) + "/" + layoutName(L) + " " +
-                           std::to_string(M) + "x776x1000 b=0 " +
-                           planName(Pl),
+                           std::to_string(M) + "x776x1000 b=0 " + planName(Pl),
                        Chk.check([&, Pl](cudaStream_t St, int) {
                          cudaoptGemmProblem P = B.problem(0);
                          return cudaoptGemmRun(&P, &Pl, Ws, WsBytes, St) ==
