@@ -22,6 +22,17 @@ if [ -z "${SKIP_SASS:-}" ] && command -v cuobjdump > /dev/null; then
     echo "$f: $(cuobjdump -sass "$f" | grep -c HGMMA) HGMMA, $(cuobjdump -sass "$f" | grep -c -E 'STL|LDL') LDL/STL"
   done > "$OUT/sass-summary.txt"
 fi
+# special_checks SECONDS SHAPES JSONL: gemm-bench's correctness tests
+# (--special: every configuration and plan option) into $OUT/special.log,
+# a one-line count and the failures; returns the bench's exit status.
+special_checks() {
+  timeout "$1" "$BIN" --special --shapes "$2" --tags none --out "$3" \
+    > "$OUT/special.log" 2>&1
+  local rc=$?
+  echo "special rc=$rc $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
+  grep -E "FAIL|special tests" "$OUT/special.log" | head -20
+  return $rc
+}
 case "$MODE" in
   smoke)
     timeout 150 "$BIN" --special --shapes bench/gemm/smoke.txt \
@@ -37,10 +48,7 @@ case "$MODE" in
     # the cost model yet) checked (--special covers every configuration)
     # and timed as extra candidates beside the model's plans, PDL off.
     X=bench/gemm/exp-wide.txt
-    timeout 60 "$BIN" --special --shapes "$X" --tags none --out "$OUT/special.jsonl" \
-      > "$OUT/special.log" 2>&1
-    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
-    grep FAIL "$OUT/special.log" | head -20
+    special_checks 60 "$X" "$OUT/special.jsonl"
     timeout 240 "$BIN" --shapes "$X" --types f16 --layouts col,row --tune-rounds 6 \
       --extra 9/8/0/1,9/8/1/1,9/16/0/1,9/8/0/1/m2,9/8/0/1/n2,10/8/0/1,10/16/0/1 \
       --out "$OUT/wide.jsonl" "$@" 2>&1 | tee "$OUT/wide.log"
@@ -50,10 +58,7 @@ case "$MODE" in
     # with PDL off and no extra plans: what the shipped cost model (the
     # swapped tiles offered for B col, M <= 16) and tuned table give, each
     # shape's best against cuBLAS in the same run; then swap_gain.py.
-    timeout 60 "$BIN" --special --shapes bench/gemm/exp-decode.txt --tags none \
-      --out "$OUT/special.jsonl" > "$OUT/special.log" 2>&1
-    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
-    grep FAIL "$OUT/special.log" | head -20
+    special_checks 60 bench/gemm/exp-decode.txt "$OUT/special.jsonl"
     awk '$4=="llm" && $1<=64' bench/gemm/shapes.txt > "$OUT/decode-shapes.txt"
     timeout 150 "$BIN" --shapes "$OUT/decode-shapes.txt" --types f16,bf16 \
       --layouts col,row --tune-rounds 8 --pdl off --out "$OUT/decode.jsonl" "$@" \
@@ -68,14 +73,10 @@ case "$MODE" in
     # offered by the cost model beyond M <= 16) as extra candidates beside
     # the model's plans: issue 16 item 3's question, which layout wins small
     # problems once PDL no longer hides the TMA kernels' prologue. Also the
-    # swapped narrow tiles (11: 128x16, 12: 64x16, 13: 128x32; C^T = B^T A^T,
-    # B col only: on row shapes they fail the check and are dropped) with
-    # workspace and cluster K splits.
+    # swapped narrow tiles (11: 128x16, 12: 64x16, 13: 128x32; C^T = B^T A^T)
+    # with workspace and cluster K splits.
     X=bench/gemm/exp-small.txt
-    timeout 90 "$BIN" --special --shapes "$X" --tags none --out "$OUT/special.jsonl" \
-      > "$OUT/special.log" 2>&1
-    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
-    grep FAIL "$OUT/special.log" | head -20
+    special_checks 90 "$X" "$OUT/special.jsonl"
     timeout 300 "$BIN" --shapes "$X" --types f16 --layouts col,row \
       --tune-rounds 6 --pdl off \
       --extra 8/1/0/1,8/1/0/2,8/1/0/4,7/1/0/1,7/1/0/4,11/1/0/1,11/1/0/2,11/1/0/4,11/1/0/4/c,11/1/0/8/c,12/1/0/1,12/1/0/2,12/1/0/2/c,13/1/0/1,13/1/0/4/c \
@@ -89,10 +90,7 @@ case "$MODE" in
     # and only the logs and result lines are copied to $OUT.
     X=bench/gemm/exp-clusters.txt
     W=$(mktemp -d)
-    timeout 40 "$BIN" --special --shapes "$X" --tags none \
-      --out "$W/special.jsonl" > "$OUT/special.log" 2>&1
-    echo "special rc=$? $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
-    grep FAIL "$OUT/special.log" | head -20
+    special_checks 40 "$X" "$W/special.jsonl"
     timeout 60 "$BIN" --shapes "$X" --tags few --types f16 --layouts col \
       --tune-rounds 8 --out "$W/few.jsonl" "$@" > "$OUT/few.log" 2>&1
     echo "few rc=$?"
@@ -125,11 +123,8 @@ case "$MODE" in
     # in the 20 interleaved rounds (pingpong.py prints the comparison).
     X=bench/gemm/exp-pingpong.txt
     W=$(mktemp -d)
-    timeout 90 "$BIN" --special --shapes "$X" --tags none \
-      --out "$W/special.jsonl" > "$OUT/special.log" 2>&1
+    special_checks 90 "$X" "$W/special.jsonl"
     rc=$?
-    echo "special rc=$rc $(grep -c ' ok$' "$OUT/special.log") ok, $(grep -c FAIL "$OUT/special.log") FAIL"
-    grep -E "FAIL|special tests" "$OUT/special.log" | head -20
     # A ping-pong plan that fails or hangs there is not timed.
     if [ "$rc" != 0 ] || grep FAIL "$OUT/special.log" | grep -q "/p "; then
       echo "ping-pong special tests did not pass: A/B skipped"

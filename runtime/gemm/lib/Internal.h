@@ -3,6 +3,7 @@
 #ifndef CUDAOPT_GEMM_INTERNAL_H
 #define CUDAOPT_GEMM_INTERNAL_H
 
+#include "Sm90Params.h"
 #include "cudaopt/gemm.h"
 
 #include <cuda.h>
@@ -98,8 +99,8 @@ struct KernelInfo {
   /// for kernels that are never launched as clusters).
   int (*MaxActiveClusters)(int N);
   /// A swapped narrow configuration: BM runs along the problem's N, BN
-  /// along its M (Sm90Gemm's SwapAB is the same test, BN < 64).
-  bool swapsOperands() const { return Consumers > 0 && BN < 64; }
+  /// along its M (the mma.sync kernels' BN is 64).
+  bool swapsOperands() const { return isSwappedTile(BN); }
 };
 
 /// The compiled configurations, indexed by id.

@@ -39,7 +39,8 @@
 /// warpgroup (the math is trivial next to streaming the weight), deep rings
 /// (~200 KB in flight per SM). Ids follow the wide tiles; the cost model
 /// offers 11 and 12 where they were measured to win (Model.cpp).
-/// Internal.h's KernelInfo::swapsOperands and Sm90Gemm's SwapAB test BN < 64.
+/// KernelInfo::swapsOperands and Sm90Gemm::SwapAB both ask isSwappedTile
+/// (Sm90Params.h).
 #define CUDAOPT_GEMM_SM90_SWAP_CONFIGS(X)                                      \
   X(11, 128, 16, 1, 12, 0.50)                                                  \
   X(12, 64, 16, 1, 16, 0.40)                                                   \

@@ -198,7 +198,7 @@ template <typename T, int BM, int BN, int NumConsumers, int Stages,
 struct Sm90Gemm {
   /// The narrow tiles run only with the operands swapped (C^T = B^T A^T,
   /// Sm90Configs.h): direct transposed stores, no TMA-store staging.
-  static constexpr bool SwapAB = BN < 64;
+  static constexpr bool SwapAB = isSwappedTile(BN);
   static constexpr int Threads = (NumConsumers + 1) * 128;
   static constexpr int WarpM = BM / NumConsumers; // rows per consumer
   static constexpr int MI = WarpM / 64;           // m64 atoms per consumer
@@ -380,10 +380,11 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
       auto Consume = [&](int Kb, float (&D)[MI][BN / 2], int First) {
         int S = It % Stages;
         mbarWait(&Full[S], (It / Stages) & 1);
-        uint32_t ABase = smemAddr(SA + S * Cfg::ABytes) + Cw * Cfg::WarpM * 128;
-        // AMajorM: this consumer's first 64-row chunk of the stage.
-        uint32_t AChunks = smemAddr(SA + S * Cfg::ABytes) +
-                           Cw * (Cfg::WarpM / 64) * 64 * BlockK * 2;
+        // This consumer's rows of the stage's A tile: 128-byte rows (K-major)
+        // or, for AMajorM, its first 64-row chunk of 64 K rows.
+        uint32_t ABase =
+            smemAddr(SA + S * Cfg::ABytes) +
+            (AMajorM ? Cw * MI * 64 * BlockK * 2 : Cw * Cfg::WarpM * 128);
         uint32_t BBase = smemAddr(SB + S * Cfg::BBytes);
         wgmmaFence();
 #pragma unroll
@@ -401,8 +402,7 @@ __global__ void __launch_bounds__((NumConsumers + 1) * 128, 1)
             // A K-major: rows of 128 bytes as B's. A M-major: the atom's
             // 64-row chunk, 16 K rows = 2048 bytes per step.
             uint64_t DescA =
-                AMajorM ? makeSmemDesc(AChunks + Mi * 64 * BlockK * 2 +
-                                           Kk * 2048,
+                AMajorM ? makeSmemDesc(ABase + Mi * 64 * BlockK * 2 + Kk * 2048,
                                        64 * BlockK * 2, 1024)
                         : makeSmemDesc(ABase + Mi * 64 * 128 + Kk * 32, 16,
                                        1024);

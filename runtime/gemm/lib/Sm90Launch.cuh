@@ -101,9 +101,8 @@ cudaError_t launchSm90(const cudaoptGemmProblem &P, const cudaoptGemmPlan &Plan,
   CUtensorMap MapA, MapB, MapC = {};
   // A CTA of a multicast pair loads 1/2 of the shared tile: the box shrinks
   // along its outer dimension (A rows; B rows, or B's K rows when N-major).
-  if (AMajorM && (CM > 1 || CN > 1))
-    return cudaErrorInvalidValue;
-  // A M-major (K x M storage): 64-row chunks of BlockK K rows, as B N-major.
+  // A M-major (K x M storage; only from launchSm90SwapConfig, which runs
+  // no pairs): 64-row chunks of BlockK K rows, as B N-major.
   cudaError_t Err =
       AMajorM
           ? encodeTileMap(&MapA, P.A, Bf16, P.M, P.K, P.Lda, 64, BlockK)

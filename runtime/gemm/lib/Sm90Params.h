@@ -40,6 +40,15 @@ __host__ __device__
   return NumConsumers == 2 && BM * BN >= 128 * 128;
 }
 
+/// The swapped narrow tiles (Sm90Configs.h) are the configurations
+/// narrower than 64: they run C^T = B^T A^T with direct transposed stores.
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+    constexpr bool isSwappedTile(int BN) {
+  return BN < 64;
+}
+
 struct Sm90Params {
   int M, N, K;
   float Alpha, Beta;
